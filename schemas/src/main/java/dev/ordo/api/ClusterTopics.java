@@ -1,0 +1,47 @@
+package dev.ordo.api;
+
+import java.time.Duration;
+import java.util.List;
+
+/** The Kafka topic names of one Ordo cluster: its prefix plus a fixed suffix each. */
+public record ClusterTopics(String cluster) {
+  public ClusterTopics {
+    if (cluster == null || !cluster.matches("[A-Za-z0-9._-]{1,100}")) {
+      throw new IllegalArgumentException(
+          "cluster name must be 1-100 characters of letters, digits, '.', '_' or '-', got '" + cluster + "'");
+    }
+  }
+
+  public String items() {
+    return cluster + ".items";
+  }
+
+  public String commands() {
+    return cluster + ".commands";
+  }
+
+  public String deliveries() {
+    return cluster + ".deliveries";
+  }
+
+  public String dlq() {
+    return cluster + ".dlq";
+  }
+
+  public String topicStats() {
+    return cluster + ".topics";
+  }
+
+  /** The Kafka Streams application id of the queue topology. */
+  public String applicationId() {
+    return cluster + "-queue";
+  }
+
+  public String delayTier(Duration delay) {
+    return cluster + ".delay." + Durations.format(delay);
+  }
+
+  public List<String> coPartitioned() {
+    return List.of(items(), commands(), deliveries());
+  }
+}

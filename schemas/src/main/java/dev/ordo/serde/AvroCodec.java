@@ -1,0 +1,106 @@
+package dev.ordo.serde;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.message.BadHeaderException;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.avro.message.MissingSchemaException;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * Encodes and decodes one record type in Avro's single-object encoding: two marker bytes
+ * {@code C3 01}, the 8-byte CRC-64-AVRO fingerprint of the writer's schema, then Avro binary.
+ *
+ * <p>The fingerprint lets schemas evolve: the decoder knows the current schema and every older
+ * version listed in {@code dev/ordo/schema/history/index.txt}, and resolves a record written with
+ * any of them to the current one (Avro schema resolution: new fields take their defaults).
+ * Thread-safe: Avro's encoder and decoder keep their buffers per thread.
+ */
+public final class AvroCodec<T extends SpecificRecord> {
+  private static final String HISTORY = "/dev/ordo/schema/history/";
+
+  private final Class<T> type;
+  private final BinaryMessageEncoder<T> encoder;
+  private final BinaryMessageDecoder<T> decoder;
+
+  public AvroCodec(Class<T> type) {
+    this.type = type;
+    SpecificData model = SpecificData.getForClass(type);
+    Schema schema = model.getSchema(type);
+    this.encoder = new BinaryMessageEncoder<>(model, schema);
+    this.decoder = new BinaryMessageDecoder<>(model, schema);
+    for (Schema older : olderVersions(schema.getFullName())) {
+      decoder.addSchema(older);
+    }
+  }
+
+  public Class<T> type() {
+    return type;
+  }
+
+  public byte[] encode(T record) {
+    try {
+      ByteBuffer buffer = encoder.encode(record);
+      byte[] bytes = new byte[buffer.remaining()];
+      buffer.get(bytes);
+      return bytes;
+    } catch (IOException | RuntimeException e) {
+      throw new OrdoSerdeException("cannot encode " + type.getSimpleName() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Decodes a record, or throws {@link OrdoSerdeException} saying why the bytes are not one. */
+  public T decode(byte[] bytes) {
+    if (bytes == null) {
+      throw new OrdoSerdeException("no value: expected a " + type.getSimpleName() + " record");
+    }
+    try {
+      return decoder.decode(bytes);
+    } catch (MissingSchemaException e) {
+      throw new OrdoSerdeException("unknown schema for " + type.getSimpleName() + ": " + e.getMessage(), e);
+    } catch (BadHeaderException e) {
+      throw new OrdoSerdeException(
+          "not an Avro single-object " + type.getSimpleName() + " record: " + e.getMessage(), e);
+    } catch (IOException | RuntimeException e) {
+      throw new OrdoSerdeException(
+          "malformed " + type.getSimpleName() + " record (" + bytes.length + " bytes): " + e, e);
+    }
+  }
+
+  private static List<Schema> olderVersions(String fullName) {
+    List<Schema> schemas = new ArrayList<>();
+    try (InputStream index = AvroCodec.class.getResourceAsStream(HISTORY + "index.txt")) {
+      if (index == null) {
+        return schemas;
+      }
+      BufferedReader reader = new BufferedReader(new InputStreamReader(index, StandardCharsets.UTF_8));
+      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        String file = line.trim();
+        if (file.isEmpty() || file.startsWith("#")) {
+          continue;
+        }
+        try (InputStream in = AvroCodec.class.getResourceAsStream(HISTORY + file)) {
+          if (in == null) {
+            throw new IllegalStateException("schema history lists a missing file: " + file);
+          }
+          Schema schema = new Schema.Parser().parse(in);
+          if (schema.getFullName().equals(fullName)) {
+            schemas.add(schema);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the schema history", e);
+    }
+    return schemas;
+  }
+}

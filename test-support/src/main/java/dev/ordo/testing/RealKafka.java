@@ -1,0 +1,128 @@
+package dev.ordo.testing;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import kafka.server.BrokerServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A real in-JVM KRaft cluster ({@link KafkaClusterTestKit}) on free loopback ports, with the
+ * production metadata version and features (share groups, KIP-848 consumer groups, transactions
+ * v2) as KAFKA-NOTES.md describes.
+ */
+public final class RealKafka implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+  private final KafkaClusterTestKit kit;
+  private final int brokers;
+
+  private RealKafka(KafkaClusterTestKit kit, int brokers) {
+    this.kit = kit;
+    this.brokers = brokers;
+  }
+
+  public static RealKafka start(int brokers) {
+    if (brokers < 1) {
+      throw new IllegalArgumentException("a cluster needs at least one broker, got " + brokers);
+    }
+    MetadataVersion mv = MetadataVersion.latestProduction();
+    Map<String, Short> levels = new HashMap<>();
+    for (Feature feature : Feature.PRODUCTION_FEATURES) {
+      levels.put(feature.featureName(), feature.defaultLevel(mv));
+    }
+    levels.put(MetadataVersion.FEATURE_NAME, mv.featureLevel());
+    BootstrapMetadata bootstrap = BootstrapMetadata.fromVersions(mv, levels, "ordo-testkit");
+
+    boolean single = brokers == 1;
+    TestKitNodes nodes = new TestKitNodes.Builder(bootstrap)
+        .setCombined(single)
+        .setNumBrokerNodes(brokers)
+        .setNumControllerNodes(1)
+        .build();
+    short rf = (short) Math.min(3, brokers);
+    short minIsr = (short) Math.max(1, rf - 1);
+    try {
+      KafkaClusterTestKit kit = new KafkaClusterTestKit.Builder(nodes)
+          .setConfigProp("offsets.topic.replication.factor", String.valueOf(rf))
+          .setConfigProp("offsets.topic.num.partitions", "4")
+          .setConfigProp("transaction.state.log.replication.factor", String.valueOf(rf))
+          .setConfigProp("transaction.state.log.min.isr", String.valueOf(minIsr))
+          .setConfigProp("transaction.state.log.num.partitions", "4")
+          .setConfigProp("share.coordinator.state.topic.replication.factor", String.valueOf(rf))
+          .setConfigProp("share.coordinator.state.topic.min.isr", String.valueOf(minIsr))
+          .setConfigProp("group.initial.rebalance.delay.ms", "0")
+          .setConfigProp("default.replication.factor", String.valueOf(rf))
+          .setConfigProp("min.insync.replicas", String.valueOf(minIsr))
+          .build();
+      kit.format();
+      kit.startup();
+      kit.waitForReadyBrokers();
+      return new RealKafka(kit, brokers);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not start an in-JVM Kafka cluster of " + brokers + " brokers", e);
+    }
+  }
+
+  public String bootstrapServers() {
+    return kit.bootstrapServers();
+  }
+
+  public int brokerCount() {
+    return brokers;
+  }
+
+  /** Client properties with the bootstrap servers set, to add to. */
+  public Properties clientProperties() {
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    return props;
+  }
+
+  public Admin admin() {
+    return Admin.create(clientProperties());
+  }
+
+  /** Creates topics with the given partition count and the cluster's replication (min 3 brokers: 3). */
+  public void createTopics(int partitions, String... names) {
+    short rf = (short) Math.min(3, brokers);
+    try (Admin admin = admin()) {
+      admin.createTopics(java.util.Arrays.stream(names).map(n -> new NewTopic(n, partitions, rf)).toList())
+          .all().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not create topics " + List.of(names), e);
+    }
+  }
+
+  public Map<Integer, BrokerServer> brokers() {
+    return kit.brokers();
+  }
+
+  /** Stops broker {@code id} and waits until it is down. */
+  public void stopBroker(int id) {
+    BrokerServer broker = kit.brokers().get(id);
+    if (broker == null) {
+      throw new IllegalArgumentException("no broker " + id + "; brokers are " + kit.brokers().keySet());
+    }
+    broker.shutdown();
+    broker.awaitShutdown();
+  }
+
+  /** Starts a stopped broker again. */
+  public void startBroker(int id) {
+    kit.brokers().get(id).startup();
+  }
+
+  @Override
+  public void close() throws Exception {
+    kit.close();
+  }
+}
