@@ -15,6 +15,7 @@ import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.message.MissingSchemaException;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.avro.util.ClassSecurityValidator;
 
 /**
  * Encodes and decodes one record type in Avro's single-object encoding: two marker bytes
@@ -27,6 +28,31 @@ import org.apache.avro.specific.SpecificRecord;
  */
 public final class AvroCodec<T extends SpecificRecord> {
   private static final String HISTORY = "/dev/ordo/schema/history/";
+
+  static {
+    trustOrdoSchemas();
+  }
+
+  /**
+   * Avro 1.12 refuses to instantiate classes it was not told to trust (a guard against gadget
+   * classes named in hostile schemas). Ordo's generated classes are trusted here, once, on top of
+   * whatever the JVM already trusts, so no system property is needed.
+   */
+  public static synchronized void trustOrdoSchemas() {
+    ClassSecurityValidator.ClassSecurityPredicate current = ClassSecurityValidator.getGlobal();
+    if (current instanceof OrdoTrust) {
+      return;
+    }
+    ClassSecurityValidator.setGlobal(new OrdoTrust(current));
+  }
+
+  private record OrdoTrust(ClassSecurityValidator.ClassSecurityPredicate delegate)
+      implements ClassSecurityValidator.ClassSecurityPredicate {
+    @Override
+    public boolean isTrusted(Class<?> c) {
+      return c.getName().startsWith("dev.ordo.schema.") || delegate.isTrusted(c);
+    }
+  }
 
   private final Class<T> type;
   private final BinaryMessageEncoder<T> encoder;

@@ -1,0 +1,53 @@
+package dev.ordo.store.internal;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Ready index: {@code [0x20][namespace][0x00][topic][0x00][priority: 4][readyAt: 8][offset: 8]},
+ * numbers big-endian with the sign bit flipped, value empty.
+ *
+ * <p>Within one topic's prefix the suffix has a fixed width of 20 bytes, so unsigned byte order
+ * is (priority, readyAt, offset) order: lowest priority first, then oldest ready time, then
+ * enqueue order. A range scan on the topic prefix yields the dequeue order, at O(log n + k).
+ */
+public final class ReadyKeySchema {
+  public static final int SUFFIX_SIZE = 4 + 8 + 8;
+
+  private ReadyKeySchema() {}
+
+  public static byte[] prefix(String namespace, String topic) {
+    byte[] name = NameKey.encode(namespace, topic);
+    byte[] out = new byte[1 + name.length];
+    out[0] = KeyFamily.READY;
+    System.arraycopy(name, 0, out, 1, name.length);
+    return out;
+  }
+
+  public static byte[] key(byte[] prefix, int priority, long readyAt, long offset) {
+    ByteBuffer buf = ByteBuffer.allocate(prefix.length + SUFFIX_SIZE);
+    buf.put(prefix);
+    OrderedBytes.putInt(buf, priority);
+    OrderedBytes.putLong(buf, readyAt);
+    OrderedBytes.putLong(buf, offset);
+    return buf.array();
+  }
+
+  /** Upper bound (inclusive) of every key under {@code prefix}. */
+  public static byte[] upperBound(byte[] prefix) {
+    byte[] out = java.util.Arrays.copyOf(prefix, prefix.length + SUFFIX_SIZE);
+    java.util.Arrays.fill(out, prefix.length, out.length, (byte) 0xFF);
+    return out;
+  }
+
+  public static int priority(byte[] key) {
+    return OrderedBytes.getInt(ByteBuffer.wrap(key, key.length - SUFFIX_SIZE, 4));
+  }
+
+  public static long readyAt(byte[] key) {
+    return OrderedBytes.getLong(ByteBuffer.wrap(key, key.length - 16, 8));
+  }
+
+  public static long offset(byte[] key) {
+    return OrderedBytes.getLong(ByteBuffer.wrap(key, key.length - 8, 8));
+  }
+}

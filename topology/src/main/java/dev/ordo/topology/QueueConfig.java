@@ -1,0 +1,101 @@
+package dev.ordo.topology;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.Durations;
+import dev.ordo.topology.internal.QueueDefaults;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/** Settings of the queue topology. Every key has a default; see each {@code *_DOC}. */
+public final class QueueConfig extends AbstractConfig {
+  public static final String CLUSTER_CONFIG = "ordo.cluster";
+  private static final String CLUSTER_DOC = "Name of the Ordo cluster: the prefix of its topics.";
+
+  public static final String LEASE_MS_CONFIG = "ordo.lease.default.ms";
+  private static final String LEASE_MS_DOC = "Lease of an item that sets none. Longer: a crashed consumer's items wait"
+      + " longer before redelivery. Shorter: slow handlers must heartbeat (extend) more often or lose the item.";
+
+  public static final String MAX_ATTEMPTS_CONFIG = "ordo.max.attempts.default";
+  private static final String MAX_ATTEMPTS_DOC = "Deliveries of an item that sets no maxAttempts before a nack or a"
+      + " lost lease sends it to the dead-letter topic.";
+
+  public static final String TTL_MS_CONFIG = "ordo.ttl.default.ms";
+  private static final String TTL_MS_DOC = "Time to live of an item that sets none; 0 means items live until acked.";
+
+  public static final String PAYLOAD_MAX_BYTES_CONFIG = "ordo.payload.max.bytes";
+  private static final String PAYLOAD_MAX_BYTES_DOC = "Largest payload accepted; larger items are dead-lettered"
+      + " with reason INVALID and their raw bytes, never stored.";
+
+  public static final String PUNCTUATE_MS_CONFIG = "ordo.punctuate.interval.ms";
+  private static final String PUNCTUATE_MS_DOC = "How often (wall clock) each partition scans its timers (delays,"
+      + " lease expiries, TTLs) from its checkpoint to now. Sets the lateness of delays and expiries; shorter costs"
+      + " more empty scans.";
+
+  public static final String STATS_MS_CONFIG = "ordo.stats.interval.ms";
+  private static final String STATS_MS_DOC = "At most how often a changed topic's counts are published to"
+      + " <cluster>.topics.";
+
+  public static final String REDELIVERY_DELAY_MS_CONFIG = "ordo.redelivery.delay.ms";
+  private static final String REDELIVERY_DELAY_MS_DOC = "Wait before an at-least-once item whose lease ran out is"
+      + " ready again. 0: at once.";
+
+  public static final String TIMER_BATCH_CONFIG = "ordo.timer.batch.max";
+  private static final String TIMER_BATCH_DOC = "Most timers of each kind fired by one punctuation, which bounds"
+      + " the work (and the transaction) of one punctuation; the rest fire on the next.";
+
+  public static final String DELAY_TIERS_CONFIG = "ordo.delay.tiers";
+  private static final String DELAY_TIERS_DOC = "Delay tiers of the cluster, e.g. 30s,1m,5m,30m. Waits at least as long"
+      + " as the shortest tier leave the store as PARKED markers and travel the tiers; empty keeps every wait in the"
+      + " store's timer index.";
+
+  public static final String TTL_DEAD_LETTER_CONFIG = "ordo.ttl.dead.letter";
+  private static final String TTL_DEAD_LETTER_DOC = "true: items whose time to live passes are dead-lettered"
+      + " (reason TTL_EXPIRED); false: they are deleted and counted.";
+
+  public static final ConfigDef CONFIG = new ConfigDef()
+      .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)
+      .define(LEASE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(1), Importance.MEDIUM, LEASE_MS_DOC)
+      .define(MAX_ATTEMPTS_CONFIG, Type.INT, 5, Range.atLeast(1), Importance.MEDIUM, MAX_ATTEMPTS_DOC)
+      .define(TTL_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, TTL_MS_DOC)
+      .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
+      .define(PUNCTUATE_MS_CONFIG, Type.LONG, 20L, Range.between(1, 60_000), Importance.LOW, PUNCTUATE_MS_DOC)
+      .define(STATS_MS_CONFIG, Type.LONG, 1_000L, Range.atLeast(1), Importance.LOW, STATS_MS_DOC)
+      .define(REDELIVERY_DELAY_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.LOW, REDELIVERY_DELAY_MS_DOC)
+      .define(TIMER_BATCH_CONFIG, Type.INT, 10_000, Range.atLeast(1), Importance.LOW, TIMER_BATCH_DOC)
+      .define(DELAY_TIERS_CONFIG, Type.STRING, "", Importance.MEDIUM, DELAY_TIERS_DOC)
+      .define(TTL_DEAD_LETTER_CONFIG, Type.BOOLEAN, false, Importance.LOW, TTL_DEAD_LETTER_DOC);
+
+  private final List<Duration> tiers;
+
+  public QueueConfig(Map<?, ?> props) {
+    super(CONFIG, props);
+    String t = getString(DELAY_TIERS_CONFIG).trim();
+    try {
+      this.tiers = t.isEmpty() ? List.of() : Durations.parseList(t);
+      new ClusterTopics(getString(CLUSTER_CONFIG));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+  }
+
+  public ClusterTopics topics() {
+    return new ClusterTopics(getString(CLUSTER_CONFIG));
+  }
+
+  public List<Duration> delayTiers() {
+    return tiers;
+  }
+
+  public QueueDefaults defaults() {
+    long ttl = getLong(TTL_MS_CONFIG);
+    long parkAfter = tiers.isEmpty() ? Long.MAX_VALUE : tiers.get(0).toMillis();
+    return new QueueDefaults(getLong(LEASE_MS_CONFIG), getInt(MAX_ATTEMPTS_CONFIG), ttl == 0 ? null : ttl, parkAfter);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.ordo.topology;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of one Ordo instance's queue processors (all its tasks). Counters are cumulative
+ * since the instance started; durable figures (depth, age) come from the store and the
+ * {@code <cluster>.topics} stats instead, as in-memory counts reset on restart.
+ */
+public final class QueueMetrics {
+  public static final String ENQUEUED = "enqueued";
+  public static final String DUPLICATE_ENQUEUE = "enqueue.duplicate";
+  public static final String DISPATCHED = "dispatched";
+  public static final String ACKED = "acked";
+  public static final String NACKED = "nacked";
+  public static final String EXTENDED = "extended";
+  public static final String RELEASED = "released";
+  public static final String CANCELLED = "cancelled";
+  public static final String STALE_LEASE = "refused.stale_lease";
+  public static final String UNKNOWN_ITEM = "refused.unknown_item";
+  public static final String INVALID_COMMAND = "refused.invalid_command";
+  public static final String LEASE_EXPIRED = "lease.expired";
+  public static final String AT_MOST_ONCE_DROPPED = "lease.expired.at_most_once_dropped";
+  public static final String TTL_EXPIRED = "ttl.expired";
+  public static final String DEAD_LETTERED = "dead_lettered";
+  public static final String MALFORMED = "malformed";
+  public static final String PARKED = "parked";
+  public static final String REENTERED = "reentered";
+  public static final String REENTRY_DROPPED = "reentry.dropped";
+  public static final String DEMANDS = "demands";
+  public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
+
+  private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
+
+  public void increment(String name) {
+    add(name, 1);
+  }
+
+  public void add(String name, long n) {
+    counters.computeIfAbsent(name, k -> new LongAdder()).add(n);
+  }
+
+  public long get(String name) {
+    LongAdder a = counters.get(name);
+    return a == null ? 0 : a.sum();
+  }
+
+  public Map<String, Long> snapshot() {
+    Map<String, Long> out = new TreeMap<>();
+    counters.forEach((k, v) -> out.put(k, v.sum()));
+    return out;
+  }
+}

@@ -1,0 +1,52 @@
+package dev.ordo.topology;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.store.PriorityStore;
+import dev.ordo.topology.internal.Out;
+import dev.ordo.topology.internal.QueueProcessor;
+import java.util.Map;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.common.utils.Bytes;
+
+/**
+ * The queue topology: {@code items} and {@code commands} (co-partitioned, one task per partition)
+ * into one processor that owns the partition's priority store, and one dynamic sink for what it
+ * emits (deliveries on reply partitions, dead letters, topic stats, delay-tier envelopes).
+ */
+public final class QueueTopology {
+  private QueueTopology() {}
+
+  /**
+   * @param deliveriesPartitions partition count of {@code deliveries}, to refuse commands whose reply
+   *     partition does not exist; 0 when unknown (tests)
+   */
+  public static Topology build(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions) {
+    ClusterTopics topics = config.topics();
+    StoreBuilder<KeyValueStore<Bytes, byte[]>> store = Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(PriorityStore.STORE_NAME), Serdes.Bytes(), Serdes.ByteArray())
+        .withCachingEnabled();
+    Topology topology = new Topology();
+    topology.addSource("items", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.items());
+    topology.addSource("commands", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.commands());
+    topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, deliveriesPartitions), "items", "commands");
+    topology.addStateStore(store, "queue");
+    topology.addSink("out", Out.TOPIC, Out.KEY_SERIALIZER, new ByteArraySerializer(), Out.PARTITIONER, "queue");
+    return topology;
+  }
+
+  /** Kafka Streams settings Ordo relies on, to lay over the user's. */
+  public static Map<String, Object> streamsDefaults(ClusterTopics topics) {
+    return Map.of(
+        StreamsConfig.APPLICATION_ID_CONFIG, topics.applicationId(),
+        StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2,
+        StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20,
+        StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 0);
+  }
+}

@@ -1,0 +1,162 @@
+package dev.ordo.topology.internal;
+
+import dev.ordo.schema.AttemptRecord;
+import dev.ordo.schema.DeadLetterReason;
+import dev.ordo.schema.DeliverySemantics;
+import dev.ordo.schema.Item;
+import dev.ordo.schema.ItemState;
+import dev.ordo.schema.Requester;
+import dev.ordo.schema.StoredItem;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The item life cycle as pure functions of the item, the command and {@code now}: no store, no
+ * Kafka, no clock. States:
+ * <ul>
+ *   <li>READY: in the ready index, waiting for demand;</li>
+ *   <li>DELAYED: waiting in the timer index for {@code readyAt};</li>
+ *   <li>PARKED: travelling the delay tiers until a re-entry brings it back near {@code readyAt};</li>
+ *   <li>LEASED: handed to a consumer until {@code leaseExpiresAt}; ack deletes it, nack or lease
+ *       expiry sends it back (or to the dead letters), extend pushes the expiry out.</li>
+ * </ul>
+ * {@code attempts} counts deliveries: a lease increments it, a release gives it back.
+ */
+public final class Lifecycle {
+  /** Attempt history kept per item, newest last. */
+  static final int MAX_HISTORY = 20;
+
+  private Lifecycle() {}
+
+  /** A new item from the items topic, with defaults resolved: READY, DELAYED or PARKED. */
+  public static StoredItem admit(Item item, long enqueuedAt, long now, QueueDefaults defaults) {
+    long lease = item.getLeaseDurationMs() != null ? item.getLeaseDurationMs() : defaults.leaseMs();
+    int maxAttempts = item.getMaxAttempts() != null ? item.getMaxAttempts() : defaults.maxAttempts();
+    DeliverySemantics semantics =
+        item.getDeliverySemantics() != null ? item.getDeliverySemantics() : DeliverySemantics.AT_LEAST_ONCE;
+    Long ttl = item.getTtlMs() != null ? item.getTtlMs() : defaults.ttlMs();
+    StoredItem stored = StoredItem.newBuilder()
+        .setItem(item)
+        .setState(ItemState.READY)
+        .setAttempts(0)
+        .setEnqueuedAt(enqueuedAt)
+        .setReadyAt(now)
+        .setLeaseDurationMs(lease)
+        .setMaxAttempts(maxAttempts)
+        .setSemantics(semantics)
+        .setExpiresAt(ttl == null ? null : enqueuedAt + ttl)
+        .setHistory(new ArrayList<>())
+        .build();
+    Long after = item.getDeliverAfter();
+    return after != null && after > now ? waitUntil(stored, after, now, defaults.parkAfterMs()) : stored;
+  }
+
+  /** Ready at {@code dueAt}: DELAYED in the store, or PARKED in the tiers when it is far enough away. */
+  public static StoredItem waitUntil(StoredItem s, long dueAt, long now, long parkAfterMs) {
+    if (dueAt <= now) {
+      return copy(s).setState(ItemState.READY).setReadyAt(dueAt).build();
+    }
+    ItemState state = dueAt - now >= parkAfterMs ? ItemState.PARKED : ItemState.DELAYED;
+    return copy(s).setState(state).setReadyAt(dueAt).build();
+  }
+
+  /** A DELAYED item whose time came. */
+  public static StoredItem due(StoredItem s) {
+    return copy(s).setState(ItemState.READY).build();
+  }
+
+  /** A PARKED item back from the tiers: ready at once if due, else DELAYED for the last stretch. */
+  public static StoredItem reenter(StoredItem s, long dueAt, long now) {
+    ItemState state = dueAt <= now ? ItemState.READY : ItemState.DELAYED;
+    return copy(s).setState(state).setReadyAt(dueAt).build();
+  }
+
+  /** Hands a READY item out on a new lease. */
+  public static StoredItem lease(StoredItem s, String leaseId, Requester holder, long now) {
+    return copy(s)
+        .setState(ItemState.LEASED)
+        .setAttempts(s.getAttempts() + 1)
+        .setLeaseId(leaseId)
+        .setLeasedAt(now)
+        .setLeaseExpiresAt(now + s.getLeaseDurationMs())
+        .setLeaseHolder(holder)
+        .build();
+  }
+
+  /** True when {@code leaseId} is the item's current lease. */
+  public static boolean holds(StoredItem s, String leaseId) {
+    return s.getState() == ItemState.LEASED && leaseId != null && leaseId.equals(s.getLeaseId());
+  }
+
+  public static StoredItem extend(StoredItem s, long leaseDurationMs, long now) {
+    return copy(s).setLeaseExpiresAt(now + leaseDurationMs).build();
+  }
+
+  /** Given back unused: READY again at its old place, the delivery not counted. */
+  public static StoredItem release(StoredItem s, long now) {
+    List<AttemptRecord> history = withAttempt(s, now, "RELEASED", null);
+    return clearLease(copy(s)).setState(ItemState.READY).setAttempts(Math.max(0, s.getAttempts() - 1))
+        .setHistory(history).build();
+  }
+
+  /**
+   * A nack: dead letters when asked or when the attempts are used up, else ready again after
+   * {@code delayMs} with new metadata when given.
+   */
+  public static Decision nack(StoredItem s, long delayMs, ByteBuffer metadata, String error, boolean deadLetter,
+      long now, long parkAfterMs) {
+    List<AttemptRecord> history = withAttempt(s, now, "NACK", error);
+    StoredItem.Builder b = clearLease(copy(s)).setHistory(history);
+    if (metadata != null) {
+      Item item = Item.newBuilder(s.getItem()).setMetadata(metadata).build();
+      b.setItem(item);
+    }
+    StoredItem failed = b.build();
+    if (deadLetter) {
+      return new Decision.DeadLetter(failed, DeadLetterReason.REJECTED, error == null ? "rejected by the consumer" : error);
+    }
+    if (s.getAttempts() >= s.getMaxAttempts()) {
+      return new Decision.DeadLetter(failed, DeadLetterReason.MAX_ATTEMPTS,
+          "nacked on attempt " + s.getAttempts() + " of " + s.getMaxAttempts());
+    }
+    if (delayMs > 0) {
+      return new Decision.Keep(waitUntil(failed, now + delayMs, now, parkAfterMs));
+    }
+    return new Decision.Keep(copy(failed).setState(ItemState.READY).build());
+  }
+
+  /** The lease ran out: at-most-once items are dropped, at-least-once ones redelivered or dead-lettered. */
+  public static Decision leaseExpired(StoredItem s, long now, long redeliveryDelayMs, long parkAfterMs) {
+    if (s.getSemantics() == DeliverySemantics.AT_MOST_ONCE) {
+      return new Decision.Drop("at-most-once lease expired");
+    }
+    List<AttemptRecord> history = withAttempt(s, now, "LEASE_EXPIRED", "lease expired");
+    StoredItem failed = clearLease(copy(s)).setHistory(history).build();
+    if (s.getAttempts() >= s.getMaxAttempts()) {
+      return new Decision.DeadLetter(failed, DeadLetterReason.MAX_ATTEMPTS,
+          "lease expired on attempt " + s.getAttempts() + " of " + s.getMaxAttempts());
+    }
+    if (redeliveryDelayMs > 0) {
+      return new Decision.Keep(waitUntil(failed, now + redeliveryDelayMs, now, parkAfterMs));
+    }
+    return new Decision.Keep(copy(failed).setState(ItemState.READY).build());
+  }
+
+  private static List<AttemptRecord> withAttempt(StoredItem s, long now, String outcome, String error) {
+    List<AttemptRecord> history = new ArrayList<>(s.getHistory());
+    history.add(new AttemptRecord(s.getAttempts(), s.getLeasedAt() == null ? now : s.getLeasedAt(), now, outcome, error));
+    while (history.size() > MAX_HISTORY) {
+      history.remove(0);
+    }
+    return history;
+  }
+
+  private static StoredItem.Builder clearLease(StoredItem.Builder b) {
+    return b.setLeaseId(null).setLeasedAt(null).setLeaseExpiresAt(null).setLeaseHolder(null);
+  }
+
+  private static StoredItem.Builder copy(StoredItem s) {
+    return StoredItem.newBuilder(s);
+  }
+}

@@ -1,0 +1,211 @@
+package dev.ordo.topology;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.schema.Ack;
+import dev.ordo.schema.Cancel;
+import dev.ordo.schema.Command;
+import dev.ordo.schema.DeadLetter;
+import dev.ordo.schema.DelayedRecord;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Delivery;
+import dev.ordo.schema.Demand;
+import dev.ordo.schema.Extend;
+import dev.ordo.schema.Item;
+import dev.ordo.schema.Nack;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.ReEntry;
+import dev.ordo.schema.Release;
+import dev.ordo.schema.Requester;
+import dev.ordo.schema.TopicStats;
+import dev.ordo.serde.OrdoSerdes;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/** The queue topology under {@link TopologyTestDriver}, with the calls a consumer would make. */
+final class QueueDriver implements AutoCloseable {
+  static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+  static final Requester ALICE = new Requester("alice", 0);
+  static final Requester BOB = new Requester("bob", 0);
+
+  final ClusterTopics topics = new ClusterTopics("ordo");
+  final QueueMetrics metrics = new QueueMetrics();
+  final TopologyTestDriver driver;
+  private final TestInputTopic<byte[], byte[]> items;
+  private final TestInputTopic<byte[], byte[]> commands;
+  private final TestOutputTopic<byte[], byte[]> deliveries;
+  private final TestOutputTopic<byte[], byte[]> dlq;
+  private final TestOutputTopic<byte[], byte[]> stats;
+  private long nextOffset = 0;
+  private final List<DeliveredItem> delivered = new ArrayList<>();
+  private final List<Outcome> outcomes = new ArrayList<>();
+
+  QueueDriver() {
+    this(Map.of());
+  }
+
+  QueueDriver(Map<String, Object> overrides) {
+    Map<String, Object> cfg = new HashMap<>();
+    cfg.put(QueueConfig.CLUSTER_CONFIG, "ordo");
+    cfg.putAll(overrides);
+    QueueConfig config = new QueueConfig(cfg);
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ordo-test");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    try {
+      props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ordo-ttd").toString());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    driver = new TopologyTestDriver(QueueTopology.build(config, metrics, 0), props, T0);
+    items = driver.createInputTopic(topics.items(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
+    commands = driver.createInputTopic(topics.commands(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
+    deliveries = driver.createOutputTopic(topics.deliveries(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    dlq = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    stats = driver.createOutputTopic(topics.topicStats(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  static Item.Builder item(String topic, int priority) {
+    return Item.newBuilder()
+        .setNamespace("ns")
+        .setTopic(topic)
+        .setPriority(priority)
+        .setPayload(ByteBuffer.wrap(("p" + priority).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  long now() {
+    return T0.toEpochMilli() + elapsed;
+  }
+
+  private long elapsed = 0;
+
+  void advance(Duration d) {
+    // Step in punctuation-sized slices, as a real wall clock would fire them.
+    long left = d.toMillis();
+    while (left > 0) {
+      long step = Math.min(left, 10);
+      driver.advanceWallClockTime(Duration.ofMillis(step));
+      elapsed += step;
+      left -= step;
+    }
+  }
+
+  /** Enqueues and returns the item ID. */
+  String enqueue(Item item) {
+    return enqueueRaw(OrdoSerdes.ITEM.encode(item));
+  }
+
+  String enqueueRaw(byte[] value) {
+    items.pipeInput(new TestRecord<>(null, value, Instant.ofEpochMilli(now())));
+    return "0-" + nextOffset++;
+  }
+
+  void command(Requester requester, Object body) {
+    commandRaw(OrdoSerdes.COMMAND.encode(new Command(requester, now(), body)));
+  }
+
+  void commandRaw(byte[] value) {
+    commands.pipeInput(new TestRecord<>(null, value, Instant.ofEpochMilli(now())));
+  }
+
+  void demand(Requester r, String topic, int n) {
+    demand(r, Map.of(topic, n), Duration.ofSeconds(30));
+  }
+
+  void demand(Requester r, Map<String, Integer> topics, Duration validFor) {
+    command(r, new Demand("ns", new HashMap<>(topics), validFor.toMillis(), true));
+  }
+
+  void ack(DeliveredItem d) {
+    command(ALICE, new Ack(d.getItemId(), d.getLeaseId()));
+  }
+
+  void ack(String id, String lease) {
+    command(ALICE, new Ack(id, lease));
+  }
+
+  void nack(DeliveredItem d, long delayMs, String metadata) {
+    command(ALICE, new Nack(d.getItemId(), d.getLeaseId(), delayMs,
+        metadata == null ? null : ByteBuffer.wrap(metadata.getBytes(StandardCharsets.UTF_8)), "boom", false));
+  }
+
+  void extend(DeliveredItem d, long ms) {
+    command(ALICE, new Extend(d.getItemId(), d.getLeaseId(), ms));
+  }
+
+  void release(DeliveredItem d) {
+    command(ALICE, new Release(d.getItemId(), d.getLeaseId()));
+  }
+
+  void cancel(String id) {
+    command(ALICE, new Cancel(id));
+  }
+
+  void reEntry(String id, long dueAt) {
+    command(null, new ReEntry(id, dueAt));
+  }
+
+  /** Everything delivered to requesters since the last call. */
+  List<DeliveredItem> delivered() {
+    drainDeliveries();
+    List<DeliveredItem> out = new ArrayList<>(delivered);
+    delivered.clear();
+    return out;
+  }
+
+  List<Outcome> outcomes() {
+    drainDeliveries();
+    List<Outcome> out = new ArrayList<>(outcomes);
+    outcomes.clear();
+    return out;
+  }
+
+  private void drainDeliveries() {
+    for (TestRecord<byte[], byte[]> r : deliveries.readRecordsToList()) {
+      Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
+      if (d.getBody() instanceof DeliveredItem item) {
+        delivered.add(item);
+      } else {
+        outcomes.add((Outcome) d.getBody());
+      }
+    }
+  }
+
+  List<DeadLetter> deadLetters() {
+    return dlq.readValuesToList().stream().map(OrdoSerdes.DEAD_LETTER::decode).toList();
+  }
+
+  /** Stats records since the last call: key → value (null for a tombstone). */
+  List<Map.Entry<String, TopicStats>> stats() {
+    List<Map.Entry<String, TopicStats>> out = new ArrayList<>();
+    for (TestRecord<byte[], byte[]> r : stats.readRecordsToList()) {
+      String key = new String(r.key(), StandardCharsets.UTF_8);
+      out.add(new java.util.AbstractMap.SimpleEntry<>(key, r.value() == null ? null : OrdoSerdes.TOPIC_STATS.decode(r.value())));
+    }
+    return out;
+  }
+
+  List<DelayedRecord> tier(String name) {
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic(name, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return t.readValuesToList().stream().map(OrdoSerdes.DELAYED_RECORD::decode).toList();
+  }
+
+  @Override
+  public void close() {
+    driver.close();
+  }
+}

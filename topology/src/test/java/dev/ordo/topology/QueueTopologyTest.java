@@ -1,0 +1,458 @@
+package dev.ordo.topology;
+
+import static dev.ordo.topology.QueueDriver.ALICE;
+import static dev.ordo.topology.QueueDriver.BOB;
+import static dev.ordo.topology.QueueDriver.item;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.schema.DeadLetter;
+import dev.ordo.schema.DeadLetterReason;
+import dev.ordo.schema.DelayedRecord;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.DeliverySemantics;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.TopicStats;
+import dev.ordo.serde.OrdoSerdes;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class QueueTopologyTest {
+  private QueueDriver q = new QueueDriver();
+
+  @AfterEach
+  void close() {
+    q.close();
+  }
+
+  private static String text(ByteBuffer b) {
+    return b == null ? null : StandardCharsets.UTF_8.decode(b.duplicate()).toString();
+  }
+
+  private static List<String> ids(List<DeliveredItem> ds) {
+    return ds.stream().map(DeliveredItem::getItemId).toList();
+  }
+
+  private DeliveredItem one() {
+    List<DeliveredItem> ds = q.delivered();
+    assertEquals(1, ds.size(), "expected exactly one delivery, got " + ds);
+    return ds.get(0);
+  }
+
+  @Test
+  void itemIdIsPartitionAndOffsetAndDeliveryCarriesTheItem() {
+    String id = q.enqueue(item("t", 7).setMetadata(ByteBuffer.wrap("m".getBytes(StandardCharsets.UTF_8))).build());
+    assertEquals("0-0", id);
+    q.demand(ALICE, "t", 1);
+    DeliveredItem d = one();
+    assertEquals(id, d.getItemId());
+    assertEquals("t", d.getTopic());
+    assertEquals(7, d.getPriority());
+    assertEquals(1, d.getAttempt());
+    assertEquals("p7", text(d.getPayload()));
+    assertEquals("m", text(d.getMetadata()));
+    assertEquals(q.now() + 30_000, d.getLeaseExpiresAt(), "default lease is 30 s");
+    assertEquals(1, q.metrics.get(QueueMetrics.DISPATCHED));
+  }
+
+  @Test
+  void dequeueIsLowestPriorityFirstAcrossTheWholeInt32RangeThenReadyTimeThenOffset() {
+    String max = q.enqueue(item("t", Integer.MAX_VALUE).build());
+    String zero1 = q.enqueue(item("t", 0).build());
+    String neg = q.enqueue(item("t", -5).build());
+    String min = q.enqueue(item("t", Integer.MIN_VALUE).build());
+    q.advance(Duration.ofMillis(10));
+    String zero2 = q.enqueue(item("t", 0).build());
+    String one = q.enqueue(item("t", 1).build());
+    String zero3 = q.enqueue(item("t", 0).build()); // same ready time as zero2: enqueue order breaks the tie
+    q.demand(ALICE, "t", 10);
+    assertEquals(List.of(min, neg, zero1, zero2, zero3, one, max), ids(q.delivered()));
+  }
+
+  @Test
+  void demandTakesAtMostTheCountAskedAndOnlyTheTopicsAsked() {
+    q.enqueue(item("a", 1).build());
+    q.enqueue(item("a", 2).build());
+    String b = q.enqueue(item("b", 0).build());
+    q.demand(ALICE, "a", 1);
+    List<DeliveredItem> first = q.delivered();
+    assertEquals(1, first.size());
+    assertEquals("a", first.get(0).getTopic());
+    assertEquals(1, first.get(0).getPriority());
+    q.demand(ALICE, "b", 5);
+    assertEquals(List.of(b), ids(q.delivered()));
+  }
+
+  @Test
+  void anyTopicDemandMergesTheNamespaceTopicsInPriorityOrder() {
+    String a5 = q.enqueue(item("a", 5).build());
+    String b1 = q.enqueue(item("b", 1).build());
+    String c3 = q.enqueue(item("c", 3).build());
+    q.enqueue(item("a", 9).setNamespace("other").build());
+    q.demand(ALICE, Map.of("*", 3), Duration.ofSeconds(5));
+    assertEquals(List.of(b1, c3, a5), ids(q.delivered()));
+  }
+
+  @Test
+  void itemsArrivingWhileDemandIsOpenAreDispatchedAtOnce() {
+    q.demand(ALICE, "t", 2);
+    assertTrue(q.delivered().isEmpty());
+    String id = q.enqueue(item("t", 0).build());
+    assertEquals(List.of(id), ids(q.delivered()));
+    q.enqueue(item("t", 0).build());
+    assertEquals(1, q.delivered().size());
+    q.enqueue(item("t", 0).build());
+    assertTrue(q.delivered().isEmpty(), "the demand of 2 is used up");
+  }
+
+  @Test
+  void demandIsSoftStateThatLapsesUnlessRefreshed() {
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMillis(100));
+    q.advance(Duration.ofMillis(150));
+    q.enqueue(item("t", 0).build());
+    assertTrue(q.delivered().isEmpty(), "a lapsed demand receives nothing");
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMillis(100));
+    assertEquals(1, q.delivered().size());
+  }
+
+  @Test
+  void deliverAfterHoldsTheItemUntilItsTimeAndReleasesItWithinAPunctuation() {
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    String id = q.enqueue(item("t", 0).setDeliverAfter(q.now() + 1_000).build());
+    q.advance(Duration.ofMillis(990));
+    assertTrue(q.delivered().isEmpty(), "not before deliverAfter");
+    q.advance(Duration.ofMillis(30));
+    assertEquals(List.of(id), ids(q.delivered()));
+  }
+
+  @Test
+  void ackDeletesTheItem() {
+    String id = q.enqueue(item("t", 0).build());
+    q.demand(ALICE, "t", 1);
+    DeliveredItem d = one();
+    q.ack(d);
+    Outcome o = q.outcomes().get(0);
+    assertEquals(OutcomeResult.APPLIED, o.getResult());
+    assertEquals(id, o.getItemId());
+    q.ack(d);
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().get(0).getResult(), "already acked");
+    q.advance(Duration.ofSeconds(31));
+    q.demand(ALICE, "t", 1);
+    assertTrue(q.delivered().isEmpty(), "an acked item is never redelivered");
+    assertEquals(1, q.metrics.get(QueueMetrics.ACKED));
+    assertEquals(1, q.metrics.get(QueueMetrics.UNKNOWN_ITEM));
+  }
+
+  @Test
+  void staleLeaseAndUnknownItemAreRefusedAndCounted() {
+    q.enqueue(item("t", 0).setLeaseDurationMs(100L).build());
+    q.demand(ALICE, "t", 1);
+    DeliveredItem first = one();
+    q.advance(Duration.ofMillis(120)); // lease expires, item redelivered to the next demand
+    q.demand(BOB, "t", 1);
+    DeliveredItem second = one();
+    assertEquals(first.getItemId(), second.getItemId());
+    assertNotEquals(first.getLeaseId(), second.getLeaseId());
+    q.ack(first);
+    assertEquals(OutcomeResult.STALE_LEASE, q.outcomes().get(0).getResult());
+    q.ack("0-999", "whatever");
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().get(0).getResult());
+    q.ack(second);
+    assertEquals(OutcomeResult.APPLIED, q.outcomes().get(0).getResult());
+    assertEquals(1, q.metrics.get(QueueMetrics.STALE_LEASE));
+    assertEquals(1, q.metrics.get(QueueMetrics.UNKNOWN_ITEM));
+  }
+
+  @Test
+  void nackCountsAnAttemptReplacesMetadataAndWaitsTheDelay() {
+    q.enqueue(item("t", 0).build());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    DeliveredItem d = one();
+    q.nack(d, 500, "retry-1");
+    assertEquals(OutcomeResult.APPLIED, q.outcomes().get(0).getResult());
+    q.advance(Duration.ofMillis(480));
+    assertTrue(q.delivered().isEmpty(), "nack delay not over");
+    q.advance(Duration.ofMillis(40));
+    DeliveredItem again = one();
+    assertEquals(2, again.getAttempt());
+    assertEquals("retry-1", text(again.getMetadata()));
+    assertEquals(d.getItemId(), again.getItemId(), "the ID is stable across nacks");
+  }
+
+  @Test
+  void nackAtMaxAttemptsDeadLettersWithReasonAndHistory() {
+    String id = q.enqueue(item("t", 0).setMaxAttempts(2).build());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    q.nack(one(), 0, null);
+    DeliveredItem second = one();
+    assertEquals(2, second.getAttempt());
+    q.nack(second, 0, "last");
+    assertTrue(q.delivered().isEmpty());
+    List<DeadLetter> dls = q.deadLetters();
+    assertEquals(1, dls.size());
+    DeadLetter dl = dls.get(0);
+    assertEquals(DeadLetterReason.MAX_ATTEMPTS, dl.getReason());
+    assertEquals(id, dl.getItemId());
+    assertEquals(2, dl.getAttempts());
+    assertEquals(2, dl.getHistory().size());
+    assertEquals("boom", dl.getLastError());
+    assertEquals("last", text(dl.getItem().getMetadata()));
+    q.ack(second);
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().stream().reduce((a, b) -> b).orElseThrow().getResult());
+  }
+
+  @Test
+  void extendPushesTheLeaseExpiryOut() {
+    q.enqueue(item("t", 0).setLeaseDurationMs(200L).build());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    DeliveredItem d = one();
+    q.advance(Duration.ofMillis(150));
+    q.extend(d, 500);
+    Outcome o = q.outcomes().get(0);
+    assertEquals(OutcomeResult.APPLIED, o.getResult());
+    assertEquals(q.now() + 500, o.getLeaseExpiresAt());
+    q.advance(Duration.ofMillis(400)); // past the original expiry
+    assertTrue(q.delivered().isEmpty(), "an extended lease does not expire at its old time");
+    q.advance(Duration.ofMillis(150));
+    assertEquals(2, one().getAttempt(), "it expires at the extended time");
+  }
+
+  @Test
+  void expiredAtLeastOnceLeaseIsRedeliveredThenDeadLetteredAtTheLimit() {
+    q.enqueue(item("t", 0).setLeaseDurationMs(100L).setMaxAttempts(2).build());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    DeliveredItem first = one();
+    q.advance(Duration.ofMillis(120));
+    DeliveredItem second = one();
+    assertEquals(2, second.getAttempt());
+    assertNotEquals(first.getLeaseId(), second.getLeaseId());
+    q.advance(Duration.ofMillis(120));
+    assertTrue(q.delivered().isEmpty());
+    DeadLetter dl = q.deadLetters().get(0);
+    assertEquals(DeadLetterReason.MAX_ATTEMPTS, dl.getReason());
+    assertEquals(2, q.metrics.get(QueueMetrics.LEASE_EXPIRED));
+  }
+
+  @Test
+  void atMostOnceItemIsDeletedWhenItsLeaseExpiresAndNeverDeliveredTwice() {
+    q.enqueue(item("t", 0).setLeaseDurationMs(100L).setDeliverySemantics(DeliverySemantics.AT_MOST_ONCE).build());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    DeliveredItem d = one();
+    assertEquals(DeliverySemantics.AT_MOST_ONCE, d.getSemantics());
+    q.advance(Duration.ofMillis(500));
+    q.demand(BOB, Map.of("t", 5), Duration.ofMinutes(5));
+    assertTrue(q.delivered().isEmpty());
+    assertTrue(q.deadLetters().isEmpty());
+    assertEquals(1, q.metrics.get(QueueMetrics.AT_MOST_ONCE_DROPPED));
+    q.ack(d);
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().get(0).getResult());
+  }
+
+  @Test
+  void releaseMakesTheItemReadyAgainWithoutCountingAnAttempt() {
+    q.enqueue(item("t", 0).build());
+    q.demand(ALICE, "t", 1);
+    q.release(one());
+    assertEquals(OutcomeResult.APPLIED, q.outcomes().get(0).getResult());
+    q.demand(BOB, "t", 1);
+    assertEquals(1, one().getAttempt());
+  }
+
+  @Test
+  void ttlRemovesAReadyItem() {
+    q.enqueue(item("t", 0).setTtlMs(200L).build());
+    q.advance(Duration.ofMillis(220));
+    q.demand(ALICE, "t", 1);
+    assertTrue(q.delivered().isEmpty());
+    assertEquals(1, q.metrics.get(QueueMetrics.TTL_EXPIRED));
+  }
+
+  @Test
+  void ttlRemovesADelayedItem() {
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    q.enqueue(item("t", 0).setTtlMs(200L).setDeliverAfter(q.now() + 500).build());
+    q.advance(Duration.ofMillis(600));
+    assertTrue(q.delivered().isEmpty());
+    assertEquals(1, q.metrics.get(QueueMetrics.TTL_EXPIRED));
+  }
+
+  @Test
+  void ttlRemovesALeasedItemAndItsLeaseNoLongerAcks() {
+    q.enqueue(item("t", 0).setTtlMs(200L).build());
+    q.demand(ALICE, "t", 1);
+    DeliveredItem d = one();
+    q.advance(Duration.ofMillis(220));
+    q.ack(d);
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().get(0).getResult());
+    assertEquals(1, q.metrics.get(QueueMetrics.TTL_EXPIRED));
+  }
+
+  @Test
+  void ttlCanDeadLetterInsteadOfDeleting() {
+    q.close();
+    q = new QueueDriver(Map.of(QueueConfig.TTL_DEAD_LETTER_CONFIG, true, QueueConfig.TTL_MS_CONFIG, 100L));
+    String id = q.enqueue(item("t", 0).build());
+    q.advance(Duration.ofMillis(120));
+    DeadLetter dl = q.deadLetters().get(0);
+    assertEquals(DeadLetterReason.TTL_EXPIRED, dl.getReason());
+    assertEquals(id, dl.getItemId());
+  }
+
+  @Test
+  void cancelRemovesAnItemInAnyState() {
+    String id = q.enqueue(item("t", 0).setDeliverAfter(q.now() + 10_000).build());
+    q.cancel(id);
+    assertEquals(OutcomeResult.APPLIED, q.outcomes().get(0).getResult());
+    q.cancel(id);
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().get(0).getResult());
+  }
+
+  @Test
+  void statsArePublishedPerTopicAtMostOncePerIntervalAndTombstonedWhenEmpty() {
+    q.enqueue(item("t", 3).build());
+    q.enqueue(item("t", 1).build());
+    q.enqueue(item("t", 2).setDeliverAfter(q.now() + 60_000).build());
+    q.advance(Duration.ofMillis(500));
+    assertTrue(q.stats().isEmpty(), "not before the interval");
+    q.advance(Duration.ofMillis(600));
+    List<Map.Entry<String, TopicStats>> s = q.stats();
+    assertEquals(1, s.size());
+    assertEquals("ns/t/0", s.get(0).getKey());
+    TopicStats st = s.get(0).getValue();
+    assertEquals(2, st.getReady());
+    assertEquals(1, st.getDelayed());
+    assertEquals(0, st.getLeased());
+    assertEquals(1, st.getHeadPriority());
+    assertEquals(QueueDriver.T0.toEpochMilli(), st.getOldestReadyAt());
+    q.advance(Duration.ofSeconds(2));
+    assertTrue(q.stats().isEmpty(), "nothing changed, nothing published");
+    q.demand(ALICE, "t", 5);
+    for (DeliveredItem d : q.delivered()) {
+      q.ack(d);
+    }
+    q.cancel("0-2");
+    q.advance(Duration.ofMillis(1100));
+    s = q.stats();
+    assertEquals(1, s.size());
+    assertNull(s.get(0).getValue(), "an emptied topic is a tombstone");
+  }
+
+  @Test
+  void notAvroOnItemsIsDeadLetteredWithItsRawBytesAndTheQueueGoesOn() {
+    byte[] junk = "not avro at all".getBytes(StandardCharsets.UTF_8);
+    String bad = q.enqueueRaw(junk);
+    String good = q.enqueue(item("t", 0).build());
+    DeadLetter dl = q.deadLetters().get(0);
+    assertEquals(DeadLetterReason.MALFORMED, dl.getReason());
+    assertEquals(bad, dl.getItemId());
+    assertArrayEquals(junk, ByteBuffer.wrap(dl.getRawValue().array()).array());
+    q.demand(ALICE, "t", 1);
+    assertEquals(List.of(good), ids(q.delivered()));
+    assertEquals(1, q.metrics.get(QueueMetrics.MALFORMED));
+  }
+
+  @Test
+  void invalidFieldsAreDeadLetteredNamingTheField() {
+    q.enqueue(item("t", 0).setLeaseDurationMs(-1L).build());
+    q.enqueue(item("t", 0).setPayload(ByteBuffer.allocate(10 * 1024 + 1)).build());
+    q.enqueue(item("bad/topic", 0).build());
+    q.enqueue(item("t", 0).setMaxAttempts(0).build());
+    List<DeadLetter> dls = q.deadLetters();
+    assertEquals(4, dls.size());
+    dls.forEach(d -> assertEquals(DeadLetterReason.INVALID, d.getReason()));
+    assertTrue(dls.get(0).getDetail().contains("leaseDurationMs"), dls.get(0).getDetail());
+    assertTrue(dls.get(1).getDetail().contains("over the limit"), dls.get(1).getDetail());
+    assertTrue(dls.get(2).getDetail().contains("topic"), dls.get(2).getDetail());
+    assertTrue(dls.get(3).getDetail().contains("maxAttempts"), dls.get(3).getDetail());
+    assertNotNull(dls.get(1).getRawValue(), "raw bytes are kept");
+  }
+
+  @Test
+  void malformedAndInvalidCommandsAreDeadLetteredNotThrown() {
+    q.commandRaw(new byte[] {1, 2, 3});
+    q.ack("not-an-id", "l");
+    q.command(ALICE, new dev.ordo.schema.Extend("0-0", "l", -5L));
+    assertEquals(3, q.deadLetters().size());
+    String id = q.enqueue(item("t", 0).build());
+    q.demand(ALICE, "t", 1);
+    assertEquals(List.of(id), ids(q.delivered()), "the stream thread goes on");
+  }
+
+  @Test
+  void longDelaysParkInTheTiersAndComeBackAsReEntryAtTheirDueTime() {
+    q.close();
+    q = new QueueDriver(Map.of(QueueConfig.DELAY_TIERS_CONFIG, "200ms,1s,5s"));
+    long due = q.now() + 3_000;
+    String id = q.enqueue(item("t", 0).setDeliverAfter(due).build());
+    List<DelayedRecord> parked = q.tier("ordo.delay.1s");
+    assertEquals(1, parked.size(), "the longest tier not longer than 3 s is 1 s");
+    DelayedRecord env = parked.get(0);
+    assertEquals(due, env.getDueAt());
+    assertEquals("ordo.commands", env.getTargetTopic());
+    assertEquals(0, env.getTargetPartition());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    q.advance(Duration.ofMillis(2_900));
+    // the tiers hand the re-entry back shortly before due; the rest waits in the timer index
+    q.commandRaw(env.getValue().array());
+    assertTrue(q.delivered().isEmpty(), "not before its due time");
+    q.advance(Duration.ofMillis(120));
+    DeliveredItem d = one();
+    assertEquals(id, d.getItemId());
+    assertEquals(1, d.getAttempt());
+  }
+
+  @Test
+  void nackWithALongDelayParksAndKeepsAttemptsAndMetadata() {
+    q.close();
+    q = new QueueDriver(Map.of(QueueConfig.DELAY_TIERS_CONFIG, "200ms,1s"));
+    String id = q.enqueue(item("t", 0).build());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    q.nack(one(), 1_500, "m2");
+    DelayedRecord env = q.tier("ordo.delay.1s").get(0);
+    q.advance(Duration.ofMillis(1_600));
+    assertTrue(q.delivered().isEmpty(), "a parked item waits for its re-entry");
+    q.commandRaw(env.getValue().array());
+    DeliveredItem d = one();
+    assertEquals(id, d.getItemId());
+    assertEquals(2, d.getAttempt());
+    assertEquals("m2", text(d.getMetadata()));
+  }
+
+  @Test
+  void reEntryOfACancelledOrExpiredParkedItemIsDropped() {
+    q.close();
+    q = new QueueDriver(Map.of(QueueConfig.DELAY_TIERS_CONFIG, "200ms"));
+    String cancelled = q.enqueue(item("t", 0).setDeliverAfter(q.now() + 1_000).build());
+    String expired = q.enqueue(item("t", 0).setDeliverAfter(q.now() + 1_000).setTtlMs(500L).build());
+    List<DelayedRecord> envs = q.tier("ordo.delay.200ms");
+    assertEquals(2, envs.size());
+    q.cancel(cancelled);
+    q.advance(Duration.ofMillis(1_100));
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    envs.forEach(e -> q.commandRaw(e.getValue().array()));
+    assertTrue(q.delivered().isEmpty());
+    assertEquals(2, q.metrics.get(QueueMetrics.REENTRY_DROPPED));
+    assertEquals(1, q.metrics.get(QueueMetrics.TTL_EXPIRED), "TTL removed " + expired + " while parked");
+  }
+
+  @Test
+  void roundTripOfTheStoredValueKeepsEveryField() {
+    // The dispatched record reflects the stored item: a restart (store reopened) must not lose attempts.
+    q.enqueue(item("t", 0).setLeaseDurationMs(100L).build());
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    one();
+    q.advance(Duration.ofMillis(120));
+    assertEquals(2, one().getAttempt());
+    assertNotNull(OrdoSerdes.STORED_ITEM);
+  }
+}
