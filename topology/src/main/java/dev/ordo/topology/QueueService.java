@@ -1,0 +1,68 @@
+package dev.ordo.topology;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Ordo instance's share of the queue: a Kafka Streams application running
+ * {@link QueueTopology}. Any number of instances with the same cluster name share the
+ * partitions; Kafka's group protocol moves tasks between them.
+ */
+public final class QueueService implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(QueueService.class);
+
+  private final QueueMetrics metrics = new QueueMetrics();
+  private final KafkaStreams streams;
+
+  /**
+   * @param streamsOverrides Kafka Streams settings; must hold {@code bootstrap.servers} and
+   *     {@code state.dir}; Ordo's defaults (application id from the cluster, exactly_once_v2,
+   *     commit interval 20 ms) apply where not given
+   * @param queue the queue settings ({@link QueueConfig})
+   * @param partitions partition count of the cluster's co-partitioned topics
+   */
+  public QueueService(Map<String, Object> streamsOverrides, Map<String, Object> queue, int partitions) {
+    QueueConfig config = new QueueConfig(queue);
+    Map<String, Object> props = new HashMap<>(QueueTopology.streamsDefaults(config.topics()));
+    // Fail over within seconds rather than the default 45 s when an instance dies.
+    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
+    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 1_000);
+    props.putAll(streamsOverrides);
+    Properties p = new Properties();
+    p.putAll(props);
+    this.streams = new KafkaStreams(QueueTopology.build(config, metrics, partitions), p);
+    this.streams.setUncaughtExceptionHandler(e -> {
+      log.error("Queue stream thread failed; replacing it", e);
+      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+    });
+  }
+
+  public void start() {
+    streams.start();
+  }
+
+  public KafkaStreams streams() {
+    return streams;
+  }
+
+  public QueueMetrics metrics() {
+    return metrics;
+  }
+
+  public boolean isRunning() {
+    return streams.state() == KafkaStreams.State.RUNNING;
+  }
+
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(30));
+  }
+}

@@ -1,0 +1,221 @@
+package dev.ordo.topology.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.schema.Ack;
+import dev.ordo.schema.Command;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Delivery;
+import dev.ordo.schema.DeliverySemantics;
+import dev.ordo.schema.Demand;
+import dev.ordo.schema.Item;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.Requester;
+import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import dev.ordo.topology.QueueConfig;
+import dev.ordo.topology.QueueService;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two Ordo instances share 4 partitions; one is killed with SIGKILL (its JVM, mid-transaction)
+ * while 10,000 items are consumed and acked through the survivor. Every at-least-once item must
+ * be acked, none lost; no at-most-once item may be delivered twice.
+ */
+@KafkaCluster
+class InstanceKilledMidwayTest {
+  private static final int PARTITIONS = 4;
+  private static final int ITEMS = 10_000;
+  private final ClusterTopics topics = new ClusterTopics("crash");
+
+  @Test
+  void everyItemIsAckedAndNoAtMostOnceItemIsSeenTwiceWhenAnInstanceIsKilled(RealKafka kafka) throws Exception {
+    kafka.createTopics(PARTITIONS, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats());
+    Path dir = Files.createTempDirectory("ordo-crash");
+
+    Process victim = startInstanceProcess(kafka.bootstrapServers(), dir.resolve("victim"));
+    try (QueueService survivor = new QueueService(
+            Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                StreamsConfig.STATE_DIR_CONFIG, dir.resolve("survivor").toString()),
+            Map.of(QueueConfig.CLUSTER_CONFIG, "crash"), PARTITIONS);
+        KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
+      survivor.start();
+
+      Set<String> atLeastOnce = ConcurrentHashMap.newKeySet();
+      Set<String> atMostOnce = ConcurrentHashMap.newKeySet();
+      List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+      List<Boolean> amo = new ArrayList<>();
+      for (int i = 0; i < ITEMS; i++) {
+        boolean isAmo = i % 10 == 0;
+        Item item = Item.newBuilder().setNamespace("ns").setTopic("t" + (i % 3)).setPriority(i % 7)
+            .setPayload(ByteBuffer.wrap(("item-" + i).getBytes(StandardCharsets.UTF_8)))
+            .setLeaseDurationMs(5_000L)
+            .setMaxAttempts(100)
+            .setDeliverySemantics(isAmo ? DeliverySemantics.AT_MOST_ONCE : DeliverySemantics.AT_LEAST_ONCE)
+            .build();
+        sends.add(producer.send(new ProducerRecord<>(topics.items(), i % PARTITIONS, null, OrdoSerdes.ITEM.encode(item))));
+        amo.add(isAmo);
+      }
+      for (int i = 0; i < ITEMS; i++) {
+        RecordMetadata m = sends.get(i).get(30, TimeUnit.SECONDS);
+        (amo.get(i) ? atMostOnce : atLeastOnce).add(m.partition() + "-" + m.offset());
+      }
+
+      try (AckingClient client = new AckingClient(kafka, producer)) {
+        client.start();
+        await().atMost(Duration.ofSeconds(60)).until(() -> client.acked.size() >= 3_000);
+        victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        int ackedAtKill = client.acked.size();
+
+        await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500))
+            .until(() -> client.acked.containsAll(atLeastOnce));
+        assertTrue(ackedAtKill < ITEMS - atMostOnce.size(), "the kill happened mid-way (" + ackedAtKill + " acked)");
+        assertEquals(List.of(), client.duplicateAtMostOnce, "at-most-once items delivered twice");
+        for (String id : client.delivered.keySet()) {
+          assertTrue(atLeastOnce.contains(id) || atMostOnce.contains(id), "delivered an item never enqueued: " + id);
+        }
+        long amoDelivered = atMostOnce.stream().filter(client.delivered::containsKey).count();
+        System.out.printf("killed after %d acks; all %d at-least-once acked; %d of %d at-most-once delivered once%n",
+            ackedAtKill, atLeastOnce.size(), amoDelivered, atMostOnce.size());
+      }
+    } finally {
+      victim.destroyForcibly();
+    }
+  }
+
+  private Process startInstanceProcess(String bootstrap, Path stateDir) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        QueueInstanceMain.class.getName(), bootstrap, stateDir.toString(), String.valueOf(PARTITIONS))
+        .redirectErrorStream(true)
+        .start();
+    CountDownLatch started = new CountDownLatch(1);
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line = r.readLine(); line != null; line = r.readLine()) {
+          if (line.contains("STARTED")) {
+            started.countDown();
+          }
+        }
+      } catch (Exception ignored) {
+        // the process was killed
+      }
+    }, "victim-output");
+    reader.setDaemon(true);
+    reader.start();
+    assertTrue(started.await(60, TimeUnit.SECONDS), "the victim instance did not start");
+    return p;
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer(RealKafka kafka) {
+    Properties props = kafka.clientProperties();
+    props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  /** Demands from every partition, acks what it gets, and records what it saw. */
+  private final class AckingClient implements AutoCloseable {
+    final Map<String, Integer> delivered = new ConcurrentHashMap<>();
+    final Set<String> acked = ConcurrentHashMap.newKeySet();
+    final List<String> duplicateAtMostOnce = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicInteger rounds = new AtomicInteger();
+    private Thread thread;
+
+    AckingClient(RealKafka kafka, KafkaProducer<byte[], byte[]> producer) {
+      this.producer = producer;
+      Properties props = kafka.clientProperties();
+      props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+      this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+      List<TopicPartition> parts = new ArrayList<>();
+      for (int p = 0; p < PARTITIONS; p++) {
+        parts.add(new TopicPartition(topics.deliveries(), p));
+      }
+      consumer.assign(parts);
+    }
+
+    void start() {
+      thread = new Thread(this::run, "acking-client");
+      thread.start();
+    }
+
+    private void run() {
+      long nextDemand = 0;
+      while (running.get()) {
+        long now = System.currentTimeMillis();
+        if (now >= nextDemand) {
+          for (int p = 0; p < PARTITIONS; p++) {
+            Map<String, Integer> want = new HashMap<>();
+            want.put("*", 500);
+            Command demand = new Command(new Requester("tester", p), now, new Demand("ns", want, 2_000L, true));
+            producer.send(new ProducerRecord<>(topics.commands(), p, null, OrdoSerdes.COMMAND.encode(demand)));
+          }
+          nextDemand = now + 300;
+          rounds.incrementAndGet();
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
+          Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
+          if (d.getBody() instanceof DeliveredItem item) {
+            Integer before = delivered.merge(item.getItemId(), 1, Integer::sum) - 1;
+            if (before > 0 && item.getSemantics() == DeliverySemantics.AT_MOST_ONCE) {
+              duplicateAtMostOnce.add(item.getItemId());
+            }
+            int partition = Integer.parseInt(item.getItemId().substring(0, item.getItemId().indexOf('-')));
+            Command ack = new Command(new Requester("tester", partition), now, new Ack(item.getItemId(), item.getLeaseId()));
+            producer.send(new ProducerRecord<>(topics.commands(), partition, null, OrdoSerdes.COMMAND.encode(ack)));
+          } else if (d.getBody() instanceof Outcome o && o.getResult() == OutcomeResult.APPLIED) {
+            acked.add(o.getItemId());
+          }
+        }
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      if (thread != null) {
+        thread.join(10_000);
+      }
+      consumer.close();
+    }
+  }
+}

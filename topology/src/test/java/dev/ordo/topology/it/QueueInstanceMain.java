@@ -1,0 +1,22 @@
+package dev.ordo.topology.it;
+
+import dev.ordo.topology.QueueConfig;
+import dev.ordo.topology.QueueService;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.streams.StreamsConfig;
+
+/** An Ordo queue instance in its own JVM, so a test can kill it with SIGKILL mid-transaction. */
+public final class QueueInstanceMain {
+  public static void main(String[] args) throws InterruptedException {
+    String bootstrap = args[0];
+    String stateDir = args[1];
+    int partitions = Integer.parseInt(args[2]);
+    QueueService service = new QueueService(
+        Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, StreamsConfig.STATE_DIR_CONFIG, stateDir),
+        Map.of(QueueConfig.CLUSTER_CONFIG, "crash"), partitions);
+    service.start();
+    System.out.println("STARTED");
+    new CountDownLatch(1).await();
+  }
+}
