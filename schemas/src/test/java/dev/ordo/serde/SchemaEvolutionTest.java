@@ -1,0 +1,58 @@
+package dev.ordo.serde;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.ordo.schema.DeliverySemantics;
+import dev.ordo.schema.Item;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.junit.jupiter.api.Test;
+
+/** A producer still on Item version 1 (no groupKey, no traceId) writes; today's reader reads. */
+class SchemaEvolutionTest {
+  @Test
+  void itemWrittenWithVersionOneIsReadByTheCurrentSchema() throws Exception {
+    Schema v1;
+    try (InputStream in = getClass().getResourceAsStream("/dev/ordo/schema/history/Item-v1.avsc")) {
+      v1 = new Schema.Parser().parse(in);
+    }
+    assertNull(v1.getField("groupKey"), "version 1 has no groupKey");
+    assertNotEquals(SchemaNormalization.parsingFingerprint64(v1),
+        SchemaNormalization.parsingFingerprint64(Item.getClassSchema()), "the versions differ on the wire");
+
+    GenericRecord old = new GenericData.Record(v1);
+    old.put("namespace", "billing");
+    old.put("topic", "invoices");
+    old.put("priority", 4);
+    old.put("payload", ByteBuffer.wrap("old".getBytes(StandardCharsets.UTF_8)));
+    old.put("metadata", null);
+    old.put("deliverAfter", null);
+    old.put("leaseDurationMs", 1_000L);
+    old.put("ttlMs", null);
+    old.put("deliverySemantics",
+        new GenericData.EnumSymbol(v1.getField("deliverySemantics").schema().getTypes().get(1), "AT_MOST_ONCE"));
+    old.put("maxAttempts", 2);
+    ByteBuffer buf = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old);
+    byte[] written = new byte[buf.remaining()];
+    buf.get(written);
+
+    Item read = OrdoSerdes.ITEM.decode(written);
+    assertEquals("billing", read.getNamespace());
+    assertEquals("invoices", read.getTopic());
+    assertEquals(4, read.getPriority());
+    assertEquals("old", StandardCharsets.UTF_8.decode(read.getPayload()).toString());
+    assertEquals(1_000L, read.getLeaseDurationMs());
+    assertEquals(DeliverySemantics.AT_MOST_ONCE, read.getDeliverySemantics());
+    assertEquals(2, read.getMaxAttempts());
+    assertNull(read.getGroupKey(), "a field new in version 2 takes its default");
+    assertNull(read.getTraceId());
+  }
+}
