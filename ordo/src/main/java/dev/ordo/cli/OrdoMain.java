@@ -1,0 +1,97 @@
+package dev.ordo.cli;
+
+import dev.ordo.cli.internal.VersionProvider;
+import dev.ordo.server.StartupException;
+import dev.ordo.server.internal.Messages;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code ordo} command line. Errors are one line on stderr and a non-zero exit: 2 for bad
+ * flags, 1 when the command could not do its work.
+ */
+@Command(
+    name = "ordo",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    usageHelpAutoWidth = true,
+    description = "Ordo: a Kafka-native priority queue and delay service.",
+    subcommands = {ServerCommand.class, CommandLine.HelpCommand.class})
+public final class OrdoMain implements Callable<Integer> {
+  /** Exit code when a command failed at run time (bad directory, port in use, Kafka unreachable...). */
+  public static final int EXIT_FAILURE = 1;
+  /** Exit code for bad flags and arguments. */
+  public static final int EXIT_USAGE = 2;
+
+  /** The log4j2 configuration of the distribution (the Kafka jars bring one of their own). */
+  static final String LOG_CONFIG = "ordo-log4j2.properties";
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().getErr().println("ordo: missing command (try 'ordo --help')");
+    return EXIT_USAGE;
+  }
+
+  public static void main(String[] args) {
+    if (System.getProperty("log4j2.configurationFile") == null) {
+      System.setProperty("log4j2.configurationFile", LOG_CONFIG);
+    }
+    // Log4j's own shutdown hook would stop logging before ours has stopped the server.
+    System.setProperty("log4j2.shutdownHookEnabled", "false");
+    int code = commandLine().execute(args);
+    shutdownLogging();
+    System.exit(code);
+  }
+
+  /** The full command line with Ordo's error handling; {@code execute} returns the exit code. */
+  public static CommandLine commandLine() {
+    return commandLine(CommandLine.defaultFactory());
+  }
+
+  /** As {@link #commandLine()}, creating commands with {@code factory} (tests pass their own ServerCommand). */
+  public static CommandLine commandLine(CommandLine.IFactory factory) {
+    CommandLine cl = new CommandLine(new OrdoMain(), factory);
+    cl.setParameterExceptionHandler(OrdoMain::onBadArguments);
+    cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> onFailure(e, commandLine));
+    return cl;
+  }
+
+  private static int onBadArguments(ParameterException e, String[] args) {
+    CommandLine cl = e.getCommandLine();
+    PrintWriter err = cl.getErr();
+    String name = cl.getCommandSpec().qualifiedName();
+    err.println(name + ": " + oneLine(e.getMessage()) + " (see '" + name + " --help')");
+    err.flush();
+    return EXIT_USAGE;
+  }
+
+  private static int onFailure(Exception e, CommandLine cl) {
+    PrintWriter err = cl.getErr();
+    String name = cl.getCommandSpec().qualifiedName();
+    if (e instanceof StartupException) {
+      err.println(name + ": " + oneLine(e.getMessage()));
+    } else {
+      org.slf4j.LoggerFactory.getLogger(OrdoMain.class).debug("Command failed", e);
+      err.println(name + ": unexpected error: " + e.getClass().getSimpleName() + ": " + Messages.oneLine(e));
+    }
+    err.flush();
+    return EXIT_FAILURE;
+  }
+
+  private static String oneLine(String message) {
+    return message == null ? "" : message.replaceAll("\\s*\\R\\s*", " ").trim();
+  }
+
+  /** Flushes and stops log4j (its shutdown hook is off, see {@link #main}). */
+  static void shutdownLogging() {
+    org.apache.logging.log4j.LogManager.shutdown();
+  }
+}

@@ -1,0 +1,16 @@
+package dev.ordo.server;
+
+import java.util.List;
+
+/**
+ * The components {@code ordo server} runs, in start order. Add new ones here (the queue topology,
+ * the delay-tier forwarders, the HTTP API over interactive queries...).
+ */
+public final class Components {
+  private Components() {}
+
+  /** A fresh list of fresh components for one server. */
+  public static List<ServerComponent> standard() {
+    return List.of();
+  }
+}

@@ -1,0 +1,310 @@
+package dev.ordo.server;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.server.internal.EmbeddedKafka;
+import dev.ordo.server.internal.Messages;
+import dev.ordo.server.internal.RoutingHttpServer;
+import dev.ordo.server.internal.StateDir;
+import dev.ordo.server.internal.TopicProvisioner;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Ordo server: the state directory, the HTTP server, Kafka (embedded or external), the
+ * cluster's topics, then the {@link ServerComponent}s in order.
+ *
+ * <pre>{@code
+ * try (OrdoServer server = new OrdoServer(config, Components.standard())) {
+ *   server.start();                 // StartupException: one-line reason
+ *   server.bootstrapServers(); server.httpAddress();
+ *   server.awaitClosed();
+ * }
+ * }</pre>
+ */
+public final class OrdoServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OrdoServer.class);
+  private static final Duration KAFKA_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+  private enum State { NEW, STARTING, RUNNING, STOPPING, CLOSED }
+
+  private final ServerConfig config;
+  private final List<ServerComponent> components;
+  private final List<ServerComponent> started = new ArrayList<>();
+  private final CountDownLatch closedLatch = new CountDownLatch(1);
+
+  private volatile State state = State.NEW;
+  private StateDir stateDir;
+  private RoutingHttpServer http;
+  private EmbeddedKafka embedded;
+  private String bootstrapServers;
+  private ClusterLayout layout;
+  private List<String> createdTopics = List.of();
+  private Duration startDuration;
+
+  public OrdoServer(ServerConfig config, List<ServerComponent> components) {
+    this.config = config;
+    this.components = List.copyOf(components);
+  }
+
+  /**
+   * Starts everything, or fails with a {@link StartupException} whose message is one line for the
+   * user, having released whatever it had started.
+   */
+  public synchronized void start() {
+    if (state != State.NEW) {
+      throw new IllegalStateException("server was already started");
+    }
+    state = State.STARTING;
+    long t0 = System.nanoTime();
+    try {
+      stateDir = StateDir.open(config.stateDir());
+      http = RoutingHttpServer.start(config.httpHost(), config.httpPort());
+      http.get("/health", request -> health());
+      if (config.embeddedKafka()) {
+        embedded = EmbeddedKafka.start(stateDir.path().resolve("kafka"), config.kafkaPort());
+        bootstrapServers = embedded.bootstrapServers();
+      } else {
+        bootstrapServers = config.bootstrapServers().orElseThrow();
+      }
+      ClusterLayout base = new ClusterLayout(config.topics(),
+          config.partitions().orElse(ServerConfig.DEFAULT_PARTITIONS), config.delayTiers());
+      try (Admin admin = Admin.create(adminProperties())) {
+        awaitKafka(admin);
+        TopicProvisioner.Result result = new TopicProvisioner(admin).ensure(base, config.partitions());
+        layout = result.layout();
+        createdTopics = result.created();
+      }
+      ServerContext ctx = new Context();
+      for (ServerComponent component : components) {
+        LOG.info("Starting {}", component.name());
+        started.add(component);
+        try {
+          component.start(ctx);
+        } catch (StartupException e) {
+          throw new StartupException(component.name() + ": " + e.getMessage(), e);
+        } catch (Exception e) {
+          throw new StartupException(component.name() + " failed to start: " + Messages.oneLine(e), e);
+        }
+      }
+      startDuration = Duration.ofNanos(System.nanoTime() - t0);
+      state = State.RUNNING;
+      LOG.info("Ordo started in {} ms", startDuration.toMillis());
+    } catch (RuntimeException e) {
+      LOG.debug("Start failed", e);
+      stopAll();
+      state = State.CLOSED;
+      closedLatch.countDown();
+      if (e instanceof StartupException) {
+        throw e;
+      }
+      throw new StartupException("unexpected error while starting: " + Messages.oneLine(e), e);
+    }
+  }
+
+  private Properties adminProperties() {
+    Properties props = new Properties();
+    props.putAll(kafkaClientConfig());
+    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) KAFKA_CONNECT_TIMEOUT.toMillis());
+    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    return props;
+  }
+
+  private Map<String, Object> kafkaClientConfig() {
+    Map<String, Object> c = new HashMap<>();
+    c.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    return c;
+  }
+
+  private void awaitKafka(Admin admin) {
+    try {
+      admin.describeCluster().nodes().get(KAFKA_CONNECT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new StartupException("cannot reach Kafka at " + bootstrapServers + " within "
+          + KAFKA_CONNECT_TIMEOUT.toSeconds() + " s; check --bootstrap-servers"
+          + (e instanceof ExecutionException ? " (" + Messages.oneLine(e) + ")" : ""));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StartupException("interrupted while connecting to Kafka at " + bootstrapServers);
+    }
+  }
+
+  private HttpResponse health() {
+    Map<String, Object> body = new LinkedHashMap<>();
+    State s = state;
+    Map<String, String> componentStatus = new LinkedHashMap<>();
+    boolean up = s == State.RUNNING;
+    for (ServerComponent c : s == State.RUNNING ? components : List.<ServerComponent>of()) {
+      String status;
+      try {
+        status = c.status();
+      } catch (RuntimeException e) {
+        status = "DOWN";
+      }
+      componentStatus.put(c.name(), status);
+      up &= "UP".equals(status);
+    }
+    body.put("status", up ? "UP" : s == State.RUNNING ? "DEGRADED" : s.name());
+    body.put("cluster", config.topics().cluster());
+    body.put("kafka", bootstrapServers);
+    body.put("embeddedKafka", config.embeddedKafka());
+    if (layout != null) {
+      body.put("partitions", layout.partitions());
+    }
+    body.put("components", componentStatus);
+    return HttpResponse.json(up ? 200 : 503, body);
+  }
+
+  /** True once the server is closed, or its start failed. */
+  public boolean isClosed() {
+    return state == State.CLOSED;
+  }
+
+  /** Blocks until {@link #close()} has finished (or a start failed). */
+  public void awaitClosed() throws InterruptedException {
+    closedLatch.await();
+  }
+
+  public boolean awaitClosed(Duration timeout) throws InterruptedException {
+    return closedLatch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops the components in reverse order, then HTTP, then the embedded broker. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (state == State.CLOSED || state == State.STOPPING) {
+        return;
+      }
+      if (state == State.NEW) {
+        state = State.CLOSED;
+        closedLatch.countDown();
+        return;
+      }
+      state = State.STOPPING;
+      long t0 = System.nanoTime();
+      stopAll();
+      state = State.CLOSED;
+      LOG.info("Ordo stopped in {} ms", Duration.ofNanos(System.nanoTime() - t0).toMillis());
+    }
+    closedLatch.countDown();
+  }
+
+  private void stopAll() {
+    for (int i = started.size() - 1; i >= 0; i--) {
+      ServerComponent c = started.get(i);
+      try {
+        LOG.info("Stopping {}", c.name());
+        c.close();
+      } catch (RuntimeException e) {
+        LOG.warn("{} did not close cleanly: {}", c.name(), e.toString());
+      }
+    }
+    started.clear();
+    if (http != null) {
+      http.close();
+    }
+    if (embedded != null) {
+      embedded.close();
+    }
+    if (stateDir != null) {
+      stateDir.close();
+    }
+  }
+
+  public ServerConfig config() {
+    return config;
+  }
+
+  /** The Kafka address in use: the embedded broker's, or {@code --bootstrap-servers}. */
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  public boolean embeddedKafka() {
+    return embedded != null;
+  }
+
+  /** The embedded broker's data directory, if one runs. */
+  public Optional<Path> kafkaDataDir() {
+    return Optional.ofNullable(embedded).map(EmbeddedKafka::dataDir);
+  }
+
+  public URI httpAddress() {
+    return http.address();
+  }
+
+  public ClusterLayout layout() {
+    return layout;
+  }
+
+  public List<String> createdTopics() {
+    return createdTopics;
+  }
+
+  public Path stateDir() {
+    return stateDir.path();
+  }
+
+  public Duration startDuration() {
+    return startDuration;
+  }
+
+  private final class Context implements ServerContext {
+    @Override
+    public String bootstrapServers() {
+      return bootstrapServers;
+    }
+
+    @Override
+    public Map<String, Object> kafkaClientConfig() {
+      return OrdoServer.this.kafkaClientConfig();
+    }
+
+    @Override
+    public ClusterTopics topics() {
+      return layout.topics();
+    }
+
+    @Override
+    public ClusterLayout layout() {
+      return layout;
+    }
+
+    @Override
+    public int partitions() {
+      return layout.partitions();
+    }
+
+    @Override
+    public List<Duration> delayTiers() {
+      return layout.delayTiers();
+    }
+
+    @Override
+    public Path stateDir() {
+      return stateDir.path();
+    }
+
+    @Override
+    public HttpRouter http() {
+      return http;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package dev.ordo.server;
+
+import dev.ordo.api.ClusterTopics;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** What a {@link ServerComponent} gets from the server it runs in. */
+public interface ServerContext {
+  /** The Kafka bootstrap servers: the embedded broker's address or {@code --bootstrap-servers}. */
+  String bootstrapServers();
+
+  /**
+   * Base configuration for any Kafka client a component creates ({@code bootstrap.servers}, and
+   * later security settings). A fresh mutable copy on every call: add your own settings to it.
+   */
+  Map<String, Object> kafkaClientConfig();
+
+  /** The cluster's topic names ({@code --cluster}). */
+  ClusterTopics topics();
+
+  /** The specs of the cluster's topics; all of them exist when components start. */
+  ClusterLayout layout();
+
+  /** The partition count of {@code items}, {@code commands} and {@code deliveries} (equal). */
+  int partitions();
+
+  /** The delay tiers ({@code --delay-tiers}), strictly increasing. */
+  List<Duration> delayTiers();
+
+  /**
+   * The server's state directory ({@code --state-dir}), locked by this server. Give each component
+   * its own subdirectory, e.g. {@code stateDir().resolve("streams")}; {@code kafka/} is the
+   * embedded broker's.
+   */
+  Path stateDir();
+
+  /** Where components register their HTTP endpoints. */
+  HttpRouter http();
+}

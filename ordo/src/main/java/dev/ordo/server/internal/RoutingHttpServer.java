@@ -1,0 +1,272 @@
+package dev.ordo.server.internal;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.ordo.server.HttpRequest;
+import dev.ordo.server.HttpResponse;
+import dev.ordo.server.HttpRouter;
+import dev.ordo.server.StartupException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The JDK's {@link HttpServer} with a small router of {@code {param}} path patterns and JSON answers. */
+public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RoutingHttpServer.class);
+  /** Request bodies above this are refused (413). */
+  static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+  private record Route(String method, String pattern, String[] segments, Handler handler) {}
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final List<Route> routes = new CopyOnWriteArrayList<>();
+
+  private RoutingHttpServer(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /** Binds {@code host:port} (0 = any free port) and starts serving. */
+  public static RoutingHttpServer start(String host, int port) {
+    HttpServer server;
+    try {
+      server = HttpServer.create(new InetSocketAddress(host, port), 64);
+    } catch (BindException e) {
+      if (port == 0) {
+        throw new StartupException("cannot listen for HTTP on " + host + ": " + e.getMessage());
+      }
+      throw Ports.portInUse("HTTP port", "--http-port", port);
+    } catch (IOException e) {
+      throw new StartupException("cannot listen for HTTP on " + host + ":" + port + ": " + e.getMessage());
+    }
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService executor = Executors.newFixedThreadPool(8, r -> {
+      Thread t = new Thread(r, "ordo-http-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    RoutingHttpServer routing = new RoutingHttpServer(server, executor);
+    server.createContext("/", routing::serve);
+    server.setExecutor(executor);
+    server.start();
+    return routing;
+  }
+
+  /** The address clients use, e.g. {@code http://127.0.0.1:7070}. */
+  public URI address() {
+    InetSocketAddress a = server.getAddress();
+    String host = a.getAddress().isAnyLocalAddress() ? "127.0.0.1" : a.getAddress().getHostAddress();
+    if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
+    return URI.create("http://" + host + ":" + a.getPort());
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  @Override
+  public void route(String method, String path, Handler handler) {
+    if (!path.startsWith("/")) {
+      throw new IllegalArgumentException("a route's path starts with '/': " + path);
+    }
+    String m = method.toUpperCase(Locale.ROOT);
+    String[] segments = split(path);
+    synchronized (routes) {
+      for (Route r : routes) {
+        if (r.method.equals(m) && samePattern(r.segments, segments)) {
+          throw new IllegalArgumentException("route " + m + " " + path + " is already registered as " + r.pattern);
+        }
+      }
+      routes.add(new Route(m, path, segments, handler));
+    }
+  }
+
+  private static boolean samePattern(String[] a, String[] b) {
+    if (a.length != b.length) {
+      return false;
+    }
+    for (int i = 0; i < a.length; i++) {
+      boolean pa = isParam(a[i]);
+      boolean pb = isParam(b[i]);
+      if (pa != pb || (!pa && !a[i].equals(b[i]))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isParam(String segment) {
+    return segment.length() > 2 && segment.startsWith("{") && segment.endsWith("}");
+  }
+
+  private static String[] split(String path) {
+    String p = path;
+    while (p.length() > 1 && p.endsWith("/")) {
+      p = p.substring(0, p.length() - 1);
+    }
+    return Arrays.stream(p.split("/")).filter(s -> !s.isEmpty()).toArray(String[]::new);
+  }
+
+  private void serve(HttpExchange exchange) {
+    HttpResponse response;
+    try {
+      response = dispatch(exchange);
+    } catch (Throwable e) {
+      LOG.error("HTTP {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+      response = HttpResponse.error(500, "internal error: " + Messages.oneLine(e));
+    }
+    try {
+      send(exchange, response);
+    } catch (IOException e) {
+      LOG.debug("Could not send the HTTP response: {}", e.toString());
+    } finally {
+      exchange.close();
+    }
+  }
+
+  private HttpResponse dispatch(HttpExchange exchange) throws IOException {
+    String method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
+    String rawPath = exchange.getRequestURI().getRawPath();
+    String[] raw = split(rawPath == null ? "/" : rawPath);
+    String[] segments = new String[raw.length];
+    for (int i = 0; i < raw.length; i++) {
+      segments[i] = URLDecoder.decode(raw[i].replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+    TreeSet<String> allowed = new TreeSet<>();
+    for (Route route : routes) {
+      Map<String, String> params = match(route.segments, segments);
+      if (params == null) {
+        continue;
+      }
+      if (!route.method.equals(method) && !(method.equals("HEAD") && route.method.equals("GET"))) {
+        allowed.add(route.method);
+        continue;
+      }
+      byte[] body = readBody(exchange);
+      if (body == null) {
+        return HttpResponse.error(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
+      }
+      HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params,
+          query(exchange.getRequestURI().getRawQuery()), headers(exchange), body);
+      try {
+        HttpResponse response = route.handler.handle(request);
+        return response == null ? HttpResponse.error(500, "handler returned no response") : response;
+      } catch (IllegalArgumentException e) {
+        return HttpResponse.error(400, String.valueOf(e.getMessage()));
+      } catch (Exception e) {
+        LOG.error("HTTP {} {} failed", method, rawPath, e);
+        return HttpResponse.error(500, "internal error: " + Messages.oneLine(e));
+      }
+    }
+    if (!allowed.isEmpty()) {
+      return HttpResponse.error(405, "method " + method + " not allowed on " + rawPath + "; allowed: " + allowed)
+          .withHeader("Allow", String.join(", ", allowed));
+    }
+    return HttpResponse.error(404, "no such endpoint: " + method + " " + rawPath);
+  }
+
+  private static Map<String, String> match(String[] pattern, String[] segments) {
+    if (pattern.length != segments.length) {
+      return null;
+    }
+    Map<String, String> params = new LinkedHashMap<>();
+    for (int i = 0; i < pattern.length; i++) {
+      if (isParam(pattern[i])) {
+        params.put(pattern[i].substring(1, pattern[i].length() - 1), segments[i]);
+      } else if (!pattern[i].equals(segments[i])) {
+        return null;
+      }
+    }
+    return params;
+  }
+
+  private static byte[] readBody(HttpExchange exchange) throws IOException {
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      return body.length > MAX_BODY_BYTES ? null : body;
+    }
+  }
+
+  private static Map<String, List<String>> query(String rawQuery) {
+    Map<String, List<String>> query = new LinkedHashMap<>();
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return query;
+    }
+    for (String pair : rawQuery.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      query.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
+    }
+    return query;
+  }
+
+  private static Map<String, List<String>> headers(HttpExchange exchange) {
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), List.copyOf(v)));
+    return headers;
+  }
+
+  private static void send(HttpExchange exchange, HttpResponse response) throws IOException {
+    byte[] bytes;
+    Object body = response.body();
+    if (body == null) {
+      bytes = new byte[0];
+    } else if (body instanceof byte[] b) {
+      bytes = b;
+    } else if (body instanceof String s && !HttpResponse.APPLICATION_JSON.equals(response.contentType())) {
+      bytes = s.getBytes(StandardCharsets.UTF_8);
+    } else {
+      bytes = HttpResponse.JSON.writeValueAsBytes(body);
+    }
+    if (response.contentType() != null && bytes.length > 0) {
+      exchange.getResponseHeaders().set("Content-Type", response.contentType());
+    }
+    response.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
+    boolean head = exchange.getRequestMethod().equalsIgnoreCase("HEAD");
+    if (head || bytes.length == 0) {
+      exchange.sendResponseHeaders(response.status(), -1);
+      return;
+    }
+    exchange.sendResponseHeaders(response.status(), bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdown();
+    try {
+      executor.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
