@@ -35,8 +35,13 @@ public final class KafkaClusterExtension implements BeforeAllCallback, Parameter
     if (spec == null) {
       throw new ParameterResolutionException("annotate the test class with @KafkaCluster");
     }
-    // Stored in the root of the class's context: the store closes it after the class.
-    ExtensionContext.Store store = context.getRoot().getStore(NAMESPACE);
+    // Stored in the annotated class's own context: its store closes the cluster after that class,
+    // so clusters of earlier classes do not stay up (and use memory and CPU) for the whole run.
+    ExtensionContext owner = context;
+    while (!(owner.getElement().orElse(null) == testClass) && owner.getParent().isPresent()) {
+      owner = owner.getParent().get();
+    }
+    ExtensionContext.Store store = owner.getStore(NAMESPACE);
     Class<?> key = testClass;
     return store.getOrComputeIfAbsent(key, k -> RealKafka.start(spec.brokers()), RealKafka.class);
   }
