@@ -6,6 +6,7 @@ import dev.ordo.server.StartupException;
 import dev.ordo.server.TopicSpec;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,9 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +55,43 @@ public final class TopicProvisioner {
    * @return the layout in force (its partition count) and the topics created
    */
   public Result ensure(ClusterLayout base, OptionalInt requestedPartitions) {
-    Map<String, TopicDescription> existing = describeExisting(base.specs());
+    List<String> created = new ArrayList<>();
+    for (int attempt = 1; ; attempt++) {
+      Map<String, TopicDescription> existing = describeExisting(base.specs());
+      ClusterLayout layout = check(base, requestedPartitions, existing);
+      List<NewTopic> missing = new ArrayList<>();
+      for (TopicSpec spec : layout.specs()) {
+        if (!existing.containsKey(spec.name())) {
+          missing.add(new NewTopic(spec.name(), Optional.of(spec.partitions()), Optional.empty()).configs(spec.configs()));
+        }
+      }
+      if (missing.isEmpty()) {
+        return new Result(layout, sorted(created));
+      }
+      List<String> made = new ArrayList<>();
+      List<String> raced = new ArrayList<>();
+      create(missing, made, raced);
+      if (!made.isEmpty()) {
+        LOG.info("Created topics {}", sorted(made));
+        created.addAll(made);
+      }
+      // A topic is in the controller's metadata before every broker knows it: wait until it can be
+      // described, so that components (and the checks below) find it.
+      awaitVisible(made);
+      awaitVisible(raced);
+      if (raced.isEmpty()) {
+        return new Result(layout, sorted(created));
+      }
+      // Someone else made some of them meanwhile (another ordo instance, or a topic not yet
+      // visible to the broker we asked): check them like any existing topic.
+      if (attempt >= 3) {
+        throw new StartupException("topics " + raced + " keep appearing and disappearing; is another tool deleting them?");
+      }
+    }
+  }
 
+  /** Checks the existing topics against the layout; returns the layout with the partition count in force. */
+  private ClusterLayout check(ClusterLayout base, OptionalInt requestedPartitions, Map<String, TopicDescription> existing) {
     // 1. The partition count: co-partitioned topics must agree among themselves and with the flag.
     Map<String, Integer> coCounts = new TreeMap<>();
     for (TopicSpec spec : base.coPartitioned()) {
@@ -98,39 +136,63 @@ public final class TopicProvisioner {
         }
       }
     }
+    return layout;
+  }
 
-    // 3. Create what is missing.
-    List<NewTopic> missing = new ArrayList<>();
-    for (TopicSpec spec : layout.specs()) {
-      if (!existing.containsKey(spec.name())) {
-        missing.add(new NewTopic(spec.name(), Optional.of(spec.partitions()), Optional.empty()).configs(spec.configs()));
-      }
-    }
-    List<String> created = new ArrayList<>();
-    if (!missing.isEmpty()) {
-      Map<String, org.apache.kafka.common.KafkaFuture<Void>> results = admin.createTopics(missing).values();
-      for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<Void>> r : results.entrySet()) {
-        try {
-          r.getValue().get(TIMEOUT_S, TimeUnit.SECONDS);
-          created.add(r.getKey());
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof TopicExistsException) {
-            // Another ordo instance made it at the same time: fine, it used the same layout.
-            LOG.info("Topic {} was created concurrently", r.getKey());
-          } else {
-            throw new StartupException("cannot create topic " + r.getKey() + ": " + Messages.oneLine(e), e);
-          }
-        } catch (TimeoutException e) {
-          throw new StartupException("timed out creating topic " + r.getKey() + " after " + TIMEOUT_S + " s");
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new StartupException("interrupted while creating topics");
+  private void create(List<NewTopic> missing, List<String> made, List<String> raced) {
+    Map<String, KafkaFuture<Void>> results = admin.createTopics(missing).values();
+    for (Map.Entry<String, KafkaFuture<Void>> r : results.entrySet()) {
+      try {
+        r.getValue().get(TIMEOUT_S, TimeUnit.SECONDS);
+        made.add(r.getKey());
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof TopicExistsException) {
+          raced.add(r.getKey());
+        } else {
+          throw new StartupException("cannot create topic " + r.getKey() + ": " + Messages.oneLine(e), e);
         }
+      } catch (TimeoutException e) {
+        throw new StartupException("timed out creating topic " + r.getKey() + " after " + TIMEOUT_S + " s");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StartupException("interrupted while creating topics");
       }
-      java.util.Collections.sort(created);
-      LOG.info("Created topics {}", created);
     }
-    return new Result(layout, List.copyOf(created));
+  }
+
+  private void awaitVisible(List<String> names) {
+    if (names.isEmpty()) {
+      return;
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+    while (true) {
+      try {
+        admin.describeTopics(names).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+          throw new StartupException("topics " + names + " were created but cannot be described: "
+              + Messages.oneLine(e), e);
+        }
+      } catch (TimeoutException e) {
+        throw new StartupException("topics " + names + " were created but cannot be described within " + TIMEOUT_S + " s");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StartupException("interrupted while waiting for new topics");
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StartupException("interrupted while waiting for new topics");
+      }
+    }
+  }
+
+  private static List<String> sorted(List<String> names) {
+    List<String> copy = new ArrayList<>(names);
+    Collections.sort(copy);
+    return List.copyOf(copy);
   }
 
   private static boolean matches(String key, String want, String have) {
@@ -158,7 +220,7 @@ public final class TopicProvisioner {
     return new HashMap<>(get(admin.describeTopics(ours).allTopicNames(), "describe topics"));
   }
 
-  private static <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+  private static <T> T get(KafkaFuture<T> future, String what) {
     try {
       return future.get(TIMEOUT_S, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
