@@ -122,6 +122,10 @@ public final class PriorityStore {
     byte[] prefix = TimerKeySchema.prefix(kind.code);
     byte[] upper = TimerKeySchema.dueBy(kind.code, now);
     List<TimerEntry> out = new ArrayList<>();
+    if (max <= 0) {
+      // An empty answer here means "not looked", not "none due": it must not move the cursor.
+      return out;
+    }
     byte[] start = cursors.start(prefix);
     if (OrderedBytes.compare(start, upper) > 0) {
       return out;

@@ -1,0 +1,276 @@
+package dev.ordo.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.ordo.schema.ItemState;
+import dev.ordo.schema.StoredItem;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.lifecycle.AfterTry;
+import net.jqwik.api.lifecycle.BeforeTry;
+
+/**
+ * Random sequences of transitions against a {@link PriorityStore} on RocksDB and against a
+ * trivial model (a map from offset to item, every answer computed by sorting it). After the steps
+ * the store must give the model's answers: ready heads, due timers, oldest ready time, counts,
+ * topics and items. This is what shows that the scan cursors never hide an item: pops move the
+ * cursors forward over tombstones, and later items land below them (a higher priority, an older
+ * ready time, an earlier timer), in any interleaving with restarts (a fresh instance, no cursors).
+ *
+ * <p>Values come from small domains with the extremes in them, so ties, negative priorities and
+ * MIN/MAX times occur in almost every sequence, and topic names include a prefix pair ("a", "ab"),
+ * a multi-byte name and two namespaces.
+ */
+class PriorityStoreModelProperties {
+  private static final int ALL = 1_000;
+  private static final List<String[]> TOPICS =
+      List.of(new String[] {"n", "a"}, new String[] {"n", "ab"}, new String[] {"n", "\u00e9\u65e5"}, new String[] {"n2", "a"});
+  private static final List<String> NAMESPACES = List.of("n", "n2", "n\u00e9");
+  private static final long[] PROBES = {Long.MIN_VALUE, -1, 2, 4, Long.MAX_VALUE};
+
+  private RocksKv rocks;
+
+  @BeforeTry
+  void open() {
+    rocks = RocksKv.open("model");
+  }
+
+  @AfterTry
+  void close() {
+    rocks.close();
+  }
+
+  /** The model's answers after every step. */
+  @Property(seed = "42", tries = 150)
+  void agreesWithTheModelAfterEveryStep(@ForAll("sequences") List<Op> ops) {
+    Run run = new Run(rocks);
+    for (Op op : ops) {
+      run.apply(op);
+      run.check();
+    }
+  }
+
+  /** Checks only at random points, so several transitions and pops pile up between two scans. */
+  @Property(seed = "43", tries = 150)
+  void agreesWithTheModelWhenScansAreRare(@ForAll("sequences") List<Op> ops) {
+    Run run = new Run(rocks);
+    for (Op op : ops) {
+      run.apply(op);
+      if (op instanceof Check) {
+        run.check();
+      }
+    }
+    run.check();
+  }
+
+  // ---- operations ----
+
+  sealed interface Op permits Put, Delete, Pop, Lease, Fire, Restart, Check {}
+
+  /** Insert, or replace the item at {@code slot} (its topic stays: an item never changes topic). */
+  record Put(int slot, int topic, ItemState state, int priority, long readyAt, long leaseExpiresAt, Long expiresAt)
+      implements Op {}
+
+  record Delete(int slot) implements Op {}
+
+  /** Dequeue and ack: readyHead, then READY → LEASED → deleted for each, as the topology does. */
+  record Pop(int topic, int batch) implements Op {}
+
+  /** Dequeue without ack: READY → LEASED. */
+  record Lease(int topic, int batch, long leaseExpiresAt) implements Op {}
+
+  /** A punctuation: the due timers of one kind, acted on (DUE → READY, LEASE → READY or gone, TTL → gone). */
+  record Fire(TimerKind kind, long now, int max, boolean redeliver) implements Op {}
+
+  /** A new instance over the same state: the cursors are lost, as when a task moves. */
+  record Restart() implements Op {}
+
+  record Check() implements Op {}
+
+  @Provide
+  Arbitrary<List<Op>> sequences() {
+    Arbitrary<Integer> slots = Arbitraries.integers().between(0, 15);
+    Arbitrary<Integer> topics = Arbitraries.integers().between(0, TOPICS.size() - 1);
+    Arbitrary<Integer> priorities = Arbitraries.of(Integer.MIN_VALUE, -1, 0, 1, 2, Integer.MAX_VALUE);
+    Arbitrary<Long> times = Arbitraries.frequencyOf(
+        Tuple.of(6, Arbitraries.longs().between(-2, 6)),
+        Tuple.of(1, Arbitraries.of(Long.MIN_VALUE, Long.MAX_VALUE)));
+    Arbitrary<Long> ttls = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(null)), Tuple.of(1, times));
+    Arbitrary<Op> put = Combinators.combine(slots, topics, Arbitraries.of(ItemState.class), priorities, times, times, ttls)
+        .as(Put::new);
+    Arbitrary<Op> delete = slots.map(Delete::new);
+    Arbitrary<Integer> batches = Arbitraries.integers().between(1, 5);
+    Arbitrary<Op> pop = Combinators.combine(topics, batches).as(Pop::new);
+    Arbitrary<Op> lease = Combinators.combine(topics, batches, times).as(Lease::new);
+    Arbitrary<Op> fire = Combinators.combine(Arbitraries.of(TimerKind.class), times, batches, Arbitraries.of(true, false))
+        .as(Fire::new);
+    Arbitrary<Op> op = Arbitraries.frequencyOf(
+        Tuple.of(8, put),
+        Tuple.of(1, delete),
+        Tuple.of(3, pop),
+        Tuple.of(1, lease),
+        Tuple.of(2, fire),
+        Tuple.of(1, Arbitraries.just(new Restart())),
+        Tuple.of(2, Arbitraries.just(new Check())));
+    return op.list().ofMinSize(1).ofMaxSize(80);
+  }
+
+  // ---- store and model side by side ----
+
+  private static final class Run {
+    private final RocksKv rocks;
+    private PriorityStore store;
+    private final Map<Long, StoredItem> model = new TreeMap<>();
+
+    Run(RocksKv rocks) {
+      this.rocks = rocks;
+      this.store = new PriorityStore(rocks.kv);
+    }
+
+    void apply(Op op) {
+      if (op instanceof Put p) {
+        StoredItem before = model.get((long) p.slot());
+        String[] nt = before == null ? TOPICS.get(p.topic())
+            : new String[] {before.getItem().getNamespace(), before.getItem().getTopic()};
+        StoredItem after = Items.stored(nt[0], nt[1], p.priority(), p.state(), p.readyAt(), p.leaseExpiresAt(),
+            p.expiresAt(), new byte[] {(byte) p.slot()});
+        transition(p.slot(), after);
+      } else if (op instanceof Delete d) {
+        transition(d.slot(), null);
+      } else if (op instanceof Pop p) {
+        String[] nt = TOPICS.get(p.topic());
+        List<ReadyEntry> head = store.readyHead(nt[0], nt[1], p.batch());
+        assertEquals(limit(ready(nt), p.batch()), head, "readyHead before a pop");
+        for (ReadyEntry e : head) {
+          transition(e.offset(), Items.leased(model.get(e.offset()), 42));
+          transition(e.offset(), null);
+        }
+      } else if (op instanceof Lease l) {
+        String[] nt = TOPICS.get(l.topic());
+        List<ReadyEntry> head = store.readyHead(nt[0], nt[1], l.batch());
+        assertEquals(limit(ready(nt), l.batch()), head, "readyHead before a lease");
+        for (ReadyEntry e : head) {
+          transition(e.offset(), Items.leased(model.get(e.offset()), l.leaseExpiresAt()));
+        }
+      } else if (op instanceof Fire f) {
+        List<TimerEntry> due = store.dueTimers(f.kind(), f.now(), f.max());
+        assertEquals(limit(timers(f.kind(), f.now()), f.max()), due, "dueTimers " + f.kind() + " at " + f.now());
+        for (TimerEntry t : due) {
+          StoredItem s = model.get(t.offset());
+          StoredItem next = switch (t.kind()) {
+            case DUE -> StoredItem.newBuilder(s).setState(ItemState.READY).build();
+            case LEASE -> f.redeliver()
+                ? StoredItem.newBuilder(s).setState(ItemState.READY).setLeaseExpiresAt(null).build() : null;
+            case TTL -> null;
+          };
+          transition(t.offset(), next);
+        }
+      } else if (op instanceof Restart) {
+        store = new PriorityStore(rocks.kv);
+      }
+    }
+
+    private void transition(long offset, StoredItem after) {
+      StoredItem before = model.get(offset);
+      if (before == null && after == null) {
+        return;
+      }
+      store.transition(offset, before, after);
+      if (after == null) {
+        model.remove(offset);
+      } else {
+        model.put(offset, after);
+      }
+    }
+
+    void check() {
+      for (String[] nt : TOPICS) {
+        List<ReadyEntry> expected = ready(nt);
+        String topic = nt[0] + "/" + nt[1];
+        assertEquals(limit(expected, 1), store.readyHead(nt[0], nt[1], 1), "head of " + topic);
+        assertEquals(expected, store.readyHead(nt[0], nt[1], ALL), "ready items of " + topic);
+        assertEquals(limit(expected, 3), store.readyHead(nt[0], nt[1], 3), "first three of " + topic);
+        assertEquals(oldest(nt), store.oldestReadyAt(nt[0], nt[1]), "oldest ready of " + topic);
+        assertEquals(counts(nt[0], nt[1]), store.counts(nt[0], nt[1]), "counts of " + topic);
+      }
+      for (String ns : NAMESPACES) {
+        List<TopicCounts> expected = TOPICS.stream().filter(nt -> nt[0].equals(ns))
+            .sorted(Comparator.comparing((String[] nt) -> nt[1], PriorityStoreModelProperties::compareCodePoints))
+            .map(nt -> counts(nt[0], nt[1])).filter(c -> c.total() > 0).toList();
+        assertEquals(expected, store.topics(ns), "topics of " + ns);
+      }
+      assertEquals(TOPICS.stream().map(nt -> counts(nt[0], nt[1])).filter(c -> c.total() > 0).count(),
+          store.allTopics().size(), "all topics");
+      for (TimerKind kind : TimerKind.values()) {
+        for (long now : PROBES) {
+          assertEquals(limit(timers(kind, now), 2), store.dueTimers(kind, now, 2), kind + " timers due by " + now);
+          assertEquals(timers(kind, now), store.dueTimers(kind, now, ALL), kind + " timers due by " + now);
+        }
+      }
+      for (long slot = 0; slot < 16; slot++) {
+        assertEquals(model.get(slot), store.get(slot), "item " + slot);
+      }
+    }
+
+    private List<ReadyEntry> ready(String[] nt) {
+      return model.entrySet().stream()
+          .filter(e -> e.getValue().getState() == ItemState.READY && in(e.getValue(), nt))
+          .map(e -> new ReadyEntry(e.getValue().getItem().getPriority(), e.getValue().getReadyAt(), e.getKey()))
+          .sorted()
+          .toList();
+    }
+
+    private Long oldest(String[] nt) {
+      return model.values().stream().filter(s -> s.getState() == ItemState.READY && in(s, nt))
+          .map(StoredItem::getReadyAt).min(Long::compare).orElse(null);
+    }
+
+    private List<TimerEntry> timers(TimerKind kind, long now) {
+      List<TimerEntry> out = new ArrayList<>();
+      model.forEach((offset, s) -> {
+        Long due = switch (kind) {
+          case DUE -> s.getState() == ItemState.DELAYED ? s.getReadyAt() : null;
+          case LEASE -> s.getState() == ItemState.LEASED ? s.getLeaseExpiresAt() : null;
+          case TTL -> s.getExpiresAt();
+        };
+        if (due != null && due <= now) {
+          out.add(new TimerEntry(kind, due, offset));
+        }
+      });
+      out.sort(Comparator.comparingLong(TimerEntry::dueAt).thenComparingLong(TimerEntry::offset));
+      return out;
+    }
+
+    private TopicCounts counts(String ns, String topic) {
+      Map<ItemState, Long> byState = model.values().stream().filter(s -> in(s, new String[] {ns, topic}))
+          .collect(Collectors.groupingBy(StoredItem::getState, Collectors.counting()));
+      return new TopicCounts(ns, topic, byState.getOrDefault(ItemState.READY, 0L),
+          byState.getOrDefault(ItemState.DELAYED, 0L), byState.getOrDefault(ItemState.LEASED, 0L),
+          byState.getOrDefault(ItemState.PARKED, 0L));
+    }
+
+    private static boolean in(StoredItem s, String[] nt) {
+      return Objects.equals(s.getItem().getNamespace(), nt[0]) && Objects.equals(s.getItem().getTopic(), nt[1]);
+    }
+  }
+
+  private static <T> List<T> limit(List<T> list, int n) {
+    return list.subList(0, Math.min(n, list.size()));
+  }
+
+  private static int compareCodePoints(String a, String b) {
+    return java.util.Arrays.compare(a.codePoints().toArray(), b.codePoints().toArray());
+  }
+}
