@@ -135,11 +135,12 @@ class DelayRoutingProperties {
         ForwardPlanner planner = new ForwardPlanner(tier, router);
         long now = append;
         Step step = planner.decide(append, dueAt, now);
-        while (step instanceof Step.Wait wait) {
-          if (wait.until() <= now) {
-            throw new AssertionError("wait until " + wait.until() + " is not ahead of " + now);
+        while (!(step instanceof Step.Forward)) {
+          long until = step instanceof Step.Wait wait ? wait.until() : ((Step.Hold) step).until();
+          if (until <= now) {
+            throw new AssertionError("wait until " + until + " is not ahead of " + now);
           }
-          now = wait.until() + latency(random);
+          now = until + latency(random);
           step = planner.decide(append, dueAt, now);
         }
         route = ((Step.Forward) step).route();

@@ -13,7 +13,7 @@ import java.time.Duration;
  * {@code release = min(appendTime + D, dueAt)}: normally append + D; earlier when the record was put
  * into a tier longer than what it had left (the router's slack), so it still reaches its target on
  * time. Leaving, it is routed by {@link TierRouter} on what remains. If less than the shortest tier
- * remains, the record waits at the head until its due time: never early.
+ * remains, the record is held until its due time: never early.
  */
 public final class ForwardPlanner {
   private final long tierMs;
@@ -36,15 +36,25 @@ public final class ForwardPlanner {
     }
     Route route = router.route(dueAt, now);
     if (route instanceof Route.Target target && !target.isDue(now)) {
-      return new Step.Wait(target.notBefore());
+      return new Step.Hold(target.notBefore());
     }
     return new Step.Forward(route);
   }
 
   /** The outcome of {@link #decide}. */
   public sealed interface Step {
-    /** Seek back to the head, pause its partition until {@code until} (epoch ms), then decide again. */
+    /**
+     * Not released yet: seek back to the head, pause its partition until {@code until} (epoch ms), then
+     * decide again. The records behind the head are released no earlier (same tier, later appended).
+     */
     record Wait(long until) implements Step {}
+
+    /**
+     * Released, with less than the shortest tier to go: to the target at {@code until} (its due time).
+     * The records behind it may be due sooner, so it should wait out of line (the forwarder keeps it
+     * aside) rather than at the head of its partition.
+     */
+    record Hold(long until) implements Step {}
 
     /** Produce the record along {@code route} now, in the forwarder's transaction. */
     record Forward(Route route) implements Step {}

@@ -38,7 +38,7 @@ class ForwardPlannerTest {
 
   @Test
   void aHeadWithLessThanTheShortestTierLeftIsHeldUntilItsDueTime() {
-    assertEquals(new Step.Wait(APPEND + 2100), twoSeconds.decide(APPEND, APPEND + 2100, APPEND + 2005));
+    assertEquals(new Step.Hold(APPEND + 2100), twoSeconds.decide(APPEND, APPEND + 2100, APPEND + 2005));
     assertEquals(new Step.Forward(new Route.Target(APPEND + 2100)),
         twoSeconds.decide(APPEND, APPEND + 2100, APPEND + 2100));
   }
