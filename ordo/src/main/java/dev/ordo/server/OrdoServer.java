@@ -138,7 +138,8 @@ public final class OrdoServer implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       throw new StartupException("cannot reach Kafka at " + bootstrapServers + " within "
           + KAFKA_CONNECT_TIMEOUT.toSeconds() + " s; check --bootstrap-servers"
-          + (e instanceof ExecutionException ? " (" + Messages.oneLine(e) + ")" : ""));
+          + (e instanceof ExecutionException && !(e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException)
+              ? " (" + Messages.oneLine(e) + ")" : ""));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StartupException("interrupted while connecting to Kafka at " + bootstrapServers);
