@@ -49,9 +49,13 @@ public final class OrdoServer implements AutoCloseable {
   private final List<ServerComponent> started = new ArrayList<>();
   private final CountDownLatch closedLatch = new CountDownLatch(1);
 
+  private final Object lock = new Object();
   private volatile State state = State.NEW;
+  private volatile boolean closeRequested;
+  private Thread startingThread;
+  private boolean interruptible;
   private StateDir stateDir;
-  private RoutingHttpServer http;
+  private volatile RoutingHttpServer http;
   private EmbeddedKafka embedded;
   private String bootstrapServers;
   private ClusterLayout layout;
@@ -67,32 +71,43 @@ public final class OrdoServer implements AutoCloseable {
    * Starts everything, or fails with a {@link StartupException} whose message is one line for the
    * user, having released whatever it had started.
    */
-  public synchronized void start() {
-    if (state != State.NEW) {
-      throw new IllegalStateException("server was already started");
+  public void start() {
+    synchronized (lock) {
+      if (state != State.NEW) {
+        throw new IllegalStateException("server was already started");
+      }
+      state = State.STARTING;
+      startingThread = Thread.currentThread();
     }
-    state = State.STARTING;
     long t0 = System.nanoTime();
     try {
       stateDir = StateDir.open(config.stateDir());
       http = RoutingHttpServer.start(config.httpHost(), config.httpPort());
       http.get("/health", request -> health());
+      checkNotClosing();
       if (config.embeddedKafka()) {
         embedded = EmbeddedKafka.start(stateDir.path().resolve("kafka"), config.kafkaPort());
         bootstrapServers = embedded.bootstrapServers();
       } else {
         bootstrapServers = config.bootstrapServers().orElseThrow();
       }
+      checkNotClosing();
       ClusterLayout base = new ClusterLayout(config.topics(),
           config.partitions().orElse(ServerConfig.DEFAULT_PARTITIONS), config.delayTiers());
+      // Only waits on Kafka clients may be interrupted by close(): an interrupt inside the broker's
+      // own start-up closes its file channels (ClosedByInterruptException) and halts the JVM.
+      setInterruptible(true);
       try (Admin admin = Admin.create(adminProperties())) {
         awaitKafka(admin);
         TopicProvisioner.Result result = new TopicProvisioner(admin).ensure(base, config.partitions());
         layout = result.layout();
         createdTopics = result.created();
+      } finally {
+        setInterruptible(false);
       }
       ServerContext ctx = new Context();
       for (ServerComponent component : components) {
+        checkNotClosing();
         LOG.info("Starting {}", component.name());
         started.add(component);
         try {
@@ -103,18 +118,47 @@ public final class OrdoServer implements AutoCloseable {
           throw new StartupException(component.name() + " failed to start: " + Messages.oneLine(e), e);
         }
       }
-      startDuration = Duration.ofNanos(System.nanoTime() - t0);
-      state = State.RUNNING;
+      synchronized (lock) {
+        checkNotClosing();
+        startDuration = Duration.ofNanos(System.nanoTime() - t0);
+        state = State.RUNNING;
+        startingThread = null;
+      }
       LOG.info("Ordo started in {} ms", startDuration.toMillis());
     } catch (RuntimeException e) {
       LOG.debug("Start failed", e);
+      boolean interrupted = Thread.interrupted();
       stopAll();
-      state = State.CLOSED;
+      synchronized (lock) {
+        state = State.CLOSED;
+        startingThread = null;
+      }
       closedLatch.countDown();
+      if (interrupted && !closeRequested) {
+        Thread.currentThread().interrupt();
+      }
+      if (closeRequested) {
+        throw new StartupException("stopped while starting", e);
+      }
       if (e instanceof StartupException) {
         throw e;
       }
       throw new StartupException("unexpected error while starting: " + Messages.oneLine(e), e);
+    }
+  }
+
+  private void setInterruptible(boolean value) {
+    synchronized (lock) {
+      interruptible = value;
+      if (!value && !closeRequested) {
+        Thread.interrupted();
+      }
+    }
+  }
+
+  private void checkNotClosing() {
+    if (closeRequested) {
+      throw new StartupException("stopped while starting");
     }
   }
 
@@ -186,25 +230,59 @@ public final class OrdoServer implements AutoCloseable {
     return closedLatch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Stops the components in reverse order, then HTTP, then the embedded broker. Idempotent. */
+  /**
+   * Stops the components in reverse order, then HTTP, then the embedded broker. Idempotent and
+   * thread-safe. During {@link #start()} it makes the start give up at its next step (at once if
+   * it is waiting for an external Kafka), which then releases what it had started. Returns once
+   * the server is closed.
+   */
   @Override
   public void close() {
-    synchronized (this) {
-      if (state == State.CLOSED || state == State.STOPPING) {
-        return;
+    boolean stopHere = false;
+    synchronized (lock) {
+      switch (state) {
+        case NEW -> {
+          state = State.CLOSED;
+          closedLatch.countDown();
+          return;
+        }
+        case STARTING -> {
+          closeRequested = true;
+          if (interruptible && startingThread != null) {
+            startingThread.interrupt();
+          }
+        }
+        case RUNNING -> {
+          state = State.STOPPING;
+          stopHere = true;
+        }
+        default -> {
+          // STOPPING or CLOSED: wait below for whoever is stopping it
+        }
       }
-      if (state == State.NEW) {
-        state = State.CLOSED;
-        closedLatch.countDown();
-        return;
-      }
-      state = State.STOPPING;
+    }
+    if (stopHere) {
       long t0 = System.nanoTime();
       stopAll();
-      state = State.CLOSED;
+      synchronized (lock) {
+        state = State.CLOSED;
+      }
+      closedLatch.countDown();
       LOG.info("Ordo stopped in {} ms", Duration.ofNanos(System.nanoTime() - t0).toMillis());
+      return;
     }
-    closedLatch.countDown();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        closedLatch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void stopAll() {
@@ -247,8 +325,13 @@ public final class OrdoServer implements AutoCloseable {
     return Optional.ofNullable(embedded).map(EmbeddedKafka::dataDir);
   }
 
+  /** The HTTP address; bound early in {@link #start()}, before Kafka. */
   public URI httpAddress() {
-    return http.address();
+    RoutingHttpServer h = http;
+    if (h == null) {
+      throw new IllegalStateException("the HTTP server is not bound yet");
+    }
+    return h.address();
   }
 
   public ClusterLayout layout() {
