@@ -1,0 +1,733 @@
+package dev.ordo.client;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.ItemId;
+import dev.ordo.client.internal.Backoff;
+import dev.ordo.client.internal.CreditSplit;
+import dev.ordo.client.internal.Job;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Delivery;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.Requester;
+import dev.ordo.serde.OrdoSerdeException;
+import dev.ordo.serde.OrdoSerdes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka-native worker of the queue: joins a consumer group on {@code <cluster>.deliveries},
+ * asks the queue for items of the partitions it owns, and runs an {@link ItemHandler} on each on a
+ * worker pool, heartbeating, acking and nacking for it. Talks only to Kafka.
+ *
+ * <p>How it works, step by step:
+ * <ol>
+ *   <li><b>Demand.</b> For each partition {@code p} it owns, it sends a demand to
+ *       {@code commands} partition {@code p} with itself as requester and {@code p} as reply
+ *       partition, for the partition's share of the free slots ({@code max.in.flight} split over
+ *       the owned partitions). The demand is re-sent (replacing) every refresh interval, valid for
+ *       a few intervals, so the queue stops sending to a consumer that died and rebuilds demand lost
+ *       when a queue task moved. When an item finishes, its slot is added back at once (a demand
+ *       with replace=false).</li>
+ *   <li><b>Work.</b> Each item delivered to it starts on a worker thread. What arrives beyond
+ *       {@code max.in.flight} (demand crossing deliveries in flight) is released at once.</li>
+ *   <li><b>Heartbeats.</b> When {@code heartbeat.fraction} of a running item's lease has passed,
+ *       the lease is extended by its duration. A heartbeat answered STALE_LEASE or UNKNOWN_ITEM
+ *       (the item was cancelled, acked or redelivered), or no successful heartbeat before the
+ *       lease's local deadline, means the lease is lost: the handler's thread is interrupted and
+ *       nothing is acked or nacked for it.</li>
+ *   <li><b>Outcome.</b> Normal return: ack. {@link RetryLater}: nack with its delay.
+ *       {@link DeadLetterNow}: nack to the dead-letter topic. Any other exception: nack with
+ *       exponential backoff; the queue dead-letters the item at its max attempts.</li>
+ *   <li><b>Rebalance.</b> On revoke it cancels its demand on the partition and commits its read
+ *       position with a hand-over mark, and keeps working on (and acking) the items it already has:
+ *       commands route by the item's partition, not by who owns the deliveries partition. The new
+ *       owner starts reading at that position, so what was in transit to the old owner is read
+ *       by the new one, which adopts it (the lease is not bound to a requester). After a crash
+ *       there is no hand-over mark and nothing is adopted: the crashed member's items return when
+ *       their leases run out.</li>
+ *   <li><b>Close.</b> It stops asking, lets running handlers finish for the grace period (still
+ *       heartbeating), then interrupts the rest and releases their items, commits and leaves.</li>
+ * </ol>
+ *
+ * <p>The low-level calls ({@link #dequeue}, {@link #ack}, {@link #nack}, {@link #extend},
+ * {@link #activeTopics}...) go through an embedded {@link QueueClient}, which also carries the
+ * consumer's own acks and heartbeats; they work without {@link #start}.
+ */
+public final class LeaseConsumer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LeaseConsumer.class);
+  private static final Duration POLL = Duration.ofMillis(50);
+  private static final String HANDOFF = "ordo-handoff";
+  private static final String RUNNING = "ordo-running";
+  /** Foreign items this close to their lease's end are not adopted: they are about to come back anyway. */
+  private static final long ADOPT_MIN_LEASE_LEFT_MS = 500;
+
+  private enum State { NEW, RUNNING, CLOSING, CLOSED }
+
+  private final LeaseConsumerConfig config;
+  private final ClusterTopics topics;
+  private final QueueClient client;
+  private final String requesterId;
+  private final String memberPrefix;
+  private final String namespace;
+  private final List<String> topicNames;
+  private final int maxInFlight;
+  private final long refreshMs;
+  private final long validityMs;
+  private final double heartbeatFraction;
+  private final Backoff backoff;
+  private final Time time = Time.SYSTEM;
+
+  private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+  private final Map<String, Job> jobs = new ConcurrentHashMap<>();
+  private final Map<Integer, AtomicInteger> inFlightByPartition = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Job> finished = new ConcurrentLinkedQueue<>();
+  private final Object idle = new Object();
+  /** Acks and nacks sent and not yet answered: close waits for them. */
+  private final Set<CompletableFuture<Outcome>> settling = ConcurrentHashMap.newKeySet();
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  private final Counters counters = new Counters();
+
+  // Poll thread only.
+  private final Map<Integer, Owned> owned = new TreeMap<>();
+  private int rotation;
+  private long nextResync;
+  private long nextCommit;
+  private boolean demandCancelled;
+
+  private volatile Set<Integer> assignment = Set.of();
+  private volatile boolean stopPolling;
+  private volatile boolean crashed;
+  private volatile boolean heartbeatsBlocked;
+  private KafkaConsumer<byte[], byte[]> consumer;
+  private ExecutorService workers;
+  private Thread pollThread;
+  private ItemHandler handler;
+
+  /** A partition this consumer owns: whether its previous owner handed it over cleanly. */
+  private record Owned(boolean cleanHandoff) {}
+
+  public LeaseConsumer(Map<String, ?> config) {
+    this(new LeaseConsumerConfig(config));
+  }
+
+  public LeaseConsumer(LeaseConsumerConfig config) {
+    this.config = config;
+    this.topics = config.topics();
+    this.requesterId = config.requesterId();
+    this.memberPrefix = config.groupId() + "/m-";
+    this.namespace = config.namespace();
+    this.topicNames = List.copyOf(config.topicNames());
+    this.maxInFlight = config.maxInFlight();
+    this.refreshMs = config.demandRefresh().toMillis();
+    this.validityMs = config.demandValidity().toMillis();
+    this.heartbeatFraction = config.heartbeatFraction();
+    this.backoff = config.backoff();
+    this.client = new QueueClient(config.clientConfig());
+  }
+
+  // ---- high level ----
+
+  /** Joins the group and starts working on items with {@code handler}; returns at once. */
+  public void start(ItemHandler handler) {
+    if (handler == null) {
+      throw new IllegalArgumentException("handler is missing");
+    }
+    if (!state.compareAndSet(State.NEW, State.RUNNING)) {
+      throw new IllegalStateException("consumer " + requesterId + " was already started or closed");
+    }
+    this.handler = handler;
+    AtomicInteger n = new AtomicInteger();
+    this.workers = Executors.newFixedThreadPool(maxInFlight, r -> {
+      Thread t = new Thread(r, requesterId + "-worker-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.consumer = new KafkaConsumer<>(config.groupConsumerConfigs());
+    this.pollThread = new Thread(this::pollLoop, requesterId + "-poll");
+    this.pollThread.setDaemon(true);
+    this.pollThread.start();
+  }
+
+  /**
+   * {@link #start} and wait until {@link #close} is called from another thread.
+   *
+   * @throws ExecutionException if the consumer stopped on a fatal Kafka error
+   */
+  public void run(ItemHandler handler) throws InterruptedException, ExecutionException {
+    start(handler);
+    terminated.get();
+  }
+
+  /** The partitions of {@code <cluster>.deliveries} this consumer owns now. */
+  public Set<Integer> assignment() {
+    return assignment;
+  }
+
+  /** A snapshot of what this consumer did so far. */
+  public LeaseConsumerStats stats() {
+    return counters.snapshot(jobs.size());
+  }
+
+  /** This consumer's requester id, {@code <group>/m-<random>}. */
+  public String requesterId() {
+    return requesterId;
+  }
+
+  // ---- low level, through the embedded client ----
+
+  /** {@link QueueClient#dequeue} in this consumer's namespace. */
+  public CompletableFuture<List<DeliveredItem>> dequeue(Map<String, Integer> topics, Duration wait) {
+    return client.dequeue(namespace, topics, wait);
+  }
+
+  public CompletableFuture<List<DeliveredItem>> dequeue(String namespace, Map<String, Integer> topics, Duration wait) {
+    return client.dequeue(namespace, topics, wait);
+  }
+
+  public CompletableFuture<Outcome> ack(ItemId id, String leaseId) {
+    return client.ack(id, leaseId);
+  }
+
+  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, Duration delay, byte[] metadata) {
+    return client.nack(id, leaseId, delay, metadata);
+  }
+
+  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
+    return client.nack(id, leaseId, options);
+  }
+
+  public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
+    return client.extend(id, leaseId, lease);
+  }
+
+  public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
+    return client.release(id, leaseId);
+  }
+
+  public CompletableFuture<Outcome> cancel(ItemId id) {
+    return client.cancel(id);
+  }
+
+  /** {@link QueueClient#activeTopics} of this consumer's namespace. */
+  public CompletableFuture<List<TopicActivity>> activeTopics() {
+    return client.activeTopics(namespace);
+  }
+
+  public CompletableFuture<List<TopicActivity>> activeTopics(String namespace) {
+    return client.activeTopics(namespace);
+  }
+
+  /** The embedded client, for anything else. */
+  public QueueClient client() {
+    return client;
+  }
+
+  // ---- the poll thread ----
+
+  private void pollLoop() {
+    Throwable failure = null;
+    try {
+      consumer.subscribe(List.of(topics.deliveries()), new Rebalance());
+      while (!stopPolling) {
+        try {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+            onDelivery(r);
+          }
+        } catch (WakeupException e) {
+          continue;
+        } catch (KafkaException e) {
+          if (!isRetriable(e)) {
+            throw e;
+          }
+          log.warn("Consumer {} failed to poll; retrying", requesterId, e);
+        }
+        long now = time.milliseconds();
+        creditFinished();
+        if (state.get() == State.RUNNING && now >= nextResync) {
+          resync(now);
+        } else if (state.get() == State.CLOSING && !demandCancelled) {
+          cancelDemand(owned.keySet());
+          demandCancelled = true;
+        }
+        heartbeats(now);
+        if (now >= nextCommit) {
+          commit(false);
+          nextCommit = now + refreshMs;
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      log.error("Consumer {} stopped on a fatal error", requesterId, e);
+    } finally {
+      try {
+        consumer.close(crashed ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
+      } catch (RuntimeException e) {
+        log.warn("Closing the group consumer of {} failed", requesterId, e);
+      }
+      assignment = Set.of();
+      if (failure != null) {
+        terminated.completeExceptionally(failure);
+      }
+    }
+  }
+
+  private static boolean isRetriable(KafkaException e) {
+    return e instanceof org.apache.kafka.common.errors.RetriableException;
+  }
+
+  private void onDelivery(ConsumerRecord<byte[], byte[]> record) {
+    Delivery delivery;
+    try {
+      delivery = OrdoSerdes.DELIVERY.decode(record.value());
+    } catch (OrdoSerdeException e) {
+      log.warn("Skipping undecodable delivery at {}-{}@{}: {}", record.topic(), record.partition(), record.offset(),
+          e.getMessage());
+      return;
+    }
+    if (!(delivery.getBody() instanceof DeliveredItem item)) {
+      return;
+    }
+    long now = time.milliseconds();
+    String to = delivery.getRequesterId();
+    if (to.equals(requesterId)) {
+      accept(item, record, now, false);
+    } else if (isGroupMember(to)) {
+      Owned o = owned.get(record.partition());
+      // Only what a member handed over cleanly was never read by it; anything else may be in its hands.
+      if (o != null && o.cleanHandoff() && item.getLeaseExpiresAt() - record.timestamp() > 0
+          && item.getLeaseExpiresAt() > now + ADOPT_MIN_LEASE_LEFT_MS) {
+        log.debug("Adopting item {} in transit to {} when it handed partition {} over", item.getItemId(), to,
+            record.partition());
+        accept(item, record, now, true);
+      }
+    }
+  }
+
+  /** Another member of this group: {@code <group>/m-<id>}, with no further '/'. */
+  private boolean isGroupMember(String id) {
+    return id.startsWith(memberPrefix) && id.indexOf('/', memberPrefix.length()) < 0;
+  }
+
+  private void accept(DeliveredItem item, ConsumerRecord<byte[], byte[]> record, long now, boolean adopted) {
+    if (state.get() != State.RUNNING || jobs.size() >= maxInFlight || jobs.containsKey(Job.key(item))) {
+      counters.released.incrementAndGet();
+      client.releaseQuietly(item);
+      return;
+    }
+    Job job = new Job(item, record.partition(), record.timestamp(), now, heartbeatFraction);
+    jobs.put(job.key(), job);
+    inFlightByPartition.computeIfAbsent(job.partition(), p -> new AtomicInteger()).incrementAndGet();
+    counters.delivered.incrementAndGet();
+    if (adopted) {
+      counters.adopted.incrementAndGet();
+    }
+    workers.execute(() -> work(job));
+  }
+
+  /** Gives back a finished item's slot to its partition at once, rather than at the next resync. */
+  private void creditFinished() {
+    Map<Integer, Integer> done = new HashMap<>();
+    for (Job job = finished.poll(); job != null; job = finished.poll()) {
+      done.merge(job.partition(), 1, Integer::sum);
+    }
+    if (state.get() != State.RUNNING || done.isEmpty()) {
+      return;
+    }
+    Map<Integer, Integer> credits = credits();
+    done.forEach((p, n) -> {
+      int free = Math.min(n, credits.getOrDefault(p, 0));
+      if (free > 0) {
+        demand(p, counts(free), false);
+      }
+    });
+  }
+
+  /** Re-sends every owned partition's demand: its free slots, replacing the previous demand. */
+  private void resync(long now) {
+    rotation++;
+    credits().forEach((p, credit) -> demand(p, counts(credit), true));
+    nextResync = now + refreshMs;
+  }
+
+  private Map<Integer, Integer> credits() {
+    Map<Integer, Integer> inFlight = new HashMap<>();
+    inFlightByPartition.forEach((p, n) -> inFlight.put(p, n.get()));
+    return CreditSplit.credits(maxInFlight, new ArrayList<>(owned.keySet()), inFlight, jobs.size(), rotation);
+  }
+
+  private Map<String, Integer> counts(int n) {
+    Map<String, Integer> counts = new HashMap<>();
+    if (n > 0) {
+      topicNames.forEach(t -> counts.put(t, n));
+    }
+    return counts;
+  }
+
+  private void demand(int partition, Map<String, Integer> counts, boolean replace) {
+    client.sendDemand(partition, new Requester(requesterId, partition), namespace, counts, validityMs, replace)
+        .whenComplete((m, e) -> {
+          if (e != null) {
+            log.warn("Could not send the demand of {} to partition {}; retrying at the next refresh", requesterId,
+                partition, e);
+          }
+        });
+  }
+
+  private void cancelDemand(Collection<Integer> partitions) {
+    for (int p : partitions) {
+      demand(p, Map.of(), true);
+    }
+  }
+
+  private void heartbeats(long now) {
+    for (Job job : jobs.values()) {
+      if (job.expired(now)) {
+        lose(job, "no heartbeat was answered before the lease ran out");
+      } else if (!heartbeatsBlocked && job.heartbeatDue(now)) {
+        job.heartbeatSent();
+        long sentAt = now;
+        client.extend(job.id(), job.item().getLeaseId(), Duration.ofMillis(job.leaseMs())).whenComplete((o, e) -> {
+          if (e != null) {
+            log.debug("Heartbeat of {} failed: {}", job.id(), e.toString());
+            job.heartbeatFailed(time.milliseconds());
+          } else if (o.getResult() == OutcomeResult.APPLIED) {
+            counters.heartbeats.incrementAndGet();
+            job.extended(sentAt);
+          } else {
+            job.heartbeatFailed(time.milliseconds());
+            lose(job, "heartbeat refused: " + o.getResult() + (o.getDetail() == null ? "" : " (" + o.getDetail() + ")"));
+          }
+        });
+      }
+    }
+  }
+
+  private void lose(Job job, String reason) {
+    if (job.lose(reason)) {
+      counters.leaseLost.incrementAndGet();
+      log.info("Lease of item {} lost: {}; interrupting its handler", job.id(), reason);
+    }
+  }
+
+  private void commit(boolean handoff) {
+    if (owned.isEmpty() || crashed) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> offsets = positions(owned.keySet(), handoff);
+    consumer.commitAsync(offsets, (o, e) -> {
+      if (e != null) {
+        log.debug("Committing positions of {} failed: {}", requesterId, e.toString());
+      }
+    });
+  }
+
+  private Map<TopicPartition, OffsetAndMetadata> positions(Collection<Integer> partitions, boolean handoff) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (int p : partitions) {
+      TopicPartition tp = new TopicPartition(topics.deliveries(), p);
+      offsets.put(tp, new OffsetAndMetadata(consumer.position(tp), handoff ? HANDOFF : RUNNING));
+    }
+    return offsets;
+  }
+
+  private final class Rebalance implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      if (crashed || partitions.isEmpty()) {
+        return;
+      }
+      Set<Integer> revoked = new HashSet<>();
+      partitions.forEach(tp -> revoked.add(tp.partition()));
+      cancelDemand(revoked);
+      try {
+        consumer.commitSync(positions(revoked, true));
+      } catch (KafkaException e) {
+        log.warn("Could not commit the hand-over of partitions {} by {}; items in transit wait for their lease",
+            revoked, requesterId, e);
+      }
+      revoked.forEach(owned::remove);
+      assignment = Set.copyOf(owned.keySet());
+      log.info("Consumer {} handed over partitions {}; keeps {}", requesterId, revoked, owned.keySet());
+      nextResync = 0; // the remaining partitions' shares grew
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      partitions.forEach(tp -> owned.remove(tp.partition()));
+      assignment = Set.copyOf(owned.keySet());
+      log.warn("Consumer {} lost partitions {} (left the group without handing them over)", requesterId, partitions);
+      nextResync = 0;
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      if (crashed || partitions.isEmpty()) {
+        return;
+      }
+      Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
+      for (TopicPartition tp : partitions) {
+        OffsetAndMetadata c = committed.get(tp);
+        // Resolve the position before demanding: replies must not land before where we read.
+        consumer.position(tp);
+        owned.put(tp.partition(), new Owned(c != null && HANDOFF.equals(c.metadata())));
+      }
+      assignment = Set.copyOf(owned.keySet());
+      log.info("Consumer {} now owns partitions {}", requesterId, owned.keySet());
+      nextResync = 0;
+    }
+  }
+
+  // ---- workers ----
+
+  private void work(Job job) {
+    boolean ok = false;
+    Throwable failure = null;
+    job.bind(Thread.currentThread());
+    try {
+      handler.handle(new LeasedItem(job));
+      ok = true;
+    } catch (Throwable t) {
+      failure = t;
+    } finally {
+      job.unbind();
+    }
+    try {
+      if (!crashed) {
+        settle(job, ok, failure);
+      }
+    } catch (RuntimeException e) {
+      log.error("Could not settle item {}; it returns when its lease runs out", job.id(), e);
+    } finally {
+      jobs.remove(job.key());
+      inFlightByPartition.get(job.partition()).decrementAndGet();
+      finished.add(job);
+      synchronized (idle) {
+        idle.notifyAll();
+      }
+    }
+  }
+
+  /** Acks, nacks or releases a finished item as its handler's ending asks. */
+  private void settle(Job job, boolean ok, Throwable failure) {
+    DeliveredItem item = job.item();
+    if (job.released()) {
+      return; // close already gave it back
+    }
+    if (ok) {
+      track(client.ack(item)).whenComplete((o, e) -> {
+        if (o != null && o.getResult() == OutcomeResult.APPLIED) {
+          counters.acked.incrementAndGet();
+        } else {
+          counters.ackRefused.incrementAndGet();
+          log.info("Ack of item {} not applied: {}", job.id(), e != null ? e.toString() : o.getResult() + " " + o.getDetail());
+        }
+      });
+      return;
+    }
+    if (job.lost() != null) {
+      return; // the item is no longer ours to nack
+    }
+    if (job.interruptedByClose()) {
+      counters.released.incrementAndGet();
+      client.releaseQuietly(item);
+      return;
+    }
+    NackOptions nack;
+    if (failure instanceof RetryLater r) {
+      nack = NackOptions.retryAfter(r.delay()).withMetadata(r.metadata()).withError(describe(r));
+    } else if (failure instanceof DeadLetterNow d) {
+      nack = NackOptions.deadLetter(describe(d));
+    } else {
+      long delay = backoff.delayMs(item.getAttempt(), ThreadLocalRandom.current().nextDouble());
+      nack = NackOptions.retryAfter(Duration.ofMillis(delay)).withError(describe(failure));
+      log.debug("Handler failed on item {} attempt {}; retry in {} ms", job.id(), item.getAttempt(), delay, failure);
+    }
+    boolean deadLetter = nack.deadLetter();
+    track(client.nack(item, nack)).whenComplete((o, e) -> {
+      if (o != null && o.getResult() == OutcomeResult.APPLIED) {
+        counters.nacked.incrementAndGet();
+        if (deadLetter || (o.getDetail() != null && o.getDetail().startsWith("dead-lettered"))) {
+          counters.deadLettered.incrementAndGet();
+        }
+      } else {
+        log.info("Nack of item {} not applied: {}", job.id(), e != null ? e.toString() : o.getResult() + " " + o.getDetail());
+      }
+    });
+  }
+
+  private CompletableFuture<Outcome> track(CompletableFuture<Outcome> outcome) {
+    settling.add(outcome);
+    outcome.whenComplete((o, e) -> settling.remove(outcome));
+    return outcome;
+  }
+
+  private static String describe(Throwable t) {
+    if (t instanceof HandlerSignal) {
+      return t.getMessage();
+    }
+    String text = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    return text.length() > NackOptions.MAX_ERROR_LENGTH ? text.substring(0, NackOptions.MAX_ERROR_LENGTH) : text;
+  }
+
+  // ---- closing ----
+
+  @Override
+  public void close() {
+    close(config.closeGrace());
+  }
+
+  /**
+   * Stops asking for items, lets running handlers finish for up to {@code grace}, interrupts the
+   * rest and releases their items, then commits, leaves the group and closes the Kafka clients.
+   */
+  public void close(Duration grace) {
+    if (state.compareAndSet(State.NEW, State.CLOSED)) {
+      client.close();
+      terminated.complete(null);
+      return;
+    }
+    if (!state.compareAndSet(State.RUNNING, State.CLOSING)) {
+      return;
+    }
+    consumer.wakeup();
+    long deadline = time.milliseconds() + grace.toMillis();
+    awaitIdle(deadline);
+    if (!jobs.isEmpty()) {
+      log.info("Consumer {} closing: interrupting {} handlers still running after the grace period", requesterId,
+          jobs.size());
+      jobs.values().forEach(Job::interruptForClose);
+      awaitIdle(time.milliseconds() + 1_000);
+      for (Job job : jobs.values()) {
+        if (job.markReleased()) {
+          counters.released.incrementAndGet();
+          client.releaseQuietly(job.item());
+        }
+      }
+    }
+    awaitSettled(deadline);
+    stopPolling = true;
+    consumer.wakeup();
+    joinPollThread();
+    workers.shutdownNow();
+    client.close();
+    state.set(State.CLOSED);
+    terminated.complete(null);
+  }
+
+  private void awaitIdle(long deadline) {
+    synchronized (idle) {
+      long left;
+      while (!jobs.isEmpty() && (left = deadline - time.milliseconds()) > 0) {
+        try {
+          idle.wait(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** Waits for the answers to acks and nacks already sent: until the grace ends, and at least a moment. */
+  private void awaitSettled(long deadline) {
+    CompletableFuture<?>[] pending = settling.toArray(CompletableFuture[]::new);
+    if (pending.length == 0) {
+      return;
+    }
+    long wait = Math.max(deadline - time.milliseconds(), 1_000);
+    try {
+      CompletableFuture.allOf(pending).get(wait, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      // every one was answered or failed; failures were logged where they were settled
+    } catch (java.util.concurrent.TimeoutException e) {
+      log.info("Consumer {} closing with {} acks or nacks unanswered; they were sent and may still apply",
+          requesterId, settling.size());
+    }
+  }
+
+  private void joinPollThread() {
+    try {
+      pollThread.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Simulates a crash for tests: stops polling, heartbeating and working at once and drops the
+   * Kafka clients, sending no ack, nack, release, demand cancel or hand-over. The consumer's
+   * items return when their leases run out.
+   */
+  void crashForTest() {
+    crashed = true;
+    state.set(State.CLOSED);
+    stopPolling = true;
+    if (consumer != null) {
+      consumer.wakeup();
+      joinPollThread();
+    }
+    if (workers != null) {
+      workers.shutdownNow();
+      try {
+        workers.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    client.crashForTest();
+    terminated.complete(null);
+  }
+
+  /** For tests: while true, no heartbeat is sent, so running leases run out. */
+  void blockHeartbeatsForTest(boolean blocked) {
+    this.heartbeatsBlocked = blocked;
+  }
+
+  private static final class Counters {
+    final AtomicLong delivered = new AtomicLong();
+    final AtomicLong adopted = new AtomicLong();
+    final AtomicLong acked = new AtomicLong();
+    final AtomicLong ackRefused = new AtomicLong();
+    final AtomicLong nacked = new AtomicLong();
+    final AtomicLong deadLettered = new AtomicLong();
+    final AtomicLong released = new AtomicLong();
+    final AtomicLong leaseLost = new AtomicLong();
+    final AtomicLong heartbeats = new AtomicLong();
+
+    LeaseConsumerStats snapshot(int running) {
+      return new LeaseConsumerStats(delivered.get(), adopted.get(), acked.get(), ackRefused.get(), nacked.get(),
+          deadLettered.get(), released.get(), leaseLost.get(), heartbeats.get(), running);
+    }
+  }
+}

@@ -1,0 +1,18 @@
+package dev.ordo.client;
+
+/**
+ * What a {@link LeaseConsumer} did since it started.
+ *
+ * @param delivered items it started a handler for (including adopted ones)
+ * @param adopted items in transit to a group member that handed its partition over, taken over
+ * @param acked acks the queue applied
+ * @param ackRefused acks not applied (lease lost meanwhile) or not answered
+ * @param nacked nacks the queue applied, dead-lettering ones included
+ * @param deadLettered nacks that sent the item to the dead-letter topic
+ * @param released items given back unused: beyond capacity, or left when closing
+ * @param leaseLost handlers interrupted because their lease was lost
+ * @param heartbeats lease extensions the queue applied
+ * @param running handlers running now
+ */
+public record LeaseConsumerStats(long delivered, long adopted, long acked, long ackRefused, long nacked,
+    long deadLettered, long released, long leaseLost, long heartbeats, int running) {}

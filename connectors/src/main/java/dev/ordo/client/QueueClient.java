@@ -1,0 +1,564 @@
+package dev.ordo.client;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.ItemId;
+import dev.ordo.api.Names;
+import dev.ordo.client.internal.Commands;
+import dev.ordo.client.internal.PendingDequeue;
+import dev.ordo.client.internal.Selection;
+import dev.ordo.client.internal.StatsView;
+import dev.ordo.schema.Ack;
+import dev.ordo.schema.Cancel;
+import dev.ordo.schema.CommandKind;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Delivery;
+import dev.ordo.schema.Extend;
+import dev.ordo.schema.Nack;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.Release;
+import dev.ordo.schema.Requester;
+import dev.ordo.serde.OrdoSerdeException;
+import dev.ordo.serde.OrdoSerdes;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A requester of the queue with a fixed reply partition: dequeues items and sends ack, nack,
+ * extend, release and cancel, each answered through {@code <cluster>.deliveries}; also reads the
+ * active-topics table. Thread-safe, built for many concurrent calls (an HTTP front end holds one
+ * per server); one background thread reads the replies.
+ *
+ * <p>A dequeue, step by step:
+ * <ol>
+ *   <li>it takes a requester id of its own, {@code <client id>/d<n>}, and registers;</li>
+ *   <li>it sends a demand for the wanted counts to every partition of {@code commands}
+ *       (replace=true, valid for the wait, at most twice the refresh interval), naming this
+ *       client's reply partition; each partition at once leases its best ready items to it, and
+ *       later ones as they become ready while the demand is open;</li>
+ *   <li>the poll thread collects the deliveries addressed to it. Once it has enough and the other
+ *       partitions had {@code ordo.client.dequeue.gather.ms} to answer, or at the end of the wait,
+ *       it keeps the best by priority, releases the rest (ready again, no attempt counted),
+ *       cancels its demand on every partition (empty counts) and completes the future;</li>
+ *   <li>a long wait refreshes the demand every {@code ordo.client.demand.refresh.ms} with the
+ *       counts still missing, so demand lost when a queue partition moves is rebuilt;</li>
+ *   <li>anything addressed to a finished dequeue is released.</li>
+ * </ol>
+ *
+ * <p>Commands on an item go to the item's partition with a requester id of their own,
+ * {@code <client id>/c<n>}; the future completes with the queue's {@link Outcome} (APPLIED,
+ * STALE_LEASE, UNKNOWN_ITEM) or fails with a {@link TimeoutException} after
+ * {@code ordo.client.request.timeout.ms}. An item ID naming a partition the cluster does not have
+ * is answered UNKNOWN_ITEM locally.
+ *
+ * <p>Futures complete on a callback pool of this client, never on the poll thread, so a stage
+ * chained to them may block (even on another call of this client).
+ */
+public final class QueueClient implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(QueueClient.class);
+  private static final Duration POLL = Duration.ofMillis(20);
+  private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+  /** Demand outlives the moment it is needed by this much, to cover the trip to the queue. */
+  private static final long DEMAND_SLACK_MS = 200;
+
+  private final ClusterTopics topics;
+  private final String clientId;
+  private final int replyPartition;
+  private final long requestTimeoutMs;
+  private final long gatherMs;
+  private final long minWaitMs;
+  private final long refreshMs;
+  private final int maxItems;
+  private final Time time = Time.SYSTEM;
+  private final Producer<byte[], byte[]> producer;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final StatsView stats;
+  private final ExecutorService callbacks;
+  private final Map<String, PendingDequeue> dequeues = new ConcurrentHashMap<>();
+  private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
+  private final AtomicLong sequence = new AtomicLong();
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile boolean crashed;
+
+  private record PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future) {}
+
+  public QueueClient(Map<String, ?> config) {
+    this(new QueueClientConfig(config));
+  }
+
+  public QueueClient(QueueClientConfig config) {
+    this.topics = config.topics();
+    this.clientId = config.clientId();
+    this.requestTimeoutMs = config.requestTimeout().toMillis();
+    this.gatherMs = config.dequeueGather().toMillis();
+    this.minWaitMs = config.dequeueMinWait().toMillis();
+    this.refreshMs = config.demandRefresh().toMillis();
+    this.maxItems = config.dequeueMaxItems();
+    this.stats = new StatsView(topics.topicStats());
+    AtomicInteger callbackThreads = new AtomicInteger();
+    this.callbacks = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, clientId + "-callbacks-" + callbackThreads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.producer = new KafkaProducer<>(config.producerConfigs());
+    this.consumer = new KafkaConsumer<>(config.consumerConfigs());
+    try {
+      int partitions = consumer.partitionsFor(topics.deliveries(), METADATA_TIMEOUT).size();
+      if (partitions == 0) {
+        throw new IllegalStateException("topic " + topics.deliveries() + " does not exist: is the Ordo cluster '"
+            + topics.cluster() + "' set up?");
+      }
+      int commands = consumer.partitionsFor(topics.commands(), METADATA_TIMEOUT).size();
+      if (commands != partitions) {
+        throw new IllegalStateException(topics.commands() + " has " + commands + " partitions but "
+            + topics.deliveries() + " has " + partitions + ": the cluster's topics must be co-partitioned");
+      }
+      int configured = config.replyPartition();
+      this.replyPartition = configured >= 0 ? configured
+          : Utils.toPositive(Utils.murmur2(clientId.getBytes(StandardCharsets.UTF_8))) % partitions;
+      if (replyPartition >= partitions) {
+        throw new IllegalArgumentException(QueueClientConfig.REPLY_PARTITION_CONFIG + " " + replyPartition
+            + " is not a partition of " + topics.deliveries() + " (" + partitions + " partitions)");
+      }
+      TopicPartition replies = new TopicPartition(topics.deliveries(), replyPartition);
+      List<TopicPartition> statsParts = stats.partitions(consumer, METADATA_TIMEOUT);
+      List<TopicPartition> all = new ArrayList<>(statsParts);
+      all.add(replies);
+      consumer.assign(all);
+      consumer.seekToEnd(List.of(replies));
+      // Resolve the position now: a demand sent before it is known could be answered before it.
+      consumer.position(replies, METADATA_TIMEOUT);
+      consumer.seekToBeginning(statsParts);
+      stats.start(consumer, statsParts, METADATA_TIMEOUT);
+    } catch (RuntimeException e) {
+      consumer.close(Duration.ZERO);
+      producer.close(Duration.ZERO);
+      callbacks.shutdown();
+      throw e;
+    }
+    this.thread = new Thread(this::pollLoop, clientId + "-replies");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  public String clientId() {
+    return clientId;
+  }
+
+  /** The partition of {@code <cluster>.deliveries} this client reads. */
+  public int replyPartition() {
+    return replyPartition;
+  }
+
+  public ClusterTopics topics() {
+    return topics;
+  }
+
+  /** The partition count of {@code <cluster>.commands} (from cached metadata). */
+  public int partitions() {
+    return producer.partitionsFor(topics.commands()).size();
+  }
+
+  // ---- dequeue ----
+
+  /**
+   * Leases up to {@code topics.get(t)} items of each topic {@code t} of {@code namespace} (the key
+   * {@code *} means any topic), best priority first, waiting up to {@code wait} for items to become
+   * ready. Completes with fewer items, or none, when the wait ends first. Every returned item is
+   * leased to the caller, who must ack, nack or release it (or let its lease run out).
+   *
+   * @throws IllegalArgumentException naming the bad argument: a namespace or topic name, a count
+   *     below 1 or a total over {@code ordo.client.dequeue.max.items}, a negative wait
+   */
+  public CompletableFuture<List<DeliveredItem>> dequeue(String namespace, Map<String, Integer> topics, Duration wait) {
+    Names.check("namespace", namespace);
+    if (topics == null || topics.isEmpty()) {
+      throw new IllegalArgumentException("topics is missing: name at least one topic with a count, or * for any");
+    }
+    topics.forEach((topic, count) -> {
+      if (!Selection.ANY_TOPIC.equals(topic)) {
+        Names.check("topic", topic);
+      }
+      if (count == null || count < 1) {
+        throw new IllegalArgumentException("count for topic " + topic + " must be at least 1, got " + count);
+      }
+    });
+    long total = topics.values().stream().mapToLong(Integer::longValue).sum();
+    if (total > maxItems) {
+      throw new IllegalArgumentException("a dequeue may ask for at most " + maxItems + " items, got " + total);
+    }
+    if (wait == null || wait.isNegative()) {
+      throw new IllegalArgumentException("wait must not be negative, got " + wait);
+    }
+    if (!running) {
+      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+    }
+    long now = time.milliseconds();
+    long waitMs = Math.max(wait.toMillis(), minWaitMs);
+    PendingDequeue q = new PendingDequeue(clientId + "/d" + sequence.incrementAndGet(), namespace, topics,
+        now + waitMs, now + refreshMs);
+    dequeues.put(q.requesterId(), q);
+    sendDemands(q, q.wanted(), now);
+    return q.future();
+  }
+
+  private void sendDemands(PendingDequeue q, Map<String, Integer> counts, long now) {
+    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
+    Requester requester = new Requester(q.requesterId(), replyPartition);
+    int partitions = partitions();
+    for (int p = 0; p < partitions; p++) {
+      send(Commands.demand(topics, p, requester, q.namespace(), counts, validFor, true, now))
+          .whenComplete((m, e) -> {
+            if (e != null) {
+              q.fail(e);
+            }
+          });
+    }
+  }
+
+  private void cancelDemands(PendingDequeue q, long now) {
+    Requester requester = new Requester(q.requesterId(), replyPartition);
+    int partitions = partitions();
+    for (int p = 0; p < partitions; p++) {
+      send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now))
+          .whenComplete((m, e) -> {
+            if (e != null) {
+              log.warn("Could not cancel the demand of {}; it lapses by itself", q.requesterId(), e);
+            }
+          });
+    }
+  }
+
+  // ---- commands ----
+
+  public CompletableFuture<Outcome> ack(DeliveredItem item) {
+    return ack(ItemId.parse(item.getItemId()), item.getLeaseId());
+  }
+
+  /** Deletes the item if {@code leaseId} is its current lease. */
+  public CompletableFuture<Outcome> ack(ItemId id, String leaseId) {
+    checkLease(id, leaseId);
+    return request(id, CommandKind.ACK, new Ack(id.toString(), leaseId));
+  }
+
+  public CompletableFuture<Outcome> nack(DeliveredItem item, NackOptions options) {
+    return nack(ItemId.parse(item.getItemId()), item.getLeaseId(), options);
+  }
+
+  /** Gives the item back as failed: ready again after {@code delay} with new {@code metadata} if not null. */
+  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, Duration delay, byte[] metadata) {
+    return nack(id, leaseId, NackOptions.retryAfter(delay).withMetadata(metadata));
+  }
+
+  /**
+   * Gives the item back as failed (one attempt used): ready again after the options' delay, or
+   * dead-lettered when asked or when its attempts are used up (the outcome's detail says so).
+   */
+  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
+    checkLease(id, leaseId);
+    if (options == null) {
+      throw new IllegalArgumentException("nack options are missing");
+    }
+    Nack nack = new Nack(id.toString(), leaseId, options.delay().toMillis(),
+        options.metadata() == null ? null : ByteBuffer.wrap(options.metadata()), options.error(), options.deadLetter());
+    return request(id, CommandKind.NACK, nack);
+  }
+
+  public CompletableFuture<Outcome> extend(DeliveredItem item, Duration lease) {
+    return extend(ItemId.parse(item.getItemId()), item.getLeaseId(), lease);
+  }
+
+  /** Heartbeat: the lease now ends {@code lease} from when the queue applies this; see the outcome's leaseExpiresAt. */
+  public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
+    checkLease(id, leaseId);
+    if (lease == null || lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, got " + lease);
+    }
+    return request(id, CommandKind.EXTEND, new Extend(id.toString(), leaseId, lease.toMillis()));
+  }
+
+  public CompletableFuture<Outcome> release(DeliveredItem item) {
+    return release(ItemId.parse(item.getItemId()), item.getLeaseId());
+  }
+
+  /** Gives the item back unused: ready again at its place, the delivery not counted as an attempt. */
+  public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
+    checkLease(id, leaseId);
+    return request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId));
+  }
+
+  /** Deletes the item in whatever state, leased or not; a consumer holding it loses its lease. */
+  public CompletableFuture<Outcome> cancel(ItemId id) {
+    if (id == null) {
+      throw new IllegalArgumentException("item ID is missing");
+    }
+    return request(id, CommandKind.CANCEL, new Cancel(id.toString()));
+  }
+
+  private static void checkLease(ItemId id, String leaseId) {
+    if (id == null) {
+      throw new IllegalArgumentException("item ID is missing");
+    }
+    if (leaseId == null || leaseId.isEmpty()) {
+      throw new IllegalArgumentException("lease is missing");
+    }
+  }
+
+  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body) {
+    if (!running) {
+      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+    }
+    int partitions = partitions();
+    if (id.partition() >= partitions) {
+      return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
+          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null));
+    }
+    String requesterId = clientId + "/c" + sequence.incrementAndGet();
+    CompletableFuture<Outcome> future = new CompletableFuture<>();
+    outcomes.put(requesterId, new PendingOutcome(id.toString(), kind, future));
+    future.whenComplete((o, e) -> outcomes.remove(requesterId));
+    CompletableFuture.delayedExecutor(requestTimeoutMs, TimeUnit.MILLISECONDS, callbacks).execute(() ->
+        future.completeExceptionally(new TimeoutException("no outcome for " + kind + " of item " + id + " within "
+            + requestTimeoutMs + " ms (it may still be applied)")));
+    send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
+        time.milliseconds(), body))
+        .whenComplete((m, e) -> {
+          if (e != null) {
+            callbacks.execute(() -> future.completeExceptionally(e));
+          }
+        });
+    return future;
+  }
+
+  /** Sends the demand of a {@link LeaseConsumer}, which reads its replies itself. */
+  CompletableFuture<RecordMetadata> sendDemand(int partition, Requester requester, String namespace,
+      Map<String, Integer> counts, long validForMs, boolean replace) {
+    return send(Commands.demand(topics, partition, requester, namespace, counts, validForMs, replace,
+        time.milliseconds()));
+  }
+
+  /** Releases an item nobody will use, telling nobody: fire and forget. */
+  void releaseQuietly(DeliveredItem item) {
+    ItemId id = ItemId.parse(item.getItemId());
+    send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
+        new Release(id.toString(), item.getLeaseId())))
+        .whenComplete((m, e) -> {
+          if (e != null) {
+            log.warn("Could not release item {}; it returns when its lease runs out", id, e);
+          }
+        });
+  }
+
+  private CompletableFuture<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
+    CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
+    try {
+      producer.send(record, (m, e) -> {
+        if (e != null) {
+          result.completeExceptionally(e);
+        } else {
+          result.complete(m);
+        }
+      });
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  // ---- active topics ----
+
+  /**
+   * The namespace's topics with their counts, from {@code <cluster>.topics}; completes once the
+   * table has been read up to where it ended when this client started, at once afterwards.
+   */
+  public CompletableFuture<List<TopicActivity>> activeTopics(String namespace) {
+    Names.check("namespace", namespace);
+    return stats.caughtUp().thenApplyAsync(v -> stats.activeTopics(namespace, time.milliseconds()), callbacks);
+  }
+
+  // ---- the poll thread ----
+
+  private void pollLoop() {
+    try {
+      while (running) {
+        try {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+            if (r.topic().equals(stats.topic())) {
+              stats.apply(r);
+            } else {
+              onReply(r);
+            }
+          }
+          stats.checkCaughtUp(consumer);
+        } catch (WakeupException e) {
+          continue; // close() asked us to stop
+        } catch (KafkaException e) {
+          log.warn("Reading replies of client {} failed; retrying", clientId, e);
+        }
+        long now = time.milliseconds();
+        for (PendingDequeue q : dequeues.values()) {
+          step(q, now);
+        }
+      }
+    } catch (RuntimeException e) {
+      log.error("The reply thread of client {} failed; the client stops", clientId, e);
+      running = false;
+    } finally {
+      if (!crashed) {
+        failPending();
+      }
+      consumer.close(crashed ? Duration.ZERO : Duration.ofSeconds(5));
+    }
+  }
+
+  private void onReply(ConsumerRecord<byte[], byte[]> record) {
+    Delivery delivery;
+    try {
+      delivery = OrdoSerdes.DELIVERY.decode(record.value());
+    } catch (OrdoSerdeException e) {
+      log.warn("Skipping undecodable delivery at {}-{}@{}: {}", record.topic(), record.partition(), record.offset(),
+          e.getMessage());
+      return;
+    }
+    String requesterId = delivery.getRequesterId();
+    if (delivery.getBody() instanceof Outcome outcome && isOwn(requesterId, 'c')) {
+      PendingOutcome pending = outcomes.remove(requesterId);
+      if (pending == null) {
+        log.debug("Outcome {} of {} arrived after its request timed out", outcome.getResult(), outcome.getItemId());
+      } else {
+        if (!pending.itemId().equals(outcome.getItemId()) || pending.kind() != outcome.getCommand()) {
+          log.warn("Outcome for {} {} answers requester {}, which asked {} {}", outcome.getCommand(),
+              outcome.getItemId(), requesterId, pending.kind(), pending.itemId());
+        }
+        callbacks.execute(() -> pending.future().complete(outcome));
+      }
+    } else if (delivery.getBody() instanceof DeliveredItem item && isOwn(requesterId, 'd')) {
+      PendingDequeue q = dequeues.get(requesterId);
+      if (q == null || q.future().isDone()) {
+        releaseQuietly(item); // arrived after its dequeue finished
+      } else {
+        q.offer(item, time.milliseconds());
+      }
+    }
+  }
+
+  /** True for this client's requester ids: {@code <client id>/<kind><digits>}. */
+  private boolean isOwn(String requesterId, char kind) {
+    int n = clientId.length();
+    if (requesterId.length() < n + 3 || !requesterId.startsWith(clientId) || requesterId.charAt(n) != '/'
+        || requesterId.charAt(n + 1) != kind) {
+      return false;
+    }
+    for (int i = n + 2; i < requesterId.length(); i++) {
+      if (!Character.isDigit(requesterId.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void step(PendingDequeue q, long now) {
+    if (q.future().isDone() || q.failure() != null) {
+      // Cancelled by the caller, or a demand could not be sent.
+      dequeues.remove(q.requesterId());
+      cancelDemands(q, now);
+      q.received().forEach(this::releaseQuietly);
+      if (q.failure() != null) {
+        callbacks.execute(() -> q.future().completeExceptionally(q.failure()));
+      }
+    } else if (q.shouldFinish(now, gatherMs)) {
+      dequeues.remove(q.requesterId());
+      cancelDemands(q, now);
+      Selection s = Selection.of(q.wanted(), q.received());
+      s.surplus().forEach(this::releaseQuietly);
+      callbacks.execute(() -> {
+        if (!q.future().complete(s.chosen())) {
+          s.chosen().forEach(this::releaseQuietly); // the caller cancelled meanwhile
+        }
+      });
+    } else if (q.refreshDue(now)) {
+      Map<String, Integer> still = q.stillWanted();
+      if (!still.isEmpty()) {
+        sendDemands(q, still, now);
+      }
+      q.refreshed(now + refreshMs);
+    }
+  }
+
+  private void failPending() {
+    IllegalStateException closed = new IllegalStateException("client " + clientId + " is closed");
+    for (PendingDequeue q : dequeues.values()) {
+      dequeues.remove(q.requesterId());
+      q.received().forEach(this::releaseQuietly);
+      q.future().completeExceptionally(closed);
+    }
+    for (PendingOutcome o : outcomes.values()) {
+      o.future().completeExceptionally(closed);
+    }
+  }
+
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(10));
+  }
+
+  /** Fails what is pending, releases items of unfinished dequeues, and closes the Kafka clients. */
+  public void close(Duration timeout) {
+    if (!running && !thread.isAlive()) {
+      return;
+    }
+    running = false;
+    consumer.wakeup();
+    join(timeout);
+    producer.close(timeout);
+    callbacks.shutdown();
+  }
+
+  /** Simulates a crash: stops reading and drops the Kafka clients without sending anything more. */
+  void crashForTest() {
+    crashed = true;
+    running = false;
+    consumer.wakeup();
+    producer.close(Duration.ZERO);
+    join(Duration.ofSeconds(10));
+    callbacks.shutdownNow();
+  }
+
+  private void join(Duration timeout) {
+    if (Thread.currentThread() == thread) {
+      return;
+    }
+    try {
+      thread.join(timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package dev.ordo.client;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.client.internal.KafkaProps;
+import dev.ordo.client.internal.Validators;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Configuration of a {@link QueueClient}. Keys starting with {@code ordo.} are Ordo's, defined
+ * below. Every other key is a Kafka client setting ({@code bootstrap.servers}, security...) given
+ * to the client's consumer and producer; a key prefixed with {@code consumer.} or {@code producer.}
+ * goes to that client only and wins. Settings the protocol depends on (read_committed, idempotence,
+ * acks=all, serializers, no auto commit) cannot be overridden.
+ */
+public final class QueueClientConfig extends AbstractConfig {
+  public static final String CLUSTER_CONFIG = "ordo.cluster";
+  public static final String CLUSTER_DOC = "The Ordo cluster: the prefix of its topics (<cluster>.items,"
+      + " .commands, .deliveries, .topics).";
+
+  public static final String CLIENT_ID_CONFIG = "ordo.client.id";
+  public static final String CLIENT_ID_DOC = "This client's name; its requester ids are <id>/d<n> (dequeues)"
+      + " and <id>/c<n> (commands). It must be unique among the live clients of the cluster, or two clients"
+      + " would take each other's replies. Empty: ordo-client-<random>.";
+
+  public static final String REPLY_PARTITION_CONFIG = "ordo.client.reply.partition";
+  public static final String REPLY_PARTITION_DOC = "The partition of <cluster>.deliveries this client reads its"
+      + " deliveries and outcomes from. Clients on the same partition read each other's replies and skip"
+      + " them, so spread busy clients over partitions. -1: chosen by a hash of the client id.";
+
+  public static final String REQUEST_TIMEOUT_CONFIG = "ordo.client.request.timeout.ms";
+  public static final String REQUEST_TIMEOUT_DOC = "How long ack, nack, extend, release and cancel wait for"
+      + " their outcome before failing with a TimeoutException. The command may still be applied later:"
+      + " a timeout means 'unknown', not 'refused'. Longer rides out a queue instance failing over (a few"
+      + " seconds); shorter frees callers sooner.";
+
+  public static final String DEQUEUE_GATHER_CONFIG = "ordo.client.dequeue.gather.ms";
+  public static final String DEQUEUE_GATHER_DOC = "A dequeue asks every partition for its best items. Once it"
+      + " has enough it still waits this long after the first item arrived for the other partitions'"
+      + " answers, then keeps the best by priority and releases the rest. Longer: better priority order"
+      + " across partitions, more latency. 0: complete as soon as enough items arrived, from whichever"
+      + " partitions answered first.";
+
+  public static final String DEQUEUE_MIN_WAIT_CONFIG = "ordo.client.dequeue.min.wait.ms";
+  public static final String DEQUEUE_MIN_WAIT_DOC = "The shortest a dequeue waits for items, even when asked"
+      + " not to wait: the round trip through the queue (produce, one commit interval of the queue's"
+      + " transactions, fetch). Shorter than that round trip, a dequeue can come back empty while items are"
+      + " ready.";
+
+  public static final String DEMAND_REFRESH_CONFIG = "ordo.client.demand.refresh.ms";
+  public static final String DEMAND_REFRESH_DOC = "A long-polling dequeue refreshes its demand this often, and"
+      + " each demand lapses after twice this unless refreshed. Demand is soft state: it is lost when a queue"
+      + " partition moves between instances, and a dequeue whose client died must stop receiving items."
+      + " Shorter: faster recovery, more command records.";
+
+  public static final String DEQUEUE_MAX_ITEMS_CONFIG = "ordo.client.dequeue.max.items";
+  public static final String DEQUEUE_MAX_ITEMS_DOC = "Most items one dequeue may ask for, over all its topics; more is"
+      + " refused with an IllegalArgumentException. Every partition is asked for the full count and leases up"
+      + " to that many in one transaction before the surplus is released, so this bounds the work one call"
+      + " can cause.";
+
+  private static final ConfigDef CONFIG = define(new ConfigDef());
+
+  private final ClusterTopics topics;
+  private final String clientId;
+
+  public QueueClientConfig(Map<String, ?> props) {
+    super(CONFIG, props);
+    this.topics = new ClusterTopics(getString(CLUSTER_CONFIG));
+    String id = getString(CLIENT_ID_CONFIG);
+    this.clientId = id.isEmpty() ? "ordo-client-" + UUID.randomUUID().toString().substring(0, 8) : id;
+    if (consumerConfigs().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
+      throw new ConfigException(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, null, "the Kafka bootstrap servers are required");
+    }
+  }
+
+  /** Adds this configuration's keys to {@code def}: {@link LeaseConsumerConfig} builds on them. */
+  static ConfigDef define(ConfigDef def) {
+    return def
+        .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
+        .define(CLIENT_ID_CONFIG, Type.STRING, "", Validators.optionalId(), Importance.MEDIUM, CLIENT_ID_DOC)
+        .define(REPLY_PARTITION_CONFIG, Type.INT, -1, Range.atLeast(-1), Importance.LOW, REPLY_PARTITION_DOC)
+        .define(REQUEST_TIMEOUT_CONFIG, Type.LONG, 10_000L, Range.between(1, 600_000), Importance.MEDIUM,
+            REQUEST_TIMEOUT_DOC)
+        .define(DEQUEUE_GATHER_CONFIG, Type.LONG, 50L, Range.between(0, 10_000), Importance.LOW, DEQUEUE_GATHER_DOC)
+        .define(DEQUEUE_MIN_WAIT_CONFIG, Type.LONG, 250L, Range.between(0, 60_000), Importance.LOW,
+            DEQUEUE_MIN_WAIT_DOC)
+        .define(DEMAND_REFRESH_CONFIG, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
+            DEMAND_REFRESH_DOC)
+        .define(DEQUEUE_MAX_ITEMS_CONFIG, Type.INT, 1_000, Range.between(1, 1_000_000), Importance.LOW,
+            DEQUEUE_MAX_ITEMS_DOC);
+  }
+
+  public static ConfigDef configDef() {
+    return new ConfigDef(CONFIG);
+  }
+
+  public ClusterTopics topics() {
+    return topics;
+  }
+
+  /** The configured client id, or the random one chosen once for this config. */
+  public String clientId() {
+    return clientId;
+  }
+
+  public int replyPartition() {
+    return getInt(REPLY_PARTITION_CONFIG);
+  }
+
+  public Duration requestTimeout() {
+    return Duration.ofMillis(getLong(REQUEST_TIMEOUT_CONFIG));
+  }
+
+  public Duration dequeueGather() {
+    return Duration.ofMillis(getLong(DEQUEUE_GATHER_CONFIG));
+  }
+
+  public Duration dequeueMinWait() {
+    return Duration.ofMillis(getLong(DEQUEUE_MIN_WAIT_CONFIG));
+  }
+
+  public Duration demandRefresh() {
+    return Duration.ofMillis(getLong(DEMAND_REFRESH_CONFIG));
+  }
+
+  public int dequeueMaxItems() {
+    return getInt(DEQUEUE_MAX_ITEMS_CONFIG);
+  }
+
+  /** Settings of the reply consumer: assigned (no group), read_committed, no commits. */
+  Map<String, Object> consumerConfigs() {
+    Map<String, Object> props = KafkaProps.of(originals(), KafkaProps.CONSUMER_PREFIX, Set.of(ConsumerConfig.GROUP_ID_CONFIG));
+    props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-replies");
+    props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return props;
+  }
+
+  /** Settings of the command producer: idempotent, acks=all, no linger (commands are latency-bound). */
+  Map<String, Object> producerConfigs() {
+    Map<String, Object> props = KafkaProps.of(originals(), KafkaProps.PRODUCER_PREFIX, Set.of(ConsumerConfig.GROUP_ID_CONFIG));
+    props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId + "-commands");
+    props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    return props;
+  }
+}

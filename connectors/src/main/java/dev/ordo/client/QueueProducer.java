@@ -1,0 +1,166 @@
+package dev.ordo.client;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.ItemId;
+import dev.ordo.client.internal.StatsReader;
+import dev.ordo.client.internal.StatsView;
+import dev.ordo.schema.Item;
+import dev.ordo.serde.OrdoSerdes;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * Enqueues items: writes {@link Item} records to {@code <cluster>.items} and returns each item's
+ * ID, its partition and offset, once Kafka has acknowledged the write (acks=all, idempotent).
+ * Thread-safe; share one per process.
+ *
+ * <p>Partitioning: an item with a group key goes to the partition of the key's murmur2 hash (as
+ * Kafka's own partitioner would), so a group's items share a partition and its fairness state;
+ * other items use Kafka's sticky partitioner, which spreads them over all partitions batch by batch.
+ *
+ * <p>The returned futures complete on the Kafka producer's I/O thread: do not block in stages
+ * chained to them (use the {@code *Async} variants for heavy work).
+ */
+public final class QueueProducer implements AutoCloseable {
+  private final ClusterTopics topics;
+  private final int payloadLimit;
+  private final long backlogLimit;
+  private final Producer<byte[], byte[]> producer;
+  private final StatsReader stats;
+  private final Time time;
+
+  public QueueProducer(Map<String, ?> config) {
+    this(new QueueProducerConfig(config));
+  }
+
+  public QueueProducer(QueueProducerConfig config) {
+    this.topics = config.topics();
+    this.payloadLimit = config.payloadMaxBytes();
+    this.backlogLimit = config.backlogMaxItems();
+    this.time = Time.SYSTEM;
+    this.producer = new KafkaProducer<>(config.producerConfigs());
+    this.stats = backlogLimit > 0
+        ? new StatsReader(new StatsView(topics.topicStats()), config.statsConsumerConfigs(), "ordo-producer-stats")
+        : null;
+  }
+
+  /**
+   * Writes one item. Bad input throws at once ({@link IllegalArgumentException} naming the field,
+   * {@link PayloadTooLargeException}); a namespace at its backlog limit fails the future with
+   * {@link BacklogFullException}; a Kafka failure fails it with Kafka's exception.
+   */
+  public CompletableFuture<ItemId> enqueue(EnqueueRequest request) {
+    checkPayload(request);
+    BacklogFullException full = backlogFull(request.namespace());
+    if (full != null) {
+      return CompletableFuture.failedFuture(full);
+    }
+    return send(request);
+  }
+
+  /**
+   * Writes several items; every request is checked before any is sent, so bad input writes
+   * nothing. The future holds the IDs in request order, or fails with the first failure (items
+   * whose write succeeded stay enqueued).
+   */
+  public CompletableFuture<List<ItemId>> enqueueAll(List<EnqueueRequest> requests) {
+    for (EnqueueRequest r : requests) {
+      checkPayload(r);
+    }
+    for (EnqueueRequest r : requests) {
+      BacklogFullException full = backlogFull(r.namespace());
+      if (full != null) {
+        return CompletableFuture.failedFuture(full);
+      }
+    }
+    List<CompletableFuture<ItemId>> sends = new ArrayList<>(requests.size());
+    for (EnqueueRequest r : requests) {
+      sends.add(send(r));
+    }
+    return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
+        .thenApply(v -> sends.stream().map(CompletableFuture::join).toList());
+  }
+
+  /** Sends everything buffered and waits for the acknowledgements. */
+  public void flush() {
+    producer.flush();
+  }
+
+  /** The partition count of {@code <cluster>.items} (waits for metadata on first use). */
+  public int partitions() {
+    return producer.partitionsFor(topics.items()).size();
+  }
+
+  private void checkPayload(EnqueueRequest request) {
+    if (request == null) {
+      throw new IllegalArgumentException("request is missing");
+    }
+    if (request.payload().length > payloadLimit) {
+      throw new PayloadTooLargeException(request.payload().length, payloadLimit);
+    }
+  }
+
+  private BacklogFullException backlogFull(String namespace) {
+    if (stats == null) {
+      return null;
+    }
+    long backlog = stats.view().backlog(namespace);
+    return backlog >= backlogLimit ? new BacklogFullException(namespace, backlog, backlogLimit) : null;
+  }
+
+  private CompletableFuture<ItemId> send(EnqueueRequest r) {
+    Item item = Item.newBuilder()
+        .setNamespace(r.namespace())
+        .setTopic(r.topic())
+        .setPriority(r.priority())
+        .setPayload(ByteBuffer.wrap(r.payload()))
+        .setMetadata(r.metadata() == null ? null : ByteBuffer.wrap(r.metadata()))
+        .setDeliverAfter(r.deliverAfterMs(time.milliseconds()))
+        .setLeaseDurationMs(r.lease() == null ? null : r.lease().toMillis())
+        .setTtlMs(r.ttl() == null ? null : r.ttl().toMillis())
+        .setDeliverySemantics(r.semantics())
+        .setMaxAttempts(r.maxAttempts())
+        .setGroupKey(r.groupKey())
+        .setTraceId(r.traceId())
+        .build();
+    byte[] key = r.groupKey() == null ? null : r.groupKey().getBytes(StandardCharsets.UTF_8);
+    Integer partition = key == null ? null : Utils.toPositive(Utils.murmur2(key)) % partitions();
+    CompletableFuture<ItemId> result = new CompletableFuture<>();
+    try {
+      producer.send(new ProducerRecord<>(topics.items(), partition, key, OrdoSerdes.ITEM.encode(item)),
+          (metadata, error) -> {
+            if (error != null) {
+              result.completeExceptionally(error);
+            } else {
+              result.complete(new ItemId(metadata.partition(), metadata.offset()));
+            }
+          });
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(30));
+  }
+
+  /** Sends what is buffered (waiting up to {@code timeout}) and releases the Kafka clients. */
+  public void close(Duration timeout) {
+    if (stats != null) {
+      stats.close();
+    }
+    producer.close(timeout);
+  }
+}

@@ -1,0 +1,99 @@
+package dev.ordo.client;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.client.internal.KafkaProps;
+import dev.ordo.client.internal.Validators;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Configuration of a {@link QueueProducer}. Keys starting with {@code ordo.} are Ordo's; every other
+ * key is a Kafka producer setting ({@code bootstrap.servers}, {@code linger.ms}, security...); a key
+ * prefixed with {@code producer.} wins, one prefixed with {@code consumer.} goes to the stats
+ * consumer of the backlog limit only. Idempotence and acks=all cannot be turned off.
+ */
+public final class QueueProducerConfig extends AbstractConfig {
+  public static final String CLUSTER_CONFIG = QueueClientConfig.CLUSTER_CONFIG;
+  public static final String CLUSTER_DOC = QueueClientConfig.CLUSTER_DOC;
+
+  public static final String PAYLOAD_MAX_BYTES_CONFIG = "ordo.payload.max.bytes";
+  public static final String PAYLOAD_MAX_BYTES_DOC = "Largest payload enqueue accepts; larger ones are refused"
+      + " with a PayloadTooLargeException before anything is written. Keep it at or below the queue's own"
+      + " limit (ordo.payload.max.bytes of the cluster, 10 KiB by default): the queue dead-letters larger"
+      + " items, which the producer would only learn from the dead-letter topic.";
+
+  public static final String BACKLOG_MAX_ITEMS_CONFIG = "ordo.producer.backlog.max.items";
+  public static final String BACKLOG_MAX_ITEMS_DOC = "Backpressure: refuse (BacklogFullException) an enqueue to a"
+      + " namespace whose items not being worked on (ready + delayed + parked, over all its topics, from"
+      + " <cluster>.topics) number at least this many. The counts lag by the queue's stats interval (1 s), so the"
+      + " limit is soft. 0: no limit, and no stats consumer is started.";
+
+  private static final ConfigDef CONFIG = new ConfigDef()
+      .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
+      .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
+      .define(BACKLOG_MAX_ITEMS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, BACKLOG_MAX_ITEMS_DOC);
+
+  private final ClusterTopics topics;
+  private final String clientId = "ordo-producer-" + UUID.randomUUID().toString().substring(0, 8);
+
+  public QueueProducerConfig(Map<String, ?> props) {
+    super(CONFIG, props);
+    this.topics = new ClusterTopics(getString(CLUSTER_CONFIG));
+    if (producerConfigs().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
+      throw new ConfigException(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, null, "the Kafka bootstrap servers are required");
+    }
+  }
+
+  public static ConfigDef configDef() {
+    return new ConfigDef(CONFIG);
+  }
+
+  public ClusterTopics topics() {
+    return topics;
+  }
+
+  public int payloadMaxBytes() {
+    return getInt(PAYLOAD_MAX_BYTES_CONFIG);
+  }
+
+  public long backlogMaxItems() {
+    return getLong(BACKLOG_MAX_ITEMS_CONFIG);
+  }
+
+  /** Settings of the items producer: idempotent, acks=all. */
+  Map<String, Object> producerConfigs() {
+    Map<String, Object> props = KafkaProps.of(originals(), KafkaProps.PRODUCER_PREFIX, Set.of());
+    props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    return props;
+  }
+
+  /** Settings of the stats consumer behind the backlog limit: assigned, read_committed. */
+  Map<String, Object> statsConsumerConfigs() {
+    Map<String, Object> props = KafkaProps.of(originals(), KafkaProps.CONSUMER_PREFIX, Set.of());
+    props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-stats");
+    props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return props;
+  }
+}

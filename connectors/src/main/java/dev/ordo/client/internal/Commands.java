@@ -1,0 +1,38 @@
+package dev.ordo.client.internal;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.schema.Command;
+import dev.ordo.schema.Demand;
+import dev.ordo.schema.Requester;
+import dev.ordo.serde.OrdoSerdes;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The records clients write to {@code <cluster>.commands}. An item's command goes to the item's
+ * partition, keyed by item ID; a demand to the partition it asks, keyed by requester id.
+ */
+public final class Commands {
+  private Commands() {}
+
+  public static ProducerRecord<byte[], byte[]> forItem(ClusterTopics topics, int partition, String itemId,
+      Requester requester, long now, Object body) {
+    Command command = new Command(requester, now, body);
+    return new ProducerRecord<>(topics.commands(), partition, itemId.getBytes(StandardCharsets.UTF_8),
+        OrdoSerdes.COMMAND.encode(command));
+  }
+
+  /**
+   * A demand on one partition. {@code replace}: these counts replace the requester's open demand
+   * on the partition (empty counts cancel it); otherwise they add to it and extend its validity.
+   */
+  public static ProducerRecord<byte[], byte[]> demand(ClusterTopics topics, int partition, Requester requester,
+      String namespace, Map<String, Integer> counts, long validForMs, boolean replace, long now) {
+    Command command = new Command(requester, now,
+        new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace));
+    return new ProducerRecord<>(topics.commands(), partition, requester.getId().getBytes(StandardCharsets.UTF_8),
+        OrdoSerdes.COMMAND.encode(command));
+  }
+}

@@ -1,0 +1,140 @@
+package dev.ordo.client.internal;
+
+import dev.ordo.client.TopicActivity;
+import dev.ordo.schema.TopicStats;
+import dev.ordo.serde.OrdoSerdeException;
+import dev.ordo.serde.OrdoSerdes;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An in-memory copy of the compacted {@code <cluster>.topics}: the latest {@link TopicStats} per
+ * {@code namespace/topic/partition}, tombstones removing entries. The owner's consumer reads the
+ * topic from the beginning and feeds {@link #apply}; {@link #caughtUp()} completes once it has
+ * read up to the end offsets seen at {@link #assign}, so the first answer is not an empty table.
+ */
+public final class StatsView {
+  private static final Logger log = LoggerFactory.getLogger(StatsView.class);
+
+  private final String topic;
+  private final Map<String, TopicStats> stats = new ConcurrentHashMap<>();
+  private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
+  private Map<TopicPartition, Long> endOffsets = Map.of();
+
+  public StatsView(String topic) {
+    this.topic = topic;
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  /**
+   * The stats topic's partitions, to add to the consumer's assignment; the caller then seeks them
+   * to the beginning and calls {@link #start}.
+   */
+  public List<TopicPartition> partitions(Consumer<?, ?> consumer, Duration timeout) {
+    List<TopicPartition> parts = new ArrayList<>();
+    consumer.partitionsFor(topic, timeout).forEach(p -> parts.add(new TopicPartition(topic, p.partition())));
+    if (parts.isEmpty()) {
+      log.warn("Topic {} does not exist; active topics will stay empty", topic);
+    }
+    return parts;
+  }
+
+  /** Remembers where "caught up" is: the end offsets at assignment. */
+  public void start(Consumer<?, ?> consumer, List<TopicPartition> parts, Duration timeout) {
+    this.endOffsets = parts.isEmpty() ? Map.of() : new HashMap<>(consumer.endOffsets(parts, timeout));
+    checkCaughtUp(consumer);
+  }
+
+  public void apply(ConsumerRecord<byte[], byte[]> record) {
+    String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+    if (key == null) {
+      return;
+    }
+    if (record.value() == null) {
+      stats.remove(key);
+      return;
+    }
+    try {
+      stats.put(key, OrdoSerdes.TOPIC_STATS.decode(record.value()));
+    } catch (OrdoSerdeException e) {
+      log.warn("Skipping undecodable stats record {} at {}-{}@{}: {}", key, record.topic(), record.partition(),
+          record.offset(), e.getMessage());
+    }
+  }
+
+  /** Call after each poll: completes {@link #caughtUp()} once every partition reached its start end offset. */
+  public void checkCaughtUp(Consumer<?, ?> consumer) {
+    if (caughtUp.isDone()) {
+      return;
+    }
+    for (Map.Entry<TopicPartition, Long> e : endOffsets.entrySet()) {
+      if (consumer.position(e.getKey()) < e.getValue()) {
+        return;
+      }
+    }
+    caughtUp.complete(null);
+  }
+
+  public CompletableFuture<Void> caughtUp() {
+    return caughtUp;
+  }
+
+  /** The namespace's topics with their counts summed over partitions, by topic name. */
+  public List<TopicActivity> activeTopics(String namespace, long now) {
+    Map<String, long[]> sums = new HashMap<>();
+    Map<String, Integer> heads = new HashMap<>();
+    Map<String, Long> oldest = new HashMap<>();
+    for (TopicStats s : stats.values()) {
+      if (!s.getNamespace().equals(namespace)) {
+        continue;
+      }
+      long[] c = sums.computeIfAbsent(s.getTopic(), t -> new long[4]);
+      c[0] += s.getReady();
+      c[1] += s.getDelayed();
+      c[2] += s.getLeased();
+      c[3] += s.getParked();
+      if (s.getHeadPriority() != null) {
+        heads.merge(s.getTopic(), s.getHeadPriority(), Math::min);
+      }
+      if (s.getOldestReadyAt() != null) {
+        oldest.merge(s.getTopic(), s.getOldestReadyAt(), Math::min);
+      }
+    }
+    List<TopicActivity> out = new ArrayList<>();
+    sums.forEach((t, c) -> {
+      Long at = oldest.get(t);
+      out.add(new TopicActivity(namespace, t, c[0], c[1], c[2], c[3], heads.get(t),
+          at == null ? null : Instant.ofEpochMilli(at),
+          at == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - at))));
+    });
+    out.sort(Comparator.comparing(TopicActivity::topic));
+    return out;
+  }
+
+  /** Items of the namespace not being worked on: ready, delayed and parked. */
+  public long backlog(String namespace) {
+    long n = 0;
+    for (TopicStats s : stats.values()) {
+      if (s.getNamespace().equals(namespace)) {
+        n += s.getReady() + s.getDelayed() + s.getParked();
+      }
+    }
+    return n;
+  }
+}

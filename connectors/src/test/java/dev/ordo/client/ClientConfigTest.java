@@ -1,0 +1,149 @@
+package dev.ordo.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+/** Every key of every client configuration can be set, is documented, and is read back. */
+class ClientConfigTest {
+  private static final Map<String, Object> CLIENT = Map.of(
+      QueueClientConfig.CLUSTER_CONFIG, "c1",
+      QueueClientConfig.CLIENT_ID_CONFIG, "web-1",
+      QueueClientConfig.REPLY_PARTITION_CONFIG, 3,
+      QueueClientConfig.REQUEST_TIMEOUT_CONFIG, 1_234L,
+      QueueClientConfig.DEQUEUE_GATHER_CONFIG, 7L,
+      QueueClientConfig.DEQUEUE_MIN_WAIT_CONFIG, 99L,
+      QueueClientConfig.DEMAND_REFRESH_CONFIG, 444L,
+      QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50);
+
+  private static final Map<String, Object> CONSUMER = Map.ofEntries(
+      Map.entry(LeaseConsumerConfig.GROUP_ID_CONFIG, "workers"),
+      Map.entry(LeaseConsumerConfig.NAMESPACE_CONFIG, "ns"),
+      Map.entry(LeaseConsumerConfig.TOPICS_CONFIG, "a,b"),
+      Map.entry(LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 3),
+      Map.entry(LeaseConsumerConfig.DEMAND_REFRESH_CONFIG, 100L),
+      Map.entry(LeaseConsumerConfig.DEMAND_VALIDITY_CONFIG, 900L),
+      Map.entry(LeaseConsumerConfig.HEARTBEAT_FRACTION_CONFIG, 0.3),
+      Map.entry(LeaseConsumerConfig.BACKOFF_INITIAL_CONFIG, 10L),
+      Map.entry(LeaseConsumerConfig.BACKOFF_MAX_CONFIG, 20L),
+      Map.entry(LeaseConsumerConfig.BACKOFF_JITTER_CONFIG, 0.0),
+      Map.entry(LeaseConsumerConfig.CLOSE_GRACE_CONFIG, 5L));
+
+  private static final Map<String, Object> PRODUCER = Map.of(
+      QueueProducerConfig.CLUSTER_CONFIG, "c2",
+      QueueProducerConfig.PAYLOAD_MAX_BYTES_CONFIG, 77,
+      QueueProducerConfig.BACKLOG_MAX_ITEMS_CONFIG, 5L);
+
+  @Test
+  void queueClientConfigIsBuiltFromEveryKey() {
+    assertCovers(QueueClientConfig.configDef(), CLIENT);
+    QueueClientConfig c = new QueueClientConfig(withKafka(CLIENT));
+    assertEquals("c1.deliveries", c.topics().deliveries());
+    assertEquals("web-1", c.clientId());
+    assertEquals(3, c.replyPartition());
+    assertEquals(Duration.ofMillis(1_234), c.requestTimeout());
+    assertEquals(Duration.ofMillis(7), c.dequeueGather());
+    assertEquals(Duration.ofMillis(99), c.dequeueMinWait());
+    assertEquals(Duration.ofMillis(444), c.demandRefresh());
+    assertEquals(50, c.dequeueMaxItems());
+    assertEquals("read_committed", c.consumerConfigs().get("isolation.level"));
+    assertEquals("all", c.producerConfigs().get("acks"));
+  }
+
+  @Test
+  void leaseConsumerConfigIsBuiltFromEveryKey() {
+    Map<String, Object> all = new HashMap<>(CLIENT);
+    all.putAll(CONSUMER);
+    assertCovers(LeaseConsumerConfig.configDef(), all);
+    LeaseConsumerConfig c = new LeaseConsumerConfig(withKafka(all));
+    assertEquals("workers", c.groupId());
+    assertTrue(c.requesterId().startsWith("workers/m-"));
+    assertEquals("ns", c.namespace());
+    assertEquals(List.of("a", "b"), c.topicNames());
+    assertEquals(3, c.maxInFlight());
+    assertEquals(Duration.ofMillis(100), c.demandRefresh());
+    assertEquals(Duration.ofMillis(900), c.demandValidity());
+    assertEquals(0.3, c.heartbeatFraction());
+    assertEquals(10, c.backoff().initialMs());
+    assertEquals(20, c.backoff().maxMs());
+    assertEquals(0.0, c.backoff().jitter());
+    assertEquals(Duration.ofMillis(5), c.closeGrace());
+    assertEquals("web-1", c.clientConfig().clientId());
+    assertEquals("workers", c.groupConsumerConfigs().get("group.id"));
+    assertFalse(c.clientConfig().consumerConfigs().containsKey("group.id"), "the embedded client joins no group");
+  }
+
+  @Test
+  void queueProducerConfigIsBuiltFromEveryKey() {
+    assertCovers(QueueProducerConfig.configDef(), PRODUCER);
+    QueueProducerConfig c = new QueueProducerConfig(withKafka(PRODUCER));
+    assertEquals("c2.items", c.topics().items());
+    assertEquals(77, c.payloadMaxBytes());
+    assertEquals(5, c.backlogMaxItems());
+    assertEquals(true, c.producerConfigs().get("enable.idempotence"));
+  }
+
+  @Test
+  void kafkaSettingsPassThroughAndPrefixedOnesWinForTheirClient() {
+    Map<String, Object> props = withKafka(CLIENT);
+    props.put("linger.ms", 3);
+    props.put("producer.linger.ms", 9);
+    props.put("consumer.fetch.max.wait.ms", 11);
+    props.put("producer.acks", "1");
+    QueueClientConfig c = new QueueClientConfig(props);
+    assertEquals(9, c.producerConfigs().get("linger.ms"));
+    assertEquals(3, c.consumerConfigs().get("linger.ms"));
+    assertEquals(11, c.consumerConfigs().get("fetch.max.wait.ms"));
+    assertFalse(c.producerConfigs().containsKey("fetch.max.wait.ms"));
+    assertEquals("all", c.producerConfigs().get("acks"), "what the protocol needs cannot be overridden");
+  }
+
+  @Test
+  void refusesInconsistentOrMissingSettingsNamingTheKey() {
+    Map<String, Object> consumer = withKafka(CONSUMER);
+    consumer.put(LeaseConsumerConfig.DEMAND_VALIDITY_CONFIG, 100L);
+    assertMessage(LeaseConsumerConfig.DEMAND_VALIDITY_CONFIG, () -> new LeaseConsumerConfig(consumer));
+    Map<String, Object> backoff = withKafka(CONSUMER);
+    backoff.put(LeaseConsumerConfig.BACKOFF_MAX_CONFIG, 1L);
+    assertMessage(LeaseConsumerConfig.BACKOFF_MAX_CONFIG, () -> new LeaseConsumerConfig(backoff));
+    Map<String, Object> noGroup = withKafka(CONSUMER);
+    noGroup.remove(LeaseConsumerConfig.GROUP_ID_CONFIG);
+    assertMessage(LeaseConsumerConfig.GROUP_ID_CONFIG, () -> new LeaseConsumerConfig(noGroup));
+    Map<String, Object> topics = withKafka(CONSUMER);
+    topics.put(LeaseConsumerConfig.TOPICS_CONFIG, "a,*");
+    assertMessage(LeaseConsumerConfig.TOPICS_CONFIG, () -> new LeaseConsumerConfig(topics));
+    Map<String, Object> id = withKafka(CLIENT);
+    id.put(QueueClientConfig.CLIENT_ID_CONFIG, "has/slash");
+    assertMessage(QueueClientConfig.CLIENT_ID_CONFIG, () -> new QueueClientConfig(id));
+    assertMessage("bootstrap.servers", () -> new QueueClientConfig(CLIENT));
+  }
+
+  private static void assertCovers(ConfigDef def, Map<String, Object> values) {
+    assertEquals(def.names(), values.keySet(), "the test sets every key");
+    for (ConfigDef.ConfigKey key : def.configKeys().values()) {
+      assertNotNull(key.documentation, key.name + " is documented");
+      assertTrue(key.documentation.length() > 30, key.name + " says more than its name");
+    }
+  }
+
+  private static void assertMessage(String key, org.junit.jupiter.api.function.Executable build) {
+    ConfigException e = assertThrows(ConfigException.class, build);
+    assertTrue(e.getMessage().contains(key), e.getMessage());
+  }
+
+  private static Map<String, Object> withKafka(Map<String, Object> values) {
+    Map<String, Object> props = new HashMap<>(values);
+    props.put("bootstrap.servers", "127.0.0.1:9");
+    return props;
+  }
+}

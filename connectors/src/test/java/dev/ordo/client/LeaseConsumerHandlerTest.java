@@ -1,0 +1,162 @@
+package dev.ordo.client;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.api.ItemId;
+import dev.ordo.schema.DeadLetter;
+import dev.ordo.schema.DeadLetterReason;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How a LeaseConsumer ends a handler's item, against a real cluster: acks, retries with backoff,
+ * dead letters, heartbeats and lost leases.
+ */
+@KafkaCluster
+class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
+  @BeforeAll
+  static void start(RealKafka kafka) throws Exception {
+    startQueue(kafka, "lch");
+  }
+
+  @Test
+  void failingHandlerRetriesWithBackoffAndEndsInTheDeadLetterTopicAtItsAttemptLimit() throws Exception {
+    List<Long> attemptTimes = new CopyOnWriteArrayList<>();
+    LeaseConsumer c = consumer("fail-group", "fail", Map.of(
+        LeaseConsumerConfig.BACKOFF_INITIAL_CONFIG, 300L,
+        LeaseConsumerConfig.BACKOFF_MAX_CONFIG, 600L,
+        LeaseConsumerConfig.BACKOFF_JITTER_CONFIG, 0.0));
+    c.start(item -> {
+      attemptTimes.add(System.currentTimeMillis());
+      throw new IllegalStateException("downstream refused attempt " + item.attempt());
+    });
+    awaitAssigned(c);
+    ItemId id = producer.enqueue(item("fail", "poison").maxAttempts(3).build()).get(10, TimeUnit.SECONDS);
+
+    DeadLetter dead = awaitDeadLetter(id);
+    assertEquals(DeadLetterReason.MAX_ATTEMPTS, dead.getReason());
+    assertEquals(3, dead.getAttempts());
+    assertTrue(dead.getLastError().contains("downstream refused attempt 3"), dead.getLastError());
+    assertEquals(3, attemptTimes.size());
+    assertTrue(attemptTimes.get(1) - attemptTimes.get(0) >= 280, "first retry after ~300 ms: " + attemptTimes);
+    assertTrue(attemptTimes.get(2) - attemptTimes.get(1) >= 580, "second retry after ~600 ms: " + attemptTimes);
+    await().atMost(Duration.ofSeconds(10)).until(() -> c.stats().deadLettered() == 1 && c.stats().nacked() == 3);
+  }
+
+  @Test
+  void handlerSignalsChooseTheRetryDelayOrAnImmediateDeadLetter() throws Exception {
+    Map<String, List<Long>> seen = new ConcurrentHashMap<>();
+    LeaseConsumer c = consumer("signal-group", "signal", Map.of(LeaseConsumerConfig.BACKOFF_INITIAL_CONFIG, 60_000L));
+    c.start(item -> {
+      String payload = new String(item.payload(), StandardCharsets.UTF_8);
+      seen.computeIfAbsent(payload, k -> new CopyOnWriteArrayList<>()).add(System.currentTimeMillis());
+      if (payload.equals("malformed")) {
+        throw new DeadLetterNow("cannot parse " + payload);
+      }
+      if (item.attempt() == 1) {
+        throw new RetryLater(Duration.ofMillis(700), "rate limited", "resume-at-7".getBytes(StandardCharsets.UTF_8), null);
+      }
+      assertEquals("resume-at-7", new String(item.metadata(), StandardCharsets.UTF_8));
+    });
+    awaitAssigned(c);
+    ItemId malformed = producer.enqueue(item("signal", "malformed").maxAttempts(5).build()).get(10, TimeUnit.SECONDS);
+    producer.enqueue(item("signal", "later").build()).get(10, TimeUnit.SECONDS);
+
+    DeadLetter dead = awaitDeadLetter(malformed);
+    assertEquals(DeadLetterReason.REJECTED, dead.getReason());
+    assertEquals(1, dead.getAttempts());
+    assertTrue(dead.getDetail().contains("cannot parse malformed"), dead.getDetail());
+    await().atMost(Duration.ofSeconds(10)).until(() -> c.stats().acked() == 1);
+    List<Long> later = seen.get("later");
+    assertEquals(2, later.size());
+    assertTrue(later.get(1) - later.get(0) >= 650, "retried after the handler's delay, not the backoff: " + later);
+  }
+
+  @Test
+  void longHandlerKeepsItsLeaseByHeartbeatsAndIsAckedOnce() throws Exception {
+    CountDownLatch done = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
+    LeaseConsumer c = consumer("long-group", "long", Map.of());
+    c.start(item -> {
+      runs.incrementAndGet();
+      done.await();
+    });
+    awaitAssigned(c);
+    producer.enqueue(item("long", "slow").lease(Duration.ofSeconds(1)).build()).get(10, TimeUnit.SECONDS);
+
+    // Running for three and more leases, kept alive by heartbeats alone.
+    await().atMost(Duration.ofSeconds(15)).until(() -> c.stats().heartbeats() >= 6);
+    done.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> c.stats().acked() == 1);
+    await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3)).until(() -> runs.get() == 1);
+    assertEquals(0, c.stats().leaseLost());
+    assertEquals(0, c.stats().ackRefused());
+  }
+
+  @Test
+  void cancellingARunningItemInterruptsItsHandler() throws Exception {
+    CompletableFuture<ItemId> started = new CompletableFuture<>();
+    CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+    LeaseConsumer c = consumer("cancel-group", "cancel", Map.of());
+    c.start(item -> {
+      started.complete(item.id());
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        interrupted.complete(item.leaseLost());
+        throw e;
+      }
+    });
+    awaitAssigned(c);
+    producer.enqueue(item("cancel", "x").lease(Duration.ofSeconds(2)).build()).get(10, TimeUnit.SECONDS);
+
+    ItemId id = started.get(10, TimeUnit.SECONDS);
+    assertEquals(OutcomeResult.APPLIED, c.cancel(id).get(10, TimeUnit.SECONDS).getResult());
+    assertTrue(interrupted.get(10, TimeUnit.SECONDS), "interrupted with its lease marked lost");
+    await().atMost(Duration.ofSeconds(5)).until(() -> c.stats().running() == 0);
+    assertEquals(1, c.stats().leaseLost());
+    assertEquals(0, c.stats().nacked() + c.stats().acked());
+  }
+
+  @Test
+  void handlerWhoseHeartbeatsFailIsInterruptedWhenItsLeaseRunsOutAndTheItemReturns() throws Exception {
+    List<Integer> attempts = new CopyOnWriteArrayList<>();
+    AtomicBoolean interrupted = new AtomicBoolean();
+    LeaseConsumer c = consumer("expire-group", "expire", Map.of());
+    c.blockHeartbeatsForTest(true);
+    c.start(item -> {
+      attempts.add(item.attempt());
+      if (item.attempt() == 1) {
+        try {
+          new CountDownLatch(1).await();
+        } catch (InterruptedException e) {
+          interrupted.set(true);
+          throw e;
+        }
+      }
+    });
+    awaitAssigned(c);
+    producer.enqueue(item("expire", "x").lease(Duration.ofSeconds(1)).build()).get(10, TimeUnit.SECONDS);
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> c.stats().acked() == 1);
+    assertTrue(interrupted.get());
+    assertEquals(List.of(1, 2), attempts);
+    assertEquals(1, c.stats().leaseLost());
+  }
+}

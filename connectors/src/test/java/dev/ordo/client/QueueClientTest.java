@@ -1,0 +1,327 @@
+package dev.ordo.client;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.api.ItemId;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** QueueProducer and QueueClient against a real Kafka cluster and a running queue. */
+@KafkaCluster
+class QueueClientTest {
+  private static TestQueue queue;
+  private static QueueProducer producer;
+  private static QueueClient client;
+
+  @BeforeAll
+  static void startQueue(RealKafka kafka) throws Exception {
+    queue = TestQueue.start(kafka, "qc");
+    producer = new QueueProducer(queue.producerConfig());
+    client = new QueueClient(queue.clientConfig());
+  }
+
+  @AfterAll
+  static void stopQueue() throws Exception {
+    client.close();
+    producer.close();
+    queue.close();
+  }
+
+  @Test
+  void enqueueReturnsTheItemsPartitionAndOffsetAndAGroupKeepsToOnePartition() throws Exception {
+    List<EnqueueRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      requests.add(item("ids", "t", 0, "p" + i).groupKey("same").build());
+    }
+    List<ItemId> ids = producer.enqueueAll(requests).get(10, TimeUnit.SECONDS);
+    assertEquals(6, new HashSet<>(ids).size(), "distinct IDs: " + ids);
+    assertEquals(1, ids.stream().map(ItemId::partition).distinct().count(), "one partition for one group: " + ids);
+
+    List<DeliveredItem> got = client.dequeue("ids", Map.of("t", 10), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    assertEquals(Set.copyOf(ids), ids(got));
+    ackAll(got);
+  }
+
+  @Test
+  void dequeueReturnsTheBestPrioritiesFirstAcrossPartitionsAndReleasesTheRest() throws Exception {
+    int[] priorities = {7, 3, 9, 0, 5, 1, 8, 2};
+    List<CompletableFuture<ItemId>> sends = new ArrayList<>();
+    for (int i = 0; i < priorities.length; i++) {
+      sends.add(producer.enqueue(item("prio", "t", priorities[i], "p" + priorities[i])
+          .groupKey(keyFor(i % TestQueue.PARTITIONS)).build()));
+    }
+    Set<Integer> partitions = new HashSet<>();
+    for (CompletableFuture<ItemId> f : sends) {
+      partitions.add(f.get(10, TimeUnit.SECONDS).partition());
+    }
+    assertEquals(TestQueue.PARTITIONS, partitions.size(), "items on every partition");
+
+    List<DeliveredItem> best = client.dequeue("prio", Map.of("t", 3), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    assertEquals(List.of(0, 1, 2), best.stream().map(DeliveredItem::getPriority).toList());
+
+    // What the first dequeue received beyond its three was released: ready again, no attempt counted.
+    List<DeliveredItem> rest = dequeueUntil("prio", "t", 5);
+    assertEquals(List.of(3, 5, 7, 8, 9), rest.stream().map(DeliveredItem::getPriority).toList());
+    assertTrue(rest.stream().allMatch(i -> i.getAttempt() == 1), "released items keep their attempt count");
+    ackAll(best);
+    ackAll(rest);
+  }
+
+  @Test
+  void ackNackExtendAndCancelAnswerAppliedStaleLeaseOrUnknownItem() throws Exception {
+    producer.enqueue(item("outcomes", "t", 0, "x").lease(Duration.ofSeconds(5)).build()).get(10, TimeUnit.SECONDS);
+    DeliveredItem item = dequeueUntil("outcomes", "t", 1).get(0);
+    ItemId id = ItemId.parse(item.getItemId());
+
+    Outcome extended = client.extend(item, Duration.ofSeconds(60)).get(10, TimeUnit.SECONDS);
+    assertEquals(OutcomeResult.APPLIED, extended.getResult());
+    assertTrue(extended.getLeaseExpiresAt() > item.getLeaseExpiresAt() + 50_000, "lease pushed out");
+
+    assertEquals(OutcomeResult.STALE_LEASE, client.ack(id, "not-the-lease").get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(OutcomeResult.STALE_LEASE,
+        client.nack(id, "not-the-lease", Duration.ZERO, null).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(OutcomeResult.STALE_LEASE,
+        client.extend(id, "not-the-lease", Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS).getResult());
+
+    assertEquals(OutcomeResult.APPLIED, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.extend(item, Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.cancel(new ItemId(0, 999_999)).get(10, TimeUnit.SECONDS).getResult());
+    Outcome noPartition = client.ack(new ItemId(99, 1), "lease").get(10, TimeUnit.SECONDS);
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, noPartition.getResult());
+    assertTrue(noPartition.getDetail().contains("no partition 99"), noPartition.getDetail());
+  }
+
+  @Test
+  void aRedeliveredItemRefusesItsOldLease() throws Exception {
+    producer.enqueue(item("stale", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
+    DeliveredItem first = dequeueUntil("stale", "t", 1).get(0);
+    assertEquals(OutcomeResult.APPLIED, client.release(first).get(10, TimeUnit.SECONDS).getResult());
+    DeliveredItem second = dequeueUntil("stale", "t", 1).get(0);
+    assertEquals(first.getItemId(), second.getItemId());
+    assertNotEquals(first.getLeaseId(), second.getLeaseId());
+    assertEquals(OutcomeResult.STALE_LEASE, client.ack(first).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(OutcomeResult.APPLIED, client.ack(second).get(10, TimeUnit.SECONDS).getResult());
+  }
+
+  @Test
+  void nackWithDelayAndMetadataRedeliversTheItemLaterWithTheNewMetadata() throws Exception {
+    producer.enqueue(item("nack", "t", 0, "x").metadata(bytes("m1")).build()).get(10, TimeUnit.SECONDS);
+    DeliveredItem first = dequeueUntil("nack", "t", 1).get(0);
+    assertEquals("m1", text(first.getMetadata().duplicate()));
+
+    long nackedAt = System.currentTimeMillis();
+    Outcome nacked = client.nack(ItemId.parse(first.getItemId()), first.getLeaseId(), Duration.ofMillis(1_500), bytes("m2"))
+        .get(10, TimeUnit.SECONDS);
+    assertEquals(OutcomeResult.APPLIED, nacked.getResult());
+    assertEquals(List.of(), client.dequeue("nack", Map.of("t", 1), Duration.ofMillis(300)).get(10, TimeUnit.SECONDS),
+        "not ready during its delay");
+
+    DeliveredItem second = client.dequeue("nack", Map.of("t", 1), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS).get(0);
+    assertTrue(System.currentTimeMillis() - nackedAt >= 1_400, "redelivered after the delay");
+    assertEquals(2, second.getAttempt());
+    assertEquals("m2", text(second.getMetadata().duplicate()));
+    ackAll(List.of(second));
+  }
+
+  @Test
+  void dequeueLongPollsAndReturnsAnItemEnqueuedDuringItsWait() throws Exception {
+    long start = System.currentTimeMillis();
+    CompletableFuture<List<DeliveredItem>> waiting = client.dequeue("longpoll", Map.of("t", 1), Duration.ofSeconds(20));
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone());
+    ItemId id = producer.enqueue(item("longpoll", "t", 0, "late").build()).get(10, TimeUnit.SECONDS);
+
+    List<DeliveredItem> got = waiting.get(10, TimeUnit.SECONDS);
+    long took = System.currentTimeMillis() - start;
+    assertEquals(List.of(id.toString()), got.stream().map(DeliveredItem::getItemId).toList());
+    assertTrue(took < 10_000, "returned when the item came, not at the end of the wait: " + took + " ms");
+    ackAll(got);
+  }
+
+  @Test
+  void dequeueRefusesBadArgumentsNamingThem() {
+    Map<String, Map<String, Integer>> bad = Map.of(
+        "namespace", Map.of("t", 1),
+        "topic", Map.of("a/b", 1),
+        "count", Map.of("t", 0),
+        "at most 1000", Map.of("t", 1001));
+    bad.forEach((field, topics) -> {
+      String namespace = field.equals("namespace") ? "" : "ns";
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> client.dequeue(namespace, topics, Duration.ZERO));
+      assertTrue(e.getMessage().contains(field), field + ": " + e.getMessage());
+    });
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> client.dequeue("ns", Map.of("t", 1), Duration.ofMillis(-1))).getMessage().contains("wait"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> client.extend(new ItemId(0, 1), "l", Duration.ZERO)).getMessage().contains("lease"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> client.nack(new ItemId(0, 1), "l", Duration.ofSeconds(-1), null)).getMessage().contains("delay"));
+  }
+
+  @Test
+  void dequeueOfAnEmptyTopicReturnsNothingAfterItsWait() throws Exception {
+    long start = System.currentTimeMillis();
+    List<DeliveredItem> got = client.dequeue("empty", Map.of("t", 5), Duration.ofMillis(600)).get(10, TimeUnit.SECONDS);
+    assertEquals(List.of(), got);
+    assertTrue(System.currentTimeMillis() - start >= 600);
+  }
+
+  @Test
+  void concurrentDequeuesShareTheItemsWithoutDuplicates() throws Exception {
+    List<EnqueueRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      requests.add(item("shared", "t", i % 3, "p" + i).build());
+    }
+    Set<ItemId> ids = Set.copyOf(producer.enqueueAll(requests).get(10, TimeUnit.SECONDS));
+    List<CompletableFuture<List<DeliveredItem>>> calls = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      calls.add(client.dequeue("shared", Map.of("t", 5), Duration.ofSeconds(5)));
+    }
+    List<DeliveredItem> all = new ArrayList<>();
+    for (CompletableFuture<List<DeliveredItem>> call : calls) {
+      List<DeliveredItem> got = call.get(15, TimeUnit.SECONDS);
+      assertTrue(got.size() <= 5);
+      all.addAll(got);
+    }
+    assertEquals(all.size(), ids(all).size(), "no item handed out twice");
+    assertEquals(ids, ids(all));
+    ackAll(all);
+  }
+
+  @Test
+  void anyTopicDequeueServesTheNamespaceInPriorityOrder() throws Exception {
+    producer.enqueueAll(List.of(item("any", "a", 5, "a5").build(), item("any", "b", 1, "b1").build(),
+        item("any", "c", 3, "c3").build())).get(10, TimeUnit.SECONDS);
+    List<DeliveredItem> got = client.dequeue("any", Map.of("*", 2), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    assertEquals(List.of("b", "c"), got.stream().map(DeliveredItem::getTopic).toList());
+    ackAll(got);
+    ackAll(dequeueUntil("any", "a", 1));
+  }
+
+  @Test
+  void cancelDeletesALeasedItemAndItsLeaseNoLongerHolds() throws Exception {
+    producer.enqueue(item("cancel", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
+    DeliveredItem item = dequeueUntil("cancel", "t", 1).get(0);
+    assertEquals(OutcomeResult.APPLIED, client.cancel(ItemId.parse(item.getItemId())).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
+  }
+
+  @Test
+  void activeTopicsReportsReadyDelayedAndLeasedCountsPerTopic() throws Exception {
+    producer.enqueueAll(List.of(item("stats", "a", 4, "a1").build(), item("stats", "a", 2, "a2").build(),
+        item("stats", "a", 6, "a3").build(), item("stats", "b", 0, "b1").delay(Duration.ofMinutes(5)).build(),
+        item("stats", "b", 0, "b2").delay(Duration.ofMinutes(5)).build())).get(10, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(15)).until(() -> counts("stats").equals(Map.of("a", List.of(3L, 0L, 0L),
+        "b", List.of(0L, 2L, 0L))));
+    TopicActivity a = client.activeTopics("stats").get(10, TimeUnit.SECONDS).get(0);
+    assertEquals(2, a.headPriority());
+    assertNotNull(a.oldestReadyAt());
+
+    List<DeliveredItem> one = client.dequeue("stats", Map.of("a", 1), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(15)).until(() -> counts("stats").get("a").equals(List.of(2L, 0L, 1L)));
+    ackAll(one);
+    ackAll(dequeueUntil("stats", "a", 2));
+    await().atMost(Duration.ofSeconds(15)).until(() -> !counts("stats").containsKey("a"));
+  }
+
+  @Test
+  void aProducerRefusesANamespaceWhoseBacklogIsAtItsLimit() throws Exception {
+    Map<String, Object> config = queue.producerConfig();
+    config.put(QueueProducerConfig.BACKLOG_MAX_ITEMS_CONFIG, 3L);
+    try (QueueProducer limited = new QueueProducer(config)) {
+      limited.enqueueAll(List.of(item("full", "t", 0, "1").build(), item("full", "t", 0, "2").build(),
+          item("full", "t", 0, "3").build())).get(10, TimeUnit.SECONDS);
+      await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+        ExecutionException e = assertThrows(ExecutionException.class,
+            () -> limited.enqueue(item("full", "t", 0, "4").build()).get(10, TimeUnit.SECONDS));
+        assertInstanceOf(BacklogFullException.class, e.getCause());
+      });
+      limited.enqueue(item("other", "t", 0, "1").build()).get(10, TimeUnit.SECONDS);
+    }
+    ackAll(dequeueUntil("full", "t", 3));
+    ackAll(dequeueUntil("other", "t", 1));
+  }
+
+  // ---- helpers ----
+
+  private static EnqueueRequest.Builder item(String namespace, String topic, int priority, String payload) {
+    return EnqueueRequest.builder(namespace, topic, bytes(payload)).priority(priority);
+  }
+
+  /** Dequeues from a topic until {@code n} items came, or fails after 15 s; in priority order. */
+  private static List<DeliveredItem> dequeueUntil(String namespace, String topic, int n) {
+    List<DeliveredItem> got = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(15)).until(() -> {
+      got.addAll(client.dequeue(namespace, Map.of(topic, n - got.size()), Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS));
+      return got.size() >= n;
+    });
+    got.sort(dev.ordo.client.internal.Selection.ORDER);
+    return got;
+  }
+
+  private static void ackAll(List<DeliveredItem> items) throws Exception {
+    for (DeliveredItem i : items) {
+      assertEquals(OutcomeResult.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).getResult(), "ack of " + i.getItemId());
+    }
+  }
+
+  /** topic → [ready, delayed, leased]. */
+  private static Map<String, List<Long>> counts(String namespace) throws Exception {
+    Map<String, List<Long>> out = new HashMap<>();
+    for (TopicActivity t : client.activeTopics(namespace).get(10, TimeUnit.SECONDS)) {
+      out.put(t.topic(), List.of(t.ready(), t.delayed(), t.leased()));
+    }
+    return out;
+  }
+
+  private static Set<ItemId> ids(List<DeliveredItem> items) {
+    Set<ItemId> ids = new HashSet<>();
+    items.forEach(i -> ids.add(ItemId.parse(i.getItemId())));
+    return ids;
+  }
+
+  /** A group key that Kafka's murmur2 partitioning sends to {@code partition}. */
+  static String keyFor(int partition) {
+    for (int i = 0; ; i++) {
+      String key = "k" + i;
+      if (Utils.toPositive(Utils.murmur2(bytes(key))) % TestQueue.PARTITIONS == partition) {
+        return key;
+      }
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String text(java.nio.ByteBuffer b) {
+    byte[] out = new byte[b.remaining()];
+    b.get(out);
+    return new String(out, StandardCharsets.UTF_8);
+  }
+}
