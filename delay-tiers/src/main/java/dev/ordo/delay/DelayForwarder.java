@@ -68,21 +68,31 @@ import org.slf4j.LoggerFactory;
  * <p>The loop, one iteration:
  * <ol>
  *   <li>Resume the paused partitions whose head is due now.
- *   <li>Poll, blocking at most until the next paused partition is due (never sleeping: polling keeps
- *       the consumer in its group however long a head waits).
- *   <li>For each partition's records in offset order, {@link ForwardPlanner} decides: the head is due at
- *       its LogAppendTime + d (or its due time, if earlier). Not due: seek back to it, pause the partition
- *       until then, skip the rest of that partition's batch. Due: produce it where the router says.
- *   <li>Commit the produced records and the consumed offsets in one transaction
+ *   <li>Poll, blocking at most until the next paused partition or held record is due (never sleeping:
+ *       polling keeps the consumer in its group however long a head waits).
+ *   <li>Forward the records held aside that are due now (see 4).
+ *   <li>For each partition's new records in offset order, {@link ForwardPlanner} decides. A record of
+ *       tier d is released at its LogAppendTime + d (or its due time, if earlier), so records are released
+ *       in offset order:
+ *       <ul>
+ *         <li>not released yet: seek back to it, pause the partition until it is, skip the rest of the batch;
+ *         <li>released: produce it to the tier the router picks, or to its target if due;
+ *         <li>released with less than the shortest tier to go: hold it aside in memory until its due time and
+ *             go on with the records behind it, which may be due sooner (at most
+ *             {@link PartitionProgress#MAX_PENDING} per partition; beyond that the partition waits at its head).
+ *       </ul>
+ *   <li>Commit the produced records and each partition's progress in one transaction
  *       ({@code sendOffsetsToTransaction} with the consumer's group metadata, so a forwarder that lost its
- *       partitions in a rebalance cannot commit). Readers use read_committed: a record is forwarded once.
+ *       partitions in a rebalance cannot commit). The committed offset is the first record not forwarded yet;
+ *       its metadata lists the records held aside above it ({@link PartitionProgress}), so whoever reads the
+ *       partition next skips exactly what was forwarded. Readers use read_committed: a record is forwarded once.
  * </ol>
  * A record that is not a {@link DelayedRecord} goes to {@code <cluster>.dlq} (reason MALFORMED, raw bytes
  * kept), as does one whose target is not a legal or existing topic or partition (INVALID); neither stops
- * the tier. A transaction that fails is aborted and its records are read again; one that fails because a
- * record cannot be written (too large, not authorized) sends that record to the dlq on the next try.
- * A fenced producer is replaced and the partitions rewound to their committed offsets. Any other error
- * ends {@link #run()} with it (aborting the open transaction); {@link DelayTiers} then starts a new forwarder.
+ * the tier. A transaction that fails is aborted and the partitions it touched restart from their committed
+ * progress; one that fails because a record cannot be written (too large, not authorized) sends that record
+ * to the dlq on the next try. A fenced producer is replaced. Any other error ends {@link #run()} with it
+ * (aborting the open transaction); {@link DelayTiers} then starts a new forwarder.
  */
 public final class DelayForwarder implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DelayForwarder.class);
@@ -261,8 +271,14 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
               p.held(offset);
               continue;
             }
-            // Not released yet (or too many held aside): wait at the head, the partition paused.
-            long until = aside.isEmpty() ? later.until() : Math.min(later.until(), aside.firstEntry().getValue().until);
+            // Not released yet, or too many held aside (then until one of them has gone): wait at the
+            // head, the partition paused.
+            long until = later.until();
+            if (later.outOfLine()) {
+              for (Held h : aside.values()) {
+                until = Math.min(until, h.until);
+              }
+            }
             consumer.seek(tp, offset);
             consumer.pause(List.of(tp));
             pauses.pause(tp, until);

@@ -43,9 +43,10 @@ public final class DelayTiersConfig extends AbstractConfig {
   public static final String HOP_ALLOWANCE_CONFIG = "ordo.delay.hop.allowance.ms";
   public static final String HOP_ALLOWANCE_DOC = "What one hop through a tier (fetch, produce, commit) is "
       + "expected to cost. The client writes a record that much earlier per planned hop, so that the hops' "
-      + "own time does not make it late; what is left over is held at the head of the last tier until the "
-      + "due time (never early). Too high: records are held at heads longer and delay the records behind them "
-      + "by up to this times the number of hops; too low: records arrive late by the difference.";
+      + "own time does not make it late: it reaches its last tier a little early and that tier's forwarder "
+      + "holds it aside until its due time (never early). Too low: records that hops made late leave their "
+      + "last tier by their due time out of order and may wait behind its head; too high: more records held "
+      + "aside, longer.";
 
   public static final String ROUTE_SLACK_CONFIG = "ordo.delay.route.slack.ms";
   public static final String ROUTE_SLACK_DOC = "How much longer than a record's remaining delay a tier may "
@@ -56,11 +57,12 @@ public final class DelayTiersConfig extends AbstractConfig {
   public static final String CLIENT_HOLD_RESIDUAL_CONFIG = "ordo.delay.client.hold.residual";
   public static final String CLIENT_HOLD_RESIDUAL_DOC = "Whether DelayClient waits in memory for the part "
       + "of a delay that tiers cannot express (less than the shortest tier) before writing the record. "
-      + "true: precise delivery; the returned future completes at the write, up to the shortest tier later, "
-      + "and a client process that dies in between has not written the record (its future never completed). "
-      + "false: the record is written at once and durable at once; the forwarders hold the remainder at the "
-      + "head of a partition, which delays the records behind it by up to the shortest tier. Delays shorter "
-      + "than the shortest tier are always waited by the client (no tier is short enough).";
+      + "true: the returned future completes at the write, up to the shortest tier later, and a client process "
+      + "that dies in between has not written the record (its future never completed). false: the record is "
+      + "written at once and durable at once; the forwarder of its last tier holds it aside for up to the "
+      + "shortest tier, which costs memory there (at most 256 records per partition; beyond that the partition "
+      + "waits at its head, delaying the records behind). Delays shorter than the shortest tier are always "
+      + "waited by the client (no tier is short enough).";
 
   public static final String INSTANCE_ID_CONFIG = "ordo.delay.instance.id";
   public static final String INSTANCE_ID_DOC = "A name for this instance that stays the same across restarts "
@@ -89,7 +91,7 @@ public final class DelayTiersConfig extends AbstractConfig {
   private static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", clusterValidator(), Importance.HIGH, CLUSTER_DOC)
       .define(TIERS_CONFIG, Type.STRING, "30s,1m,5m,30m", tiersValidator(), Importance.HIGH, TIERS_DOC)
-      .define(HOP_ALLOWANCE_CONFIG, Type.LONG, 10L, ConfigDef.Range.between(0, 60_000), Importance.LOW,
+      .define(HOP_ALLOWANCE_CONFIG, Type.LONG, 20L, ConfigDef.Range.between(0, 60_000), Importance.LOW,
           HOP_ALLOWANCE_DOC)
       .define(ROUTE_SLACK_CONFIG, Type.LONG, 50L, ConfigDef.Range.atLeast(0), Importance.LOW, ROUTE_SLACK_DOC)
       .define(CLIENT_HOLD_RESIDUAL_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, CLIENT_HOLD_RESIDUAL_DOC)

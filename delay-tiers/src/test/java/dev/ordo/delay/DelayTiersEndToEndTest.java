@@ -60,4 +60,44 @@ class DelayTiersEndToEndTest {
       assertEquals(0, stats.values().stream().mapToLong(ForwarderStats::deadLettered).sum());
     }
   }
+
+  /**
+   * In one partition of the 3s tier: X due 900 ms after it leaves the tier (less than the shortest tier
+   * to go: it waits for its due time), then Y due when it leaves. Y must not wait behind X.
+   */
+  @Test
+  void aRecordWaitingForItsDueTimeDoesNotHoldUpTheRecordsBehindIt(RealKafka kafka) throws Exception {
+    Map<String, Object> props = Clusters.config(kafka, "aside", "1s,3s", "aside-1");
+    props.put(DelayTiersConfig.ROUTE_SLACK_CONFIG, "0");
+    DelayTiersConfig config = new DelayTiersConfig(props);
+    String target = "aside.target";
+    Clusters.createTopics(kafka, config, target);
+    String tier = config.topics().delayTier(Duration.ofSeconds(3));
+    try (DelayTiers tiers = new DelayTiers(config);
+         Arrivals arrivals = new Arrivals(kafka.bootstrapServers(), target);
+         org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> raw =
+             new org.apache.kafka.clients.producer.KafkaProducer<>(config.clientProducerConfigs())) {
+      tiers.start();
+      Clusters.awaitForwarders(kafka, config, config.tiers());
+      await().atMost(Duration.ofSeconds(30)).until(arrivals::ready);
+      long now = System.currentTimeMillis();
+      long dueX = now + 3900;
+      long dueY = now + 3000;
+      for (long due : new long[] {dueX, dueY}) {
+        byte[] value = dev.ordo.serde.OrdoSerdes.DELAYED_RECORD.encode(DelayedRecords.envelope(target, 0, null,
+            String.valueOf(due).getBytes(java.nio.charset.StandardCharsets.UTF_8), null, due, now));
+        raw.send(new org.apache.kafka.clients.producer.ProducerRecord<>(tier, 0, null, value)).get();
+      }
+      await().atMost(Duration.ofSeconds(20)).until(() -> arrivals.count() >= 2);
+      java.util.List<Arrivals.Arrival> got = arrivals.all();
+      assertEquals(String.valueOf(dueY), new String(got.get(0).record().value(), java.nio.charset.StandardCharsets.UTF_8),
+          "Y, due first, arrives first");
+      assertTrue(got.get(0).arrivedAt() >= dueY, "Y early");
+      assertTrue(got.get(0).arrivedAt() < dueX, "Y waited behind X: arrived " + (got.get(0).arrivedAt() - dueY)
+          + " ms after its due time");
+      assertTrue(got.get(1).arrivedAt() >= dueX && got.get(1).record().timestamp() >= dueX, "X early");
+      System.out.println("[delay-tiers] held aside: Y late by " + (got.get(0).arrivedAt() - dueY) + " ms, X late by "
+          + (got.get(1).arrivedAt() - dueX) + " ms");
+    }
+  }
 }
