@@ -89,6 +89,7 @@ class ServerCommandTest {
       admin.createTopics(List.of(new NewTopic("skew.items", 2, (short) 1), new NewTopic("skew.commands", 3, (short) 1)))
           .all().get(30, TimeUnit.SECONDS);
     }
+    kafka.awaitTopics("skew.items", "skew.commands");
     Cli.Result r = Cli.run(args("skew"));
     assertError(r, "must have the same number of partitions");
     assertTrue(r.errLines().get(0).contains("skew.items (2)") && r.errLines().get(0).contains("skew.commands (3)"), r.err());

@@ -91,7 +91,10 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
     return Admin.create(clientProperties());
   }
 
-  /** Creates topics with the given partition count and the cluster's replication (min 3 brokers: 3). */
+  /**
+   * Creates topics with the given partition count and the cluster's replication (min 3 brokers: 3),
+   * and returns once every running broker knows them (see {@link #awaitTopics}).
+   */
   public void createTopics(int partitions, String... names) {
     short rf = (short) Math.min(3, brokers);
     try (Admin admin = admin()) {
@@ -100,6 +103,41 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
     } catch (Exception e) {
       throw new IllegalStateException("could not create topics " + List.of(names), e);
     }
+    awaitTopics(names);
+  }
+
+  /**
+   * Waits (30 s at most) until the metadata of every running broker has the topics. A topic
+   * exists for the controller before the brokers learn of it, so a client that asks a broker right
+   * after {@code createTopics} may not see it yet; use this after creating topics with your own Admin.
+   */
+  public void awaitTopics(String... names) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!allBrokersKnow(names)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("brokers do not know topics " + List.of(names) + " after 30 s");
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for topics " + List.of(names), e);
+      }
+    }
+  }
+
+  private boolean allBrokersKnow(String... names) {
+    for (BrokerServer broker : kit.brokers().values()) {
+      if (broker.isShutdown()) {
+        continue;
+      }
+      for (String name : names) {
+        if (!broker.metadataCache().contains(name)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   public Map<Integer, BrokerServer> brokers() {
