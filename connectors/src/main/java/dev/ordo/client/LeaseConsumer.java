@@ -122,6 +122,7 @@ public final class LeaseConsumer implements AutoCloseable {
   private long nextResync;
   private long nextCommit;
   private boolean demandCancelled;
+  private long lastWarning;
 
   private volatile Set<Integer> assignment = Set.of();
   private volatile boolean stopPolling;
@@ -165,13 +166,18 @@ public final class LeaseConsumer implements AutoCloseable {
       throw new IllegalStateException("consumer " + requesterId + " was already started or closed");
     }
     this.handler = handler;
+    try {
+      this.consumer = new KafkaConsumer<>(config.groupConsumerConfigs());
+    } catch (RuntimeException e) {
+      state.set(State.NEW);
+      throw e;
+    }
     AtomicInteger n = new AtomicInteger();
     this.workers = Executors.newFixedThreadPool(maxInFlight, r -> {
       Thread t = new Thread(r, requesterId + "-worker-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
-    this.consumer = new KafkaConsumer<>(config.groupConsumerConfigs());
     this.pollThread = new Thread(this::pollLoop, requesterId + "-poll");
     this.pollThread.setDaemon(true);
     this.pollThread.start();
@@ -268,7 +274,10 @@ public final class LeaseConsumer implements AutoCloseable {
           if (!isRetriable(e)) {
             throw e;
           }
-          log.warn("Consumer {} failed to poll; retrying", requesterId, e);
+          if (time.milliseconds() - lastWarning > 10_000) {
+            lastWarning = time.milliseconds();
+            log.warn("Consumer {} failed to poll; retrying", requesterId, e);
+          }
         }
         long now = time.milliseconds();
         creditFinished();
@@ -286,7 +295,11 @@ public final class LeaseConsumer implements AutoCloseable {
       }
     } catch (RuntimeException | Error e) {
       failure = e;
-      log.error("Consumer {} stopped on a fatal error", requesterId, e);
+      log.error("Consumer {} stopped on a fatal error; interrupting its handlers, whose leases no one extends now",
+          requesterId, e);
+      for (Job job : jobs.values()) {
+        lose(job, "the consumer stopped: " + e);
+      }
     } finally {
       try {
         consumer.close(crashed ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
@@ -338,7 +351,10 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   private void accept(DeliveredItem item, ConsumerRecord<byte[], byte[]> record, long now, boolean adopted) {
-    if (state.get() != State.RUNNING || jobs.size() >= maxInFlight || jobs.containsKey(Job.key(item))) {
+    if (jobs.containsKey(Job.key(item))) {
+      return; // the same lease twice: it is being worked on
+    }
+    if (state.get() != State.RUNNING || jobs.size() >= maxInFlight) {
       counters.released.incrementAndGet();
       client.releaseQuietly(item);
       return;

@@ -56,22 +56,24 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A dequeue, step by step:
  * <ol>
- *   <li>it takes a requester id of its own, {@code <client id>/d<n>}, and registers;</li>
+ *   <li>it takes a requester id of its own, {@code <client id>/<incarnation>/d<n>}, and registers;</li>
  *   <li>it sends a demand for the wanted counts to every partition of {@code commands}
  *       (replace=true, valid for the wait, at most twice the refresh interval), naming this
  *       client's reply partition; each partition at once leases its best ready items to it, and
  *       later ones as they become ready while the demand is open;</li>
- *   <li>the poll thread collects the deliveries addressed to it. Once it has enough and the other
- *       partitions had {@code ordo.client.dequeue.gather.ms} to answer, or at the end of the wait,
- *       it keeps the best by priority, releases the rest (ready again, no attempt counted),
- *       cancels its demand on every partition (empty counts) and completes the future;</li>
+ *   <li>the poll thread collects the deliveries addressed to it. When
+ *       {@code ordo.client.dequeue.gather.ms} have passed since the first one arrived (time for the
+ *       other partitions to offer better items), or at the end of the wait if none came, it keeps
+ *       the best by priority up to the counts, releases the rest (ready again, no attempt counted),
+ *       cancels its demand on every partition (empty counts) and completes the future. So, like
+ *       SQS's long polling, a dequeue waits only while nothing is ready;</li>
  *   <li>a long wait refreshes the demand every {@code ordo.client.demand.refresh.ms} with the
  *       counts still missing, so demand lost when a queue partition moves is rebuilt;</li>
  *   <li>anything addressed to a finished dequeue is released.</li>
  * </ol>
  *
  * <p>Commands on an item go to the item's partition with a requester id of their own,
- * {@code <client id>/c<n>}; the future completes with the queue's {@link Outcome} (APPLIED,
+ * {@code <client id>/<incarnation>/c<n>}; the future completes with the queue's {@link Outcome} (APPLIED,
  * STALE_LEASE, UNKNOWN_ITEM) or fails with a {@link TimeoutException} after
  * {@code ordo.client.request.timeout.ms}. An item ID naming a partition the cluster does not have
  * is answered UNKNOWN_ITEM locally.
@@ -102,9 +104,12 @@ public final class QueueClient implements AutoCloseable {
   private final Map<String, PendingDequeue> dequeues = new ConcurrentHashMap<>();
   private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
+  /** Requester ids start with this: the client id and a random incarnation, so two clients given the same id never take each other's replies. */
+  private final String requesterPrefix;
   private final Thread thread;
   private volatile boolean running = true;
   private volatile boolean crashed;
+  private long lastWarning; // poll thread only
 
   private record PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future) {}
 
@@ -120,6 +125,7 @@ public final class QueueClient implements AutoCloseable {
     this.minWaitMs = config.dequeueMinWait().toMillis();
     this.refreshMs = config.demandRefresh().toMillis();
     this.maxItems = config.dequeueMaxItems();
+    this.requesterPrefix = clientId + "/" + Long.toHexString(new java.security.SecureRandom().nextLong() & 0xffffffffL) + "/";
     this.stats = new StatsView(topics.topicStats());
     AtomicInteger callbackThreads = new AtomicInteger();
     this.callbacks = Executors.newCachedThreadPool(r -> {
@@ -190,9 +196,11 @@ public final class QueueClient implements AutoCloseable {
 
   /**
    * Leases up to {@code topics.get(t)} items of each topic {@code t} of {@code namespace} (the key
-   * {@code *} means any topic), best priority first, waiting up to {@code wait} for items to become
-   * ready. Completes with fewer items, or none, when the wait ends first. Every returned item is
-   * leased to the caller, who must ack, nack or release it (or let its lease run out).
+   * {@code *} means any topic), best priority first. Returns shortly after the first items arrive,
+   * with what arrived by then; when nothing is ready it waits up to {@code wait} (at least
+   * {@code ordo.client.dequeue.min.wait.ms}) for items to become ready, and returns an empty list if
+   * none do. Every returned item is leased to the caller, who must ack, nack or release it (or let
+   * its lease run out).
    *
    * @throws IllegalArgumentException naming the bad argument: a namespace or topic name, a count
    *     below 1 or a total over {@code ordo.client.dequeue.max.items}, a negative wait
@@ -222,11 +230,16 @@ public final class QueueClient implements AutoCloseable {
     }
     long now = time.milliseconds();
     long waitMs = Math.max(wait.toMillis(), minWaitMs);
-    PendingDequeue q = new PendingDequeue(clientId + "/d" + sequence.incrementAndGet(), namespace, topics,
+    PendingDequeue q = new PendingDequeue(requesterPrefix + "d" + sequence.incrementAndGet(), namespace, topics,
         now + waitMs, now + refreshMs);
     dequeues.put(q.requesterId(), q);
     sendDemands(q, q.wanted(), now);
     return q.future();
+  }
+
+  /** {@link #dequeue(String, Map, Duration)} of up to {@code count} items of one topic ({@code *}: any). */
+  public CompletableFuture<List<DeliveredItem>> dequeue(String namespace, String topic, int count, Duration wait) {
+    return dequeue(namespace, Map.of(topic == null ? "" : topic, count), wait);
   }
 
   private void sendDemands(PendingDequeue q, Map<String, Integer> counts, long now) {
@@ -340,7 +353,7 @@ public final class QueueClient implements AutoCloseable {
       return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
           "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null));
     }
-    String requesterId = clientId + "/c" + sequence.incrementAndGet();
+    String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> future = new CompletableFuture<>();
     outcomes.put(requesterId, new PendingOutcome(id.toString(), kind, future));
     future.whenComplete((o, e) -> outcomes.remove(requesterId));
@@ -420,7 +433,11 @@ public final class QueueClient implements AutoCloseable {
         } catch (WakeupException e) {
           continue; // close() asked us to stop
         } catch (KafkaException e) {
-          log.warn("Reading replies of client {} failed; retrying", clientId, e);
+          long now = time.milliseconds();
+          if (now - lastWarning > 10_000) {
+            lastWarning = now;
+            log.warn("Reading replies of client {} failed; retrying", clientId, e);
+          }
         }
         long now = time.milliseconds();
         for (PendingDequeue q : dequeues.values()) {
@@ -469,14 +486,13 @@ public final class QueueClient implements AutoCloseable {
     }
   }
 
-  /** True for this client's requester ids: {@code <client id>/<kind><digits>}. */
+  /** True for this client's requester ids: {@code <client id>/<incarnation>/<kind><digits>}. */
   private boolean isOwn(String requesterId, char kind) {
-    int n = clientId.length();
-    if (requesterId.length() < n + 3 || !requesterId.startsWith(clientId) || requesterId.charAt(n) != '/'
-        || requesterId.charAt(n + 1) != kind) {
+    int n = requesterPrefix.length();
+    if (requesterId.length() < n + 2 || !requesterId.startsWith(requesterPrefix) || requesterId.charAt(n) != kind) {
       return false;
     }
-    for (int i = n + 2; i < requesterId.length(); i++) {
+    for (int i = n + 1; i < requesterId.length(); i++) {
       if (!Character.isDigit(requesterId.charAt(i))) {
         return false;
       }

@@ -33,9 +33,10 @@ public final class QueueClientConfig extends AbstractConfig {
       + " .commands, .deliveries, .topics).";
 
   public static final String CLIENT_ID_CONFIG = "ordo.client.id";
-  public static final String CLIENT_ID_DOC = "This client's name; its requester ids are <id>/d<n> (dequeues)"
-      + " and <id>/c<n> (commands). It must be unique among the live clients of the cluster, or two clients"
-      + " would take each other's replies. Empty: ordo-client-<random>.";
+  public static final String CLIENT_ID_DOC = "This client's name, in its Kafka client ids and requester ids"
+      + " (<id>/<random incarnation>/d<n> for dequeues, .../c<n> for commands, so clients sharing a name never"
+      + " take each other's replies). Its hash picks the reply partition unless one is set. Empty:"
+      + " ordo-client-<random>.";
 
   public static final String REPLY_PARTITION_CONFIG = "ordo.client.reply.partition";
   public static final String REPLY_PARTITION_DOC = "The partition of <cluster>.deliveries this client reads its"
@@ -49,11 +50,10 @@ public final class QueueClientConfig extends AbstractConfig {
       + " seconds); shorter frees callers sooner.";
 
   public static final String DEQUEUE_GATHER_CONFIG = "ordo.client.dequeue.gather.ms";
-  public static final String DEQUEUE_GATHER_DOC = "A dequeue asks every partition for its best items. Once it"
-      + " has enough it still waits this long after the first item arrived for the other partitions'"
-      + " answers, then keeps the best by priority and releases the rest. Longer: better priority order"
-      + " across partitions, more latency. 0: complete as soon as enough items arrived, from whichever"
-      + " partitions answered first.";
+  public static final String DEQUEUE_GATHER_DOC = "A dequeue asks every partition for its best items and returns"
+      + " this long after the first item arrived, keeping the best by priority and releasing the rest. Longer:"
+      + " better priority order across partitions (their answers arrive up to a commit interval of the queue"
+      + " apart) and fuller batches, more latency. 0: return with the first answer.";
 
   public static final String DEQUEUE_MIN_WAIT_CONFIG = "ordo.client.dequeue.min.wait.ms";
   public static final String DEQUEUE_MIN_WAIT_DOC = "The shortest a dequeue waits for items, even when asked"

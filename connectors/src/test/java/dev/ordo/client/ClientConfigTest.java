@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -126,6 +128,17 @@ class ClientConfigTest {
     id.put(QueueClientConfig.CLIENT_ID_CONFIG, "has/slash");
     assertMessage(QueueClientConfig.CLIENT_ID_CONFIG, () -> new QueueClientConfig(id));
     assertMessage("bootstrap.servers", () -> new QueueClientConfig(CLIENT));
+  }
+
+  @Test
+  void everyKeyIsDocumentedInTheClientsGuide() throws Exception {
+    String guide = Files.readString(Path.of("..", "docs", "clients.md"));
+    for (ConfigDef def : List.of(QueueClientConfig.configDef(), LeaseConsumerConfig.configDef(),
+        QueueProducerConfig.configDef())) {
+      for (String key : def.names()) {
+        assertTrue(guide.contains("`" + key + "`"), key + " is missing from docs/clients.md");
+      }
+    }
   }
 
   private static void assertCovers(ConfigDef def, Map<String, Object> values) {

@@ -75,15 +75,12 @@ public final class PendingDequeue {
   }
 
   /**
-   * Done at the deadline, or once enough items arrived and the other partitions had
-   * {@code gatherMs} since the first arrival to offer better ones.
+   * Done at the deadline, or {@code gatherMs} after the first item arrived: like SQS's long poll,
+   * a dequeue waits only while nothing is ready, and the gather window lets the other partitions
+   * offer better items.
    */
   public boolean shouldFinish(long now, long gatherMs) {
-    if (now >= deadline) {
-      return true;
-    }
-    return firstArrivalAt >= 0 && now >= firstArrivalAt + gatherMs
-        && Selection.remaining(wanted, received).isEmpty();
+    return now >= deadline || firstArrivalAt >= 0 && now >= firstArrivalAt + gatherMs;
   }
 
   /** What to ask the partitions for now: the counts not yet covered, or empty when covered. */
