@@ -383,6 +383,11 @@ class QueueTopologyTest {
     q.ack("not-an-id", "l");
     q.command(ALICE, new dev.ordo.schema.Extend("0-0", "l", -5L));
     assertEquals(3, q.deadLetters().size());
+    List<Outcome> answers = q.outcomes();
+    assertEquals(2, answers.size(), "a decodable command with a requester is answered");
+    answers.forEach(o -> assertEquals(OutcomeResult.INVALID, o.getResult()));
+    assertTrue(answers.get(0).getDetail().contains("not-an-id"), answers.get(0).getDetail());
+    assertTrue(answers.get(1).getDetail().contains("leaseDurationMs"), answers.get(1).getDetail());
     String id = q.enqueue(item("t", 0).build());
     q.demand(ALICE, "t", 1);
     assertEquals(List.of(id), ids(q.delivered()), "the stream thread goes on");

@@ -89,6 +89,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final Set<List<String>> dirtyTopics = new LinkedHashSet<>();
   private final Set<List<String>> readyTopics = new LinkedHashSet<>();
 
+  /** The command being processed and its requester, so a refusal can be answered. */
+  private Command currentCommand;
+
   private ProcessorContext<Out, byte[]> context;
   private PriorityStore store;
   private int partition = -1;
@@ -122,6 +125,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   public void process(Record<byte[], byte[]> record) {
     RecordMetadata meta = context.recordMetadata().orElseThrow();
     boolean isItem = meta.topic().equals(topics.items());
+    currentCommand = null;
     try {
       if (isItem) {
         onItem(meta.offset(), record);
@@ -134,6 +138,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     } catch (IllegalArgumentException e) {
       metrics.increment(isItem ? QueueMetrics.MALFORMED : QueueMetrics.INVALID_COMMAND);
       deadLetterRaw(DeadLetterReason.INVALID, e.getMessage(), record, meta);
+      answerInvalid(e.getMessage());
     } catch (KafkaException e) {
       throw e; // fencing, migration, store failures: Kafka Streams must handle these
     } catch (RuntimeException e) {
@@ -207,6 +212,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       throw new IllegalArgumentException("reply partition " + requester.getReplyPartition()
           + " of requester " + requester.getId() + " is not a partition of " + topics.deliveries());
     }
+    currentCommand = command;
     Object body = command.getBody();
     if (body instanceof Demand demand) {
       onDemand(requester, demand);
@@ -363,6 +369,38 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     store.transition(id.offset(), item, back);
     metrics.increment(QueueMetrics.REENTERED);
     afterChange(id.offset(), back);
+  }
+
+  /** Tells the requester of a refused command why, as an INVALID outcome, when it can be reached. */
+  private void answerInvalid(String why) {
+    Command command = currentCommand;
+    if (command == null || command.getRequester() == null) {
+      return;
+    }
+    Object body = command.getBody();
+    String itemId = "";
+    CommandKind kind;
+    if (body instanceof Ack a) {
+      kind = CommandKind.ACK;
+      itemId = a.getItemId();
+    } else if (body instanceof Nack n) {
+      kind = CommandKind.NACK;
+      itemId = n.getItemId();
+    } else if (body instanceof Extend x) {
+      kind = CommandKind.EXTEND;
+      itemId = x.getItemId();
+    } else if (body instanceof Release r) {
+      kind = CommandKind.RELEASE;
+      itemId = r.getItemId();
+    } else if (body instanceof Cancel c) {
+      kind = CommandKind.CANCEL;
+      itemId = c.getItemId();
+    } else if (body instanceof Demand) {
+      kind = CommandKind.DEMAND;
+    } else {
+      return;
+    }
+    reply(command.getRequester(), outcome(itemId, kind, OutcomeResult.INVALID, why, null));
   }
 
   // ---- dispatch ----
