@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class DelayTiers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DelayTiers.class);
-  /** Tier topics keep records this long beyond their tier's delay, so forwarders may be down that long. */
-  public static final Duration RETENTION_MARGIN = Duration.ofDays(7);
+  /** Tier topics keep records at least this long (and at least twice their delay), so forwarders may be down that long. */
+  public static final Duration MIN_RETENTION = Duration.ofDays(7);
 
   private final DelayTiersConfig config;
   private final Time time;
@@ -122,8 +122,8 @@ public final class DelayTiers implements AutoCloseable {
   /**
    * The tier topics of {@code cluster}: {@code <cluster>.delay.<d>} for each tier, with
    * {@code message.timestamp.type=LogAppendTime} (a record's tier delay runs from when the broker
-   * appended it) and {@code cleanup.policy=delete} with retention of the tier delay plus
-   * {@link #RETENTION_MARGIN}. Partitions bound how many forwarders a tier can use.
+   * appended it) and {@code cleanup.policy=delete} with {@code retention.ms} = max({@link #MIN_RETENTION},
+   * 2 × the delay), as {@code ordo server} creates them. Partitions bound how many forwarders a tier can use.
    */
   public static List<NewTopic> newTopics(String cluster, List<Duration> tiers, int partitions, short replicationFactor) {
     ClusterTopics topics = new ClusterTopics(cluster);
@@ -132,7 +132,7 @@ public final class DelayTiers implements AutoCloseable {
       specs.add(new NewTopic(topics.delayTier(tier), partitions, replicationFactor).configs(Map.of(
           TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime",
           TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
-          TopicConfig.RETENTION_MS_CONFIG, String.valueOf(tier.plus(RETENTION_MARGIN).toMillis()))));
+          TopicConfig.RETENTION_MS_CONFIG, String.valueOf(Math.max(MIN_RETENTION.toMillis(), 2 * tier.toMillis())))));
     }
     return specs;
   }

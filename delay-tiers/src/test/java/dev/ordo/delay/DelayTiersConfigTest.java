@@ -112,15 +112,16 @@ class DelayTiersConfigTest {
 
   @Test
   void newTopicsUseLogAppendTimeAndOutliveTheirDelay() {
-    List<NewTopic> topics = DelayTiers.newTopics("shop", Durations.parseList("30s,30m"), 6, (short) 3);
-    assertEquals(List.of("shop.delay.30s", "shop.delay.30m"), topics.stream().map(NewTopic::name).toList());
+    List<NewTopic> topics = DelayTiers.newTopics("shop", Durations.parseList("30s,30m,7d"), 6, (short) 3);
+    assertEquals(List.of("shop.delay.30s", "shop.delay.30m", "shop.delay.7d"),
+        topics.stream().map(NewTopic::name).toList());
     for (NewTopic t : topics) {
       assertEquals(6, t.numPartitions());
       assertEquals(3, t.replicationFactor());
       assertEquals("LogAppendTime", t.configs().get("message.timestamp.type"));
       assertEquals("delete", t.configs().get("cleanup.policy"));
     }
-    assertEquals(String.valueOf(Duration.ofDays(7).plusMinutes(30).toMillis()),
-        topics.get(1).configs().get("retention.ms"));
+    assertEquals(String.valueOf(Duration.ofDays(7).toMillis()), topics.get(1).configs().get("retention.ms"));
+    assertEquals(String.valueOf(Duration.ofDays(14).toMillis()), topics.get(2).configs().get("retention.ms"));
   }
 }
