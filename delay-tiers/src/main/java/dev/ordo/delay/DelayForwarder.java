@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -362,7 +363,7 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
 
   /** Partitions whose progress moved since their last commit (a fresh one only once it examined a record). */
   private Set<TopicPartition> dirtyPartitions() {
-    Set<TopicPartition> dirty = new java.util.HashSet<>();
+    Set<TopicPartition> dirty = new HashSet<>();
     progress.forEach((tp, p) -> {
       if (p.frontier() >= 0 && !p.equals(committedProgress.get(tp))) {
         dirty.add(tp);
@@ -501,7 +502,7 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
    * committed progress, drops the records held aside and reads again from the committed offsets.
    */
   private void restore(Collection<TopicPartition> partitions) {
-    Set<TopicPartition> owned = new java.util.HashSet<>(partitions);
+    Set<TopicPartition> owned = new HashSet<>(partitions);
     owned.retainAll(consumer.assignment());
     forget(partitions);
     if (owned.isEmpty()) {
@@ -518,7 +519,7 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
         PartitionProgress p = PartitionProgress.restore(offset.offset(), offset.metadata());
         progress.put(tp, p);
         committedProgress.put(tp, p.copy());
-        consumer.seek(tp, offset.offset());
+        consumer.seek(tp, offset);
       }
     }
     consumer.seekToBeginning(fromStart);

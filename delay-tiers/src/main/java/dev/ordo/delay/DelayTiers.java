@@ -5,6 +5,7 @@ import dev.ordo.api.Durations;
 import dev.ordo.delay.internal.ClientFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -86,7 +87,7 @@ public final class DelayTiers implements AutoCloseable {
 
   /** The counts of the current forwarder of each tier. */
   public synchronized Map<Duration, ForwarderStats> stats() {
-    Map<Duration, ForwarderStats> stats = new java.util.LinkedHashMap<>();
+    Map<Duration, ForwarderStats> stats = new LinkedHashMap<>();
     for (Supervisor s : supervisors) {
       DelayForwarder f = s.current;
       stats.put(s.tier, f == null ? new ForwarderStats(0, 0, 0, 0, 0, 0) : f.stats());

@@ -169,9 +169,17 @@ public final class DelayTiersConfig extends AbstractConfig {
     // the broker must not hold fetches long. 10 ms costs an idle forwarder ~100 cheap requests a second.
     props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, forwarderGroupId(tier) + "-" + instanceId);
+    // Members learn of a rebalance at their next heartbeat; the default 3 s is 3 s of records waiting in
+    // the partitions that move when a forwarder leaves or joins.
+    props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
     props.putAll(clientProps(CONSUMER_PREFIX));
+    // The classic protocol (the client's default): incremental rebalances keep the paused state and held
+    // records of partitions that stay. The consumer protocol (group.protocol=consumer, brokers 4.0+) is
+    // incremental by itself and refuses an assignor setting.
+    if (!"consumer".equalsIgnoreCase(String.valueOf(props.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG)))) {
+      props.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+    }
     props.put(ConsumerConfig.GROUP_ID_CONFIG, forwarderGroupId(tier));
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -80,6 +80,17 @@ class DelayTiersConfigTest {
   }
 
   @Test
+  void theConsumerProtocolGetsNoAssignorTheClassicOneACooperativeOne() {
+    Map<String, Object> props = every();
+    assertEquals("org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+        new DelayTiersConfig(props).forwarderConsumerConfigs(Duration.ofSeconds(2)).get("partition.assignment.strategy"));
+    props.put("consumer.group.protocol", "consumer");
+    Map<String, Object> consumer = new DelayTiersConfig(props).forwarderConsumerConfigs(Duration.ofSeconds(2));
+    assertFalse(consumer.containsKey("partition.assignment.strategy"));
+    assertEquals("consumer", consumer.get("group.protocol"));
+  }
+
+  @Test
   void defaultsAreTheProductionTiers() {
     DelayTiersConfig config = new DelayTiersConfig(Map.of("bootstrap.servers", "k:9092"));
     assertEquals(Durations.parseList("30s,1m,5m,30m"), config.tiers());
