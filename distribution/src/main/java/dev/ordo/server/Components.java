@@ -1,5 +1,6 @@
 package dev.ordo.server;
 
+import dev.ordo.server.components.DelayTiersComponent;
 import dev.ordo.server.components.QueueComponent;
 import java.util.List;
 
@@ -12,6 +13,6 @@ public final class Components {
 
   /** A fresh list of fresh components for one server. */
   public static List<ServerComponent> standard() {
-    return List.of(new QueueComponent());
+    return List.of(new QueueComponent(), new DelayTiersComponent());
   }
 }
