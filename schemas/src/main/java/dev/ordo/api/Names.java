@@ -1,7 +1,8 @@
 package dev.ordo.api;
 
 /**
- * Rules for namespace and topic names: 1 to 200 characters, no control characters and no '/'.
+ * Rules for namespace and topic names: 1 to 200 characters of valid Unicode text, no control
+ * characters and no '/'.
  * The store's key layouts end a name with a 0x00 byte and the stats key joins names with '/',
  * so both are excluded.
  */
@@ -22,6 +23,11 @@ public final class Names {
       char c = name.charAt(i);
       if (c == '/' || Character.isISOControl(c)) {
         return field + " '" + printable(name) + "' contains a '/' or a control character";
+      }
+      // A lone surrogate has no UTF-8 form: two such names would encode to the same key bytes.
+      if (Character.isHighSurrogate(c) && (i + 1 == name.length() || !Character.isLowSurrogate(name.charAt(i + 1)))
+          || Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(name.charAt(i - 1)))) {
+        return field + " contains a lone UTF-16 surrogate (not valid Unicode text)";
       }
     }
     return null;

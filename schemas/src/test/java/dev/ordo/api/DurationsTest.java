@@ -39,6 +39,9 @@ class DurationsTest {
     assertNotNull(Names.problem("topic", "a/b"));
     assertNotNull(Names.problem("topic", "a\u0000b"));
     assertNotNull(Names.problem("topic", ""));
+    assertNotNull(Names.problem("topic", "a\uD800"), "lone high surrogate");
+    assertNotNull(Names.problem("topic", "\uDC00a"), "lone low surrogate");
+    assertNull(Names.problem("topic", "emoji \uD83D\uDE00"), "a surrogate pair is fine");
     assertThrows(IllegalArgumentException.class, () -> new ClusterTopics("bad name"));
   }
 }
