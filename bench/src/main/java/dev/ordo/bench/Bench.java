@@ -1,0 +1,312 @@
+package dev.ordo.bench;
+
+import dev.ordo.bench.BenchOptions.Scenario;
+import dev.ordo.bench.BenchReport.Figure;
+import dev.ordo.bench.BenchReport.Latency;
+import dev.ordo.bench.internal.BenchKafka;
+import dev.ordo.bench.internal.OrdoScenarios;
+import dev.ordo.bench.internal.RawKafkaScenario;
+import dev.ordo.bench.internal.ShareGroupScenario;
+import dev.ordo.bench.internal.Stats;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * {@code ordo bench}: Ordo against raw Kafka and Kafka share groups, in one run, as ratios.
+ *
+ * <p>Against the Kafka cluster at the given bootstrap servers, each round runs, back to back:
+ * <ol>
+ *   <li>the baselines with the same records: a plain producer to a plain consumer, and a share group
+ *       that ACCEPTs every record ({@link RawKafkaScenario}, {@link ShareGroupScenario});</li>
+ *   <li>Ordo end to end under exactly_once_v2 and at_least_once: throughput of a producer and lease
+ *       consumers acking, then enqueue-to-handler latency at half that throughput;</li>
+ *   <li>Ordo's dequeue throughput with an empty queue and with a standing backlog;</li>
+ *   <li>the lateness of delayed items over every (shortened) delay tier.</li>
+ * </ol>
+ * Every scenario of every round creates its own topics (and Ordo cluster: a queue instance and
+ * delay-tier forwarders in this process, state in a temporary directory) under a name unique to
+ * the run, and deletes them afterwards, so rounds do not see each other's data. Each figure is the
+ * median over the rounds.
+ *
+ * <p>Embedding (the {@code ordo bench} command does this):
+ * <pre>{@code
+ * BenchOptions options = BenchOptions.parse("--quick", "--json", "bench.json");
+ * BenchReport report = Bench.run("localhost:9092", options, System.out);
+ * }</pre>
+ */
+public final class Bench {
+  private Bench() {}
+
+  /**
+   * Runs every scenario of {@code options} against the Kafka cluster at {@code bootstrapServers},
+   * printing progress and then the table to {@code out}, and writing the JSON to
+   * {@code options.json()} when set. A scenario that fails in a round counts as not measured in
+   * that round (the report's notes say why); the run goes on.
+   *
+   * @throws IllegalStateException when Kafka cannot be reached
+   * @throws UncheckedIOException when the JSON file cannot be written
+   */
+  public static BenchReport run(String bootstrapServers, BenchOptions options, PrintStream out) {
+    long t0 = System.nanoTime();
+    String startedAt = Instant.now().toString();
+    String runId = "bench-" + Long.toString(System.currentTimeMillis(), 36);
+    List<String> notes = new ArrayList<>();
+    List<Double> loads = new ArrayList<>();
+    int rounds = options.rounds();
+    double[] raw = nans(rounds);
+    double[] share = nans(rounds);
+    OrdoScenarios.EndToEnd[] eos = new OrdoScenarios.EndToEnd[rounds];
+    OrdoScenarios.EndToEnd[] alos = new OrdoScenarios.EndToEnd[rounds];
+    OrdoScenarios.Backlog[] backlog = new OrdoScenarios.Backlog[rounds];
+    Stats.Latency[] delays = new Stats.Latency[rounds];
+    OrdoScenarios.Sizes sizes = new OrdoScenarios.Sizes(options.partitions(), options.items(), options.payloadBytes(),
+        options.consumers(), options.maxInFlight(), options.latencySeconds(), options.backlogItems(),
+        options.delayItems(), options.delayMaxMs(), options.delayTiers(), options.keepTopics());
+    int brokers;
+    String heartbeat;
+    String minHeartbeat;
+    out.printf(Locale.ROOT, "ordo bench: run %s against %s%n", runId, bootstrapServers);
+    try (BenchKafka kafka = new BenchKafka(bootstrapServers)) {
+      brokers = kafka.brokers();
+      heartbeat = kafka.brokerConfig(BenchKafka.SHARE_HEARTBEAT);
+      minHeartbeat = kafka.brokerConfig(BenchKafka.SHARE_MIN_HEARTBEAT);
+      if (options.runs(Scenario.SHARE) && (heartbeat == null || Long.parseLong(heartbeat) > 500)) {
+        notes.add("the broker's share heartbeat is " + heartbeat + " ms (min " + minHeartbeat + " ms); KAFKA-NOTES"
+            + " measured share groups with " + BenchKafka.SHARE_HEARTBEAT + "=500 and "
+            + BenchKafka.SHARE_MIN_HEARTBEAT + "=500 (broker settings). The steady-state figure excludes the join,"
+            + " which those settings mostly shorten.");
+      }
+      if (options.runs(Scenario.RAW) || options.runs(Scenario.SHARE)) {
+        // Warms this JVM's Kafka clients up (JIT), so the first round's baselines are not a cold start's.
+        measure(out, notes, -1, "warm-up, Kafka producer -> consumer", () -> RawKafkaScenario.run(kafka,
+            runId + "-warmup", options.partitions(), Math.min(options.items(), 20_000), options.payloadBytes()),
+            "records/s");
+      }
+      for (int r = 0; r < rounds; r++) {
+        double load = loadAverage();
+        loads.add(load);
+        String round = "-r" + (r + 1);
+        out.printf(Locale.ROOT, "round %d/%d (load average %.1f)%n", r + 1, rounds, load);
+        int i = r;
+        if (options.runs(Scenario.RAW)) {
+          raw[r] = measure(out, notes, r, "Kafka producer -> consumer", () -> RawKafkaScenario.run(kafka,
+              runId + "-raw" + round, options.partitions(), options.items(), options.payloadBytes()), "records/s");
+        }
+        if (options.runs(Scenario.SHARE)) {
+          share[r] = measure(out, notes, r, "Kafka share group", () -> ShareGroupScenario.run(kafka,
+              runId + "-share" + round, options.partitions(), options.items(), options.payloadBytes(),
+              options.consumers()), "records/s");
+        }
+        if (options.runs(Scenario.EOS)) {
+          eos[r] = endToEnd(out, notes, r, "exactly_once_v2",
+              () -> OrdoScenarios.endToEnd(kafka, runId + "-eos" + round, "exactly_once_v2", sizes));
+        }
+        if (options.runs(Scenario.ALOS)) {
+          alos[r] = endToEnd(out, notes, r, "at_least_once",
+              () -> OrdoScenarios.endToEnd(kafka, runId + "-alos" + round, "at_least_once", sizes));
+        }
+        if (options.runs(Scenario.BACKLOG)) {
+          try {
+            backlog[i] = OrdoScenarios.backlog(kafka, runId + "-backlog" + round, sizes);
+            out.printf(Locale.ROOT, "  Ordo dequeue: empty %,.0f items/s, %,d standing %,.0f items/s (%.2f)%n",
+                backlog[i].emptyPerSec(), options.backlogItems(), backlog[i].backlogPerSec(),
+                backlog[i].backlogPerSec() / backlog[i].emptyPerSec());
+          } catch (RuntimeException e) {
+            failed(out, notes, r, "backlog", e);
+          }
+        }
+        if (options.runs(Scenario.DELAY)) {
+          try {
+            delays[i] = OrdoScenarios.delays(kafka, runId + "-delay" + round, sizes);
+            out.printf(Locale.ROOT, "  Ordo delays: lateness p50 %.0f p99 %.0f max %.0f ms%n", delays[i].p50(),
+                delays[i].p99(), delays[i].max());
+          } catch (RuntimeException e) {
+            failed(out, notes, r, "delays", e);
+          }
+        }
+      }
+    }
+    loads.add(loadAverage());
+
+    Figure rawFigure = options.runs(Scenario.RAW) ? figure(raw) : null;
+    Figure shareFigure = options.runs(Scenario.SHARE) ? figure(share) : null;
+    BenchReport.Ordo eosFigure = options.runs(Scenario.EOS) ? ordo("exactly_once_v2", eos) : null;
+    BenchReport.Ordo alosFigure = options.runs(Scenario.ALOS) ? ordo("at_least_once", alos) : null;
+    BenchReport.Backlog backlogFigure = null;
+    double[] backlogRatios = nans(rounds);
+    if (options.runs(Scenario.BACKLOG)) {
+      double[] empty = nans(rounds);
+      double[] standing = nans(rounds);
+      for (int r = 0; r < rounds; r++) {
+        if (backlog[r] != null) {
+          empty[r] = backlog[r].emptyPerSec();
+          standing[r] = backlog[r].backlogPerSec();
+          backlogRatios[r] = standing[r] / empty[r];
+        }
+      }
+      backlogFigure = new BenchReport.Backlog(options.backlogItems(), figure(empty), figure(standing));
+    }
+    BenchReport.Delays delayFigure = null;
+    if (options.runs(Scenario.DELAY)) {
+      List<Latency> each = Arrays.stream(delays).map(Bench::latency).toList();
+      delayFigure = new BenchReport.Delays(options.delayTiers(), options.delayItems(), options.delayMaxMs(),
+          medianLatency(each), each);
+    }
+    double[] eosRates = rates(eos);
+    double[] alosRates = rates(alos);
+    BenchReport.Ratios ratios = new BenchReport.Ratios(
+        medianRatio(eosRates, raw), medianRatio(eosRates, share), Stats.median(list(backlogRatios)),
+        medianRatio(alosRates, raw), medianRatio(alosRates, share));
+    BenchReport.Environment env = new BenchReport.Environment(startedAt, (System.nanoTime() - t0) / 1e9,
+        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+        System.getProperty("os.name") + " " + System.getProperty("os.arch"), loads, bootstrapServers, brokers,
+        heartbeat, minHeartbeat);
+    BenchReport report = new BenchReport(options, env, rawFigure, shareFigure, eosFigure, alosFigure, backlogFigure,
+        delayFigure, ratios, List.copyOf(notes));
+    out.println();
+    out.print(report.table());
+    if (options.json() != null) {
+      try {
+        Path parent = options.json().toAbsolutePath().getParent();
+        if (parent != null) {
+          Files.createDirectories(parent);
+        }
+        Files.writeString(options.json(), report.toJson(), StandardCharsets.UTF_8);
+        out.println("JSON written to " + options.json());
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not write " + options.json(), e);
+      }
+    }
+    out.flush();
+    return report;
+  }
+
+  /**
+   * Runs the bench from a command line: {@code --bootstrap-servers HOST:PORT} plus the flags of
+   * {@link BenchOptions#USAGE}. Exits 2 on bad flags.
+   */
+  public static void main(String[] args) {
+    String bootstrap = null;
+    List<String> rest = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--bootstrap-servers") && i + 1 < args.length) {
+        bootstrap = args[++i];
+      } else if (args[i].startsWith("--bootstrap-servers=")) {
+        bootstrap = args[i].substring("--bootstrap-servers=".length());
+      } else {
+        rest.add(args[i]);
+      }
+    }
+    BenchOptions options;
+    try {
+      if (bootstrap == null) {
+        throw new IllegalArgumentException("--bootstrap-servers HOST:PORT is required\n" + BenchOptions.USAGE);
+      }
+      options = BenchOptions.parse(rest.toArray(String[]::new));
+    } catch (IllegalArgumentException e) {
+      System.err.println("ordo bench: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    run(bootstrap, options, System.out);
+    System.exit(0);
+  }
+
+  // ---- helpers ----
+
+  private static double measure(PrintStream out, List<String> notes, int round, String what, Supplier<Double> run,
+      String unit) {
+    try {
+      double v = run.get();
+      out.printf(Locale.ROOT, "  %s: %,.0f %s%n", what, v, unit);
+      return v;
+    } catch (RuntimeException e) {
+      failed(out, notes, round, what, e);
+      return Double.NaN;
+    }
+  }
+
+  private static OrdoScenarios.EndToEnd endToEnd(PrintStream out, List<String> notes, int round, String guarantee,
+      Supplier<OrdoScenarios.EndToEnd> run) {
+    try {
+      OrdoScenarios.EndToEnd e = run.get();
+      out.printf(Locale.ROOT, "  Ordo e2e %s: %,.0f items/s; at %,.0f items/s latency p50 %.1f p99 %.1f max %.1f ms%n",
+          guarantee, e.itemsPerSec(), e.offeredPerSec(), e.latency().p50(), e.latency().p99(), e.latency().max());
+      return e;
+    } catch (RuntimeException e) {
+      failed(out, notes, round, "Ordo e2e " + guarantee, e);
+      return null;
+    }
+  }
+
+  private static void failed(PrintStream out, List<String> notes, int round, String what, RuntimeException e) {
+    String msg = "round " + (round + 1) + ": " + what + " failed: " + e;
+    out.println("  " + msg);
+    notes.add(msg);
+  }
+
+  private static double[] nans(int n) {
+    double[] a = new double[n];
+    Arrays.fill(a, Double.NaN);
+    return a;
+  }
+
+  private static List<Double> list(double[] values) {
+    return Arrays.stream(values).boxed().toList();
+  }
+
+  private static Figure figure(double[] rounds) {
+    List<Double> l = list(rounds);
+    return new Figure(Stats.median(l), l);
+  }
+
+  private static double[] rates(OrdoScenarios.EndToEnd[] results) {
+    return Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.itemsPerSec()).toArray();
+  }
+
+  private static double medianRatio(double[] a, double[] b) {
+    List<Double> r = new ArrayList<>();
+    for (int i = 0; i < a.length; i++) {
+      r.add(a[i] / b[i]);
+    }
+    return Stats.median(r);
+  }
+
+  private static BenchReport.Ordo ordo(String guarantee, OrdoScenarios.EndToEnd[] results) {
+    List<Latency> each = Arrays.stream(results).map(e -> e == null ? null : e.latency()).map(Bench::latency).toList();
+    double[] offered = Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.offeredPerSec()).toArray();
+    return new BenchReport.Ordo(guarantee, figure(rates(results)), figure(offered), medianLatency(each), each);
+  }
+
+  private static Latency latency(Stats.Latency l) {
+    return l == null ? new Latency(Double.NaN, Double.NaN, Double.NaN) : new Latency(l.p50(), l.p99(), l.max());
+  }
+
+  private static Latency medianLatency(List<Latency> each) {
+    return new Latency(Stats.median(each.stream().map(Latency::p50).toList()),
+        Stats.median(each.stream().map(Latency::p99).toList()),
+        Stats.median(each.stream().map(Latency::max).toList()));
+  }
+
+  /** The 1-minute load average of the machine, NaN when unknown. */
+  static double loadAverage() {
+    try {
+      String s = Files.readString(Path.of("/proc/loadavg"));
+      return Double.parseDouble(s.split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      double v = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+      return v < 0 ? Double.NaN : v;
+    }
+  }
+}

@@ -1,0 +1,275 @@
+package dev.ordo.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * What one {@code ordo bench} run measures and how big it is. Build with {@link #parse} from the
+ * command line's flags, or with {@link #defaults(Size)} and the {@code with*} methods.
+ *
+ * @param size {@link Size#QUICK} (under 3 minutes), {@link Size#FULL} or {@link Size#LARGE} (a 10M backlog)
+ * @param rounds rounds of every scenario; each figure is the median over rounds
+ * @param items records or items per throughput measurement (baselines, Ordo end to end, each backlog drain)
+ * @param payloadBytes payload of every record and item (at least 16: the bench stamps a sequence number and a time)
+ * @param partitions partitions of every topic the bench creates (Ordo clusters and baselines alike)
+ * @param backlogItems standing backlog of the backlog scenario
+ * @param consumers consumers per measurement: share consumers, lease consumers (and plain consumers: one)
+ * @param maxInFlight {@code ordo.consumer.max.in.flight} of each lease consumer
+ * @param latencySeconds length of each fixed-load latency measurement
+ * @param delayItems items of the delay scenario, scheduled evenly from 0 to {@code delayMaxMs}
+ * @param delayMaxMs the longest delay of the delay scenario
+ * @param delayTiers the shortened delay tiers of the delay scenario, e.g. {@code 200ms,500ms,2s,5s}
+ * @param scenarios which scenarios run (all by default)
+ * @param json where to write the report as JSON, or null
+ * @param keepTopics whether to leave the bench's topics on the cluster (they are deleted by default)
+ */
+public record BenchOptions(
+    Size size,
+    int rounds,
+    int items,
+    int payloadBytes,
+    int partitions,
+    int backlogItems,
+    int consumers,
+    int maxInFlight,
+    int latencySeconds,
+    int delayItems,
+    long delayMaxMs,
+    String delayTiers,
+    Set<Scenario> scenarios,
+    Path json,
+    boolean keepTopics) {
+
+  /** How big a run is. */
+  public enum Size { QUICK, FULL, LARGE }
+
+  /** The scenarios of issue 6, in the order a round runs them. */
+  public enum Scenario {
+    /** Plain KafkaProducer to KafkaConsumer. */
+    RAW,
+    /** A Kafka share group, every record ACCEPTed explicitly. */
+    SHARE,
+    /** Ordo end to end, exactly_once_v2: throughput and latency at half load. */
+    EOS,
+    /** Ordo end to end, at_least_once: throughput and latency at half load. */
+    ALOS,
+    /** Ordo's dequeue throughput with an empty queue and with a standing backlog. */
+    BACKLOG,
+    /** Lateness of delayed items over every delay tier. */
+    DELAY
+  }
+
+  public static final String USAGE = String.join("\n",
+      "Options of ordo bench:",
+      "  --quick            small sizes, finishes in under 3 minutes (100k backlog)",
+      "  --full             the default: 1M backlog, under 20 minutes",
+      "  --large            as --full with a 10M backlog",
+      "  --rounds N         rounds of every scenario (figures are medians over rounds)",
+      "  --items N          records/items per throughput measurement",
+      "  --payload-bytes N  payload size (default 200)",
+      "  --partitions N     partitions of every topic (default 4)",
+      "  --backlog N        standing backlog of the backlog scenario",
+      "  --consumers N      consumers per measurement (default 2)",
+      "  --max-in-flight N  items leased at once per lease consumer",
+      "  --latency-seconds N  length of each fixed-load latency measurement",
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)",
+      "  --json FILE        also write the report as JSON to FILE",
+      "  --keep-topics      leave the bench's topics on the cluster");
+
+  public BenchOptions {
+    if (size == null) {
+      throw new IllegalArgumentException("size is missing");
+    }
+    positive("--rounds", rounds);
+    positive("--items", items);
+    positive("--partitions", partitions);
+    positive("--consumers", consumers);
+    positive("--max-in-flight", maxInFlight);
+    positive("--latency-seconds", latencySeconds);
+    positive("delay items", delayItems);
+    if (payloadBytes < 16 || payloadBytes > 10 * 1024) {
+      throw new IllegalArgumentException("--payload-bytes must be between 16 and 10240, got " + payloadBytes);
+    }
+    if (backlogItems < 0) {
+      throw new IllegalArgumentException("--backlog must be >= 0, got " + backlogItems);
+    }
+    if (scenarios == null || scenarios.isEmpty()) {
+      throw new IllegalArgumentException("--scenarios names none");
+    }
+    scenarios = Set.copyOf(scenarios);
+  }
+
+  private static void positive(String name, long value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be at least 1, got " + value);
+    }
+  }
+
+  /** The sizes of a run: quick is made to finish in under 3 minutes on 2 shared cores, full in under 20. */
+  public static BenchOptions defaults(Size size) {
+    return switch (size) {
+      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 100, 3, 300, 3_000,
+          "100ms,200ms,500ms,1s", EnumSet.allOf(Scenario.class), null, false);
+      case FULL -> new BenchOptions(size, 5, 100_000, 200, 4, 1_000_000, 2, 100, 10, 1_000, 12_000,
+          "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
+      case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 100, 10, 1_000, 12_000,
+          "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
+    };
+  }
+
+  /**
+   * Parses the flags of {@link #USAGE}. {@code --quick}, {@code --full} or {@code --large} pick the
+   * sizes; the other flags override them whatever their order.
+   *
+   * @throws IllegalArgumentException naming the bad flag
+   */
+  public static BenchOptions parse(String... args) {
+    Size size = Size.FULL;
+    List<String> rest = new ArrayList<>();
+    for (String a : args) {
+      switch (a) {
+        case "--quick" -> size = Size.QUICK;
+        case "--full" -> size = Size.FULL;
+        case "--large" -> size = Size.LARGE;
+        default -> rest.add(a);
+      }
+    }
+    BenchOptions o = defaults(size);
+    for (int i = 0; i < rest.size(); i++) {
+      String flag = rest.get(i);
+      String value = null;
+      int eq = flag.indexOf('=');
+      if (flag.startsWith("--") && eq > 0) {
+        value = flag.substring(eq + 1);
+        flag = flag.substring(0, eq);
+      }
+      if (flag.equals("--keep-topics")) {
+        o = o.withKeepTopics(true);
+        continue;
+      }
+      if (value == null) {
+        if (i + 1 >= rest.size()) {
+          throw new IllegalArgumentException("unknown option or missing value: " + flag + "\n" + USAGE);
+        }
+        value = rest.get(++i);
+      }
+      o = switch (flag) {
+        case "--rounds" -> o.withRounds(intValue(flag, value));
+        case "--items" -> o.withItems(intValue(flag, value));
+        case "--payload-bytes" -> o.withPayloadBytes(intValue(flag, value));
+        case "--partitions" -> o.withPartitions(intValue(flag, value));
+        case "--backlog" -> o.withBacklogItems(intValue(flag, value));
+        case "--consumers" -> o.withConsumers(intValue(flag, value));
+        case "--max-in-flight" -> o.withMaxInFlight(intValue(flag, value));
+        case "--latency-seconds" -> o.withLatencySeconds(intValue(flag, value));
+        case "--scenarios" -> o.withScenarios(scenarios(value));
+        case "--json" -> o.withJson(Path.of(value));
+        default -> throw new IllegalArgumentException("unknown option: " + flag + "\n" + USAGE);
+      };
+    }
+    return o;
+  }
+
+  private static int intValue(String flag, String value) {
+    String v = value.replace("_", "").toLowerCase(Locale.ROOT);
+    int scale = 1;
+    if (v.endsWith("k")) {
+      scale = 1_000;
+      v = v.substring(0, v.length() - 1);
+    } else if (v.endsWith("m")) {
+      scale = 1_000_000;
+      v = v.substring(0, v.length() - 1);
+    }
+    try {
+      return Math.multiplyExact(Integer.parseInt(v), scale);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException(flag + " needs a whole number (100000, 100k, 1m), got '" + value + "'");
+    }
+  }
+
+  private static Set<Scenario> scenarios(String list) {
+    Set<Scenario> out = EnumSet.noneOf(Scenario.class);
+    for (String s : list.split(",")) {
+      String name = s.trim();
+      if (name.isEmpty()) {
+        continue;
+      }
+      try {
+        out.add(Scenario.valueOf(name.toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--scenarios: unknown scenario '" + name
+            + "'; known: raw, share, eos, alos, backlog, delay");
+      }
+    }
+    return out;
+  }
+
+  public boolean runs(Scenario s) {
+    return scenarios.contains(s);
+  }
+
+  public BenchOptions withRounds(int v) {
+    return new BenchOptions(size, v, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withItems(int v) {
+    return new BenchOptions(size, rounds, v, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withPayloadBytes(int v) {
+    return new BenchOptions(size, rounds, items, v, partitions, backlogItems, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withPartitions(int v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, v, backlogItems, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withBacklogItems(int v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, v, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withConsumers(int v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, v, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withMaxInFlight(int v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, v,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withLatencySeconds(int v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+        v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  /** The delay scenario: {@code n} items with delays spread evenly over 0..{@code maxMs}, over {@code tiers}. */
+  public BenchOptions withDelays(int n, long maxMs, String tiers) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+        latencySeconds, n, maxMs, tiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withScenarios(Set<Scenario> v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics);
+  }
+
+  public BenchOptions withJson(Path v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics);
+  }
+
+  public BenchOptions withKeepTopics(boolean v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v);
+  }
+}

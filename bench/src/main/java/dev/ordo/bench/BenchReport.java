@@ -1,0 +1,273 @@
+package dev.ordo.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one {@code ordo bench} run measured: every figure is the median over the rounds, with the
+ * rounds' own values beside it; a scenario that did not run has null figures. {@link #table()} is
+ * what the bench prints, {@link #toJson()} what {@code --json} writes.
+ *
+ * <p>The ratios are medians of the per-round ratios (each round's scenarios ran back to back, so
+ * they saw about the same load on the machine): Ordo end to end (exactly-once, the default) over
+ * the plain Kafka producer and consumer, over the share group, and the backlog's dequeue throughput
+ * over the empty queue's.
+ */
+public record BenchReport(
+    BenchOptions options,
+    Environment environment,
+    Figure rawKafka,
+    Figure shareGroups,
+    Ordo exactlyOnce,
+    Ordo atLeastOnce,
+    Backlog backlog,
+    Delays delays,
+    Ratios ratios,
+    List<String> notes) {
+
+  /** A median over rounds and the rounds' values (items or records per second). */
+  public record Figure(double median, List<Double> rounds) {}
+
+  /** A latency distribution in milliseconds. */
+  public record Latency(double p50, double p99, double max) {}
+
+  /**
+   * Ordo end to end under one processing guarantee: throughput, the load offered for the latency
+   * measurement (half the round's throughput) and the latency at it (medians of each round's p50,
+   * p99 and max).
+   */
+  public record Ordo(String guarantee, Figure itemsPerSec, Figure offeredPerSec, Latency latencyMs,
+      List<Latency> roundLatencies) {}
+
+  /** Dequeue throughput with an empty queue and with {@code backlogItems} items standing. */
+  public record Backlog(int backlogItems, Figure emptyItemsPerSec, Figure backlogItemsPerSec) {}
+
+  /** Lateness of delayed items (handler time minus due time), over the tiers. */
+  public record Delays(String tiers, int items, long maxDelayMs, Latency latenessMs, List<Latency> roundLateness) {}
+
+  /** The ratios the issue asks for, plus the at-least-once ones; NaN when a side did not run. */
+  public record Ratios(double ordoVsRawKafka, double ordoVsShareGroups, double backlogVsEmpty,
+      double atLeastOnceVsRawKafka, double atLeastOnceVsShareGroups) {}
+
+  /** Where it ran: cores, Java, the load average (1 min) before each round and at the end, the broker. */
+  public record Environment(String startedAt, double seconds, int cores, String java, String os,
+      List<Double> loadAverages, String bootstrapServers, int brokers, String shareHeartbeatMs,
+      String shareMinHeartbeatMs) {}
+
+  // ---- the table ----
+
+  /** The report as the bench prints it. */
+  public String table() {
+    StringBuilder b = new StringBuilder();
+    BenchOptions o = options;
+    Environment e = environment;
+    b.append(String.format(Locale.ROOT, "ordo bench (%s): %d rounds, %,d items, %d-byte payloads, %d partitions,"
+            + " %d consumers, %.0f s%n", o.size().name().toLowerCase(Locale.ROOT), o.rounds(), o.items(),
+        o.payloadBytes(), o.partitions(), o.consumers(), e.seconds()));
+    b.append(String.format(Locale.ROOT, "machine: %d cores, %s, Java %s; load average (1 min) per round: %s%n",
+        e.cores(), e.os(), e.java(), loads(e.loadAverages())));
+    b.append(String.format(Locale.ROOT, "Kafka: %s (%d broker%s), share heartbeat %s ms (min %s ms)%n%n",
+        e.bootstrapServers(), e.brokers(), e.brokers() == 1 ? "" : "s", e.shareHeartbeatMs(), e.shareMinHeartbeatMs()));
+    String row = "%-44s %-30s %s%n";
+    b.append(String.format(Locale.ROOT, row, "scenario", "median", "rounds"));
+    if (rawKafka != null) {
+      b.append(String.format(Locale.ROOT, row, "Kafka producer -> consumer", rate(rawKafka.median(), "records/s"),
+          rounds(rawKafka)));
+    }
+    if (shareGroups != null) {
+      b.append(String.format(Locale.ROOT, row, "Kafka share group, ACCEPT each (steady)",
+          rate(shareGroups.median(), "records/s"), rounds(shareGroups)));
+    }
+    for (Ordo ordo : new Ordo[] {exactlyOnce, atLeastOnce}) {
+      if (ordo == null) {
+        continue;
+      }
+      b.append(String.format(Locale.ROOT, row, "Ordo end to end, " + ordo.guarantee(),
+          rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
+      b.append(String.format(Locale.ROOT, row,
+          String.format(Locale.ROOT, "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
+          latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
+    }
+    if (backlog != null) {
+      b.append(String.format(Locale.ROOT, row, "Ordo dequeue, empty queue", rate(backlog.emptyItemsPerSec().median(),
+          "items/s"), rounds(backlog.emptyItemsPerSec())));
+      b.append(String.format(Locale.ROOT, row,
+          String.format(Locale.ROOT, "Ordo dequeue, %,d items standing", backlog.backlogItems()),
+          rate(backlog.backlogItemsPerSec().median(), "items/s"), rounds(backlog.backlogItemsPerSec())));
+    }
+    if (delays != null) {
+      b.append(String.format(Locale.ROOT, row,
+          String.format(Locale.ROOT, "Ordo delays 0-%ss, tiers %s", trim(delays.maxDelayMs() / 1000.0), delays.tiers()),
+          "lateness " + latency(delays.latenessMs()), delays.roundLateness().stream().map(BenchReport::latencyShort).toList()));
+    }
+    b.append(String.format(Locale.ROOT, "%nratios (median of per-round ratios)%n"));
+    b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / raw Kafka    %s%n", ratio(ratios.ordoVsRawKafka())));
+    b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / share groups %s%n", ratio(ratios.ordoVsShareGroups())));
+    b.append(String.format(Locale.ROOT, "  Ordo e2e (at-least-once) / raw Kafka   %s%n", ratio(ratios.atLeastOnceVsRawKafka())));
+    b.append(String.format(Locale.ROOT, "  Ordo e2e (at-least-once) / share groups %s%n",
+        ratio(ratios.atLeastOnceVsShareGroups())));
+    b.append(String.format(Locale.ROOT, "  backlog / empty                        %s%n", ratio(ratios.backlogVsEmpty())));
+    for (String note : notes) {
+      b.append("note: ").append(note).append(System.lineSeparator());
+    }
+    return b.toString();
+  }
+
+  private static String loads(List<Double> loads) {
+    return loads.stream().map(l -> String.format(Locale.ROOT, "%.1f", l)).toList().toString();
+  }
+
+  private static String rate(double v, String unit) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f %s", v, unit);
+  }
+
+  private static String rounds(Figure f) {
+    return f.rounds().stream().map(v -> Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f", v)).toList()
+        .toString();
+  }
+
+  private static String latency(Latency l) {
+    return String.format(Locale.ROOT, "p50 %s p99 %s max %s ms", trim(l.p50()), trim(l.p99()), trim(l.max()));
+  }
+
+  private static String latencyShort(Latency l) {
+    return trim(l.p50()) + "/" + trim(l.p99()) + "/" + trim(l.max());
+  }
+
+  private static String trim(double v) {
+    if (Double.isNaN(v)) {
+      return "-";
+    }
+    return v >= 10 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String ratio(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  // ---- JSON ----
+
+  /**
+   * The report as JSON. Stable keys for scripts: {@code ratios.ordoVsRawKafka},
+   * {@code ratios.ordoVsShareGroups}, {@code ratios.backlogVsEmpty},
+   * {@code ordo.exactlyOnce.itemsPerSec}, {@code ordo.exactlyOnce.latencyMs.p50} / {@code .p99}
+   * (and {@code ordo.atLeastOnce...}); figures that were not measured are null.
+   */
+  public String toJson() {
+    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    ObjectNode root = mapper.createObjectNode();
+    ObjectNode r = root.putObject("ratios");
+    num(r, "ordoVsRawKafka", ratios.ordoVsRawKafka());
+    num(r, "ordoVsShareGroups", ratios.ordoVsShareGroups());
+    num(r, "backlogVsEmpty", ratios.backlogVsEmpty());
+    num(r, "atLeastOnceVsRawKafka", ratios.atLeastOnceVsRawKafka());
+    num(r, "atLeastOnceVsShareGroups", ratios.atLeastOnceVsShareGroups());
+    ObjectNode ordo = root.putObject("ordo");
+    ordo(ordo.putObject("exactlyOnce"), exactlyOnce);
+    ordo(ordo.putObject("atLeastOnce"), atLeastOnce);
+    figure(root.putObject("rawKafka"), "recordsPerSec", rawKafka);
+    figure(root.putObject("shareGroups"), "recordsPerSec", shareGroups);
+    ObjectNode bl = root.putObject("backlog");
+    if (backlog != null) {
+      bl.put("backlogItems", backlog.backlogItems());
+      figure(bl.putObject("empty"), "itemsPerSec", backlog.emptyItemsPerSec());
+      figure(bl.putObject("standing"), "itemsPerSec", backlog.backlogItemsPerSec());
+    }
+    ObjectNode d = root.putObject("delays");
+    if (delays != null) {
+      d.put("tiers", delays.tiers());
+      d.put("items", delays.items());
+      d.put("maxDelayMs", delays.maxDelayMs());
+      latency(d.putObject("latenessMs"), delays.latenessMs());
+      ArrayNode rounds = d.putArray("rounds");
+      delays.roundLateness().forEach(l -> latency(rounds.addObject(), l));
+    }
+    ObjectNode opts = root.putObject("options");
+    opts.put("size", options.size().name().toLowerCase(Locale.ROOT));
+    opts.put("rounds", options.rounds());
+    opts.put("items", options.items());
+    opts.put("payloadBytes", options.payloadBytes());
+    opts.put("partitions", options.partitions());
+    opts.put("backlogItems", options.backlogItems());
+    opts.put("consumers", options.consumers());
+    opts.put("maxInFlight", options.maxInFlight());
+    opts.put("latencySeconds", options.latencySeconds());
+    ArrayNode sc = opts.putArray("scenarios");
+    options.scenarios().stream().sorted().forEach(s -> sc.add(s.name().toLowerCase(Locale.ROOT)));
+    ObjectNode env = root.putObject("environment");
+    env.put("startedAt", environment.startedAt());
+    num(env, "seconds", environment.seconds());
+    env.put("cores", environment.cores());
+    env.put("java", environment.java());
+    env.put("os", environment.os());
+    ArrayNode loads = env.putArray("loadAverages");
+    environment.loadAverages().forEach(loads::add);
+    env.put("bootstrapServers", environment.bootstrapServers());
+    env.put("brokers", environment.brokers());
+    env.put("shareHeartbeatMs", environment.shareHeartbeatMs());
+    env.put("shareMinHeartbeatMs", environment.shareMinHeartbeatMs());
+    ArrayNode n = root.putArray("notes");
+    notes.forEach(n::add);
+    try {
+      return mapper.writeValueAsString(root);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+      throw new IllegalStateException("could not write the report as JSON", ex);
+    }
+  }
+
+  private static void ordo(ObjectNode node, Ordo o) {
+    if (o == null) {
+      node.putNull("itemsPerSec");
+      ObjectNode l = node.putObject("latencyMs");
+      l.putNull("p50");
+      l.putNull("p99");
+      l.putNull("max");
+      return;
+    }
+    node.put("guarantee", o.guarantee());
+    num(node, "itemsPerSec", o.itemsPerSec().median());
+    num(node, "offeredPerSec", o.offeredPerSec().median());
+    latency(node.putObject("latencyMs"), o.latencyMs());
+    ArrayNode rounds = node.putArray("rounds");
+    for (int i = 0; i < o.itemsPerSec().rounds().size(); i++) {
+      ObjectNode round = rounds.addObject();
+      num(round, "itemsPerSec", o.itemsPerSec().rounds().get(i));
+      num(round, "offeredPerSec", o.offeredPerSec().rounds().get(i));
+      latency(round.putObject("latencyMs"), o.roundLatencies().get(i));
+    }
+  }
+
+  private static void figure(ObjectNode node, String name, Figure f) {
+    if (f == null) {
+      node.putNull(name);
+      return;
+    }
+    num(node, name, f.median());
+    ArrayNode rounds = node.putArray("rounds");
+    f.rounds().forEach(v -> {
+      if (v == null || v.isNaN()) {
+        rounds.addNull();
+      } else {
+        rounds.add(v);
+      }
+    });
+  }
+
+  private static void latency(ObjectNode node, Latency l) {
+    num(node, "p50", l.p50());
+    num(node, "p99", l.p99());
+    num(node, "max", l.max());
+  }
+
+  private static void num(ObjectNode node, String name, double v) {
+    if (Double.isNaN(v) || Double.isInfinite(v)) {
+      node.putNull(name);
+    } else {
+      node.put(name, Math.round(v * 1000) / 1000.0);
+    }
+  }
+}

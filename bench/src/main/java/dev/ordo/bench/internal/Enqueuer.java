@@ -1,0 +1,104 @@
+package dev.ordo.bench.internal;
+
+import dev.ordo.client.EnqueueRequest;
+import dev.ordo.client.QueueProducer;
+import java.time.Instant;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Writes the bench's items through one {@link QueueProducer}: spread over {@link #TOPICS} topics and
+ * priorities 0..9 (seeded, so every run writes the same sequence), each payload stamped with its
+ * sequence number and a time. Failed writes are counted and make {@link #check} throw.
+ */
+public final class Enqueuer implements AutoCloseable {
+  public static final int TOPICS = 4;
+
+  private final QueueProducer producer;
+  private final int payloadBytes;
+  private final SplittableRandom random = new SplittableRandom(6);
+  private final AtomicLong failed = new AtomicLong();
+  private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+  private long sequence;
+
+  public Enqueuer(OrdoCluster cluster, int payloadBytes) {
+    this.producer = new QueueProducer(cluster.producerConfig());
+    this.payloadBytes = payloadBytes;
+    producer.partitions(); // metadata before the clock starts
+  }
+
+  /** The sequence number the next item gets. */
+  public long nextSequence() {
+    return sequence;
+  }
+
+  /** Enqueues one item at a random priority 0..9, stamped with {@link System#nanoTime()} now. */
+  public void enqueue(String namespace) {
+    enqueue(namespace, random.nextInt(10));
+  }
+
+  public void enqueue(String namespace, int priority) {
+    long seq = sequence++;
+    EnqueueRequest r = EnqueueRequest.builder(namespace, "t" + (seq % TOPICS),
+            Payloads.of(payloadBytes, seq, System.nanoTime()))
+        .priority(priority)
+        .build();
+    watch(r);
+  }
+
+  /** Enqueues one item due at {@code dueAtMs} (epoch ms), stamped with that due time. */
+  public void enqueueDue(String namespace, long dueAtMs) {
+    long seq = sequence++;
+    EnqueueRequest r = EnqueueRequest.builder(namespace, "t" + (seq % TOPICS), Payloads.of(payloadBytes, seq, dueAtMs))
+        .deliverAfter(Instant.ofEpochMilli(dueAtMs))
+        .build();
+    watch(r);
+  }
+
+  /**
+   * Enqueues {@code count} items at {@code perSecond}, each stamped with the time it was handed to
+   * the producer; returns the rate achieved (lower when the producer could not keep up).
+   */
+  public double paced(String namespace, long count, double perSecond) {
+    long start = System.nanoTime();
+    double interval = 1e9 / perSecond;
+    for (long i = 0; i < count; i++) {
+      long due = start + (long) (i * interval);
+      long now;
+      while ((now = System.nanoTime()) < due) {
+        LockSupport.parkNanos(due - now);
+      }
+      enqueue(namespace);
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    return count / Math.max(seconds, 1e-9);
+  }
+
+  private void watch(EnqueueRequest r) {
+    producer.enqueue(r).whenComplete((id, e) -> {
+      if (e != null) {
+        failed.incrementAndGet();
+        firstFailure.compareAndSet(null, e);
+      }
+    });
+  }
+
+  public void flush() {
+    producer.flush();
+  }
+
+  /** Throws if any write failed. */
+  public void check() {
+    if (failed.get() > 0) {
+      throw new IllegalStateException(failed.get() + " enqueues failed, the first with " + firstFailure.get(),
+          firstFailure.get());
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}

@@ -1,0 +1,171 @@
+package dev.ordo.bench.internal;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.Durations;
+import dev.ordo.client.LeaseConsumerConfig;
+import dev.ordo.client.QueueClientConfig;
+import dev.ordo.client.QueueProducerConfig;
+import dev.ordo.delay.DelayTiers;
+import dev.ordo.delay.DelayTiersConfig;
+import dev.ordo.topology.QueueConfig;
+import dev.ordo.topology.QueueService;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Ordo cluster of the bench, made for one scenario and round: its topics (a unique prefix), one
+ * queue instance ({@link QueueService}) with a temporary state directory, and with delay tiers the
+ * tier forwarders ({@link DelayTiers}). Closing stops them and deletes the topics and the state.
+ */
+public final class OrdoCluster implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(OrdoCluster.class);
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  private final BenchKafka kafka;
+  private final ClusterTopics topics;
+  private final int partitions;
+  private final boolean keepTopics;
+  private final Path stateDir;
+  private final QueueService service;
+  private final DelayTiers tiers;
+
+  /**
+   * @param guarantee {@code exactly_once_v2} or {@code at_least_once}
+   * @param delayTiers tiers such as {@code 200ms,500ms}, or empty for none
+   */
+  public OrdoCluster(BenchKafka kafka, String cluster, int partitions, String guarantee, String delayTiers,
+      boolean keepTopics) {
+    this.kafka = kafka;
+    this.topics = new ClusterTopics(cluster);
+    this.partitions = partitions;
+    this.keepTopics = keepTopics;
+    List<Duration> tierList = delayTiers.isBlank() ? List.of() : Durations.parseList(delayTiers);
+    List<NewTopic> newTopics = new ArrayList<>();
+    for (String t : List.of(topics.items(), topics.commands(), topics.deliveries(), topics.dlq())) {
+      newTopics.add(new NewTopic(t, partitions, kafka.replication()));
+    }
+    newTopics.add(new NewTopic(topics.topicStats(), partitions, kafka.replication())
+        .configs(Map.of("cleanup.policy", "compact")));
+    if (!tierList.isEmpty()) {
+      newTopics.addAll(DelayTiers.newTopics(cluster, tierList, partitions, kafka.replication()));
+    }
+    kafka.createTopics(newTopics);
+    try {
+      this.stateDir = Files.createTempDirectory("ordo-bench-" + cluster);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Map<String, Object> streams = new HashMap<>();
+    streams.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    streams.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    streams.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
+    Map<String, Object> queue = new HashMap<>();
+    queue.put(QueueConfig.CLUSTER_CONFIG, cluster);
+    queue.put(QueueConfig.DELAY_TIERS_CONFIG, delayTiers);
+    this.service = new QueueService(streams, queue, partitions);
+    DelayTiers t = null;
+    try {
+      service.start();
+      if (!tierList.isEmpty()) {
+        t = new DelayTiers(Map.of(
+            "bootstrap.servers", kafka.bootstrapServers(),
+            DelayTiersConfig.CLUSTER_CONFIG, cluster,
+            DelayTiersConfig.TIERS_CONFIG, delayTiers,
+            DelayTiersConfig.INSTANCE_ID_CONFIG, cluster + "-bench"));
+        t.start();
+      }
+      long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+      while (!service.isRunning()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the queue of cluster " + cluster + " is not running after "
+              + START_TIMEOUT.toSeconds() + " s (state " + service.streams().state() + ")");
+        }
+        BenchKafka.sleep(20);
+      }
+    } catch (RuntimeException e) {
+      this.tiers = t;
+      close();
+      throw e;
+    }
+    this.tiers = t;
+  }
+
+  public ClusterTopics topics() {
+    return topics;
+  }
+
+  public QueueService service() {
+    return service;
+  }
+
+  public int partitions() {
+    return partitions;
+  }
+
+  /** Settings of a {@code QueueProducer} of this cluster. */
+  public Map<String, Object> producerConfig() {
+    Map<String, Object> c = new HashMap<>();
+    c.put("bootstrap.servers", kafka.bootstrapServers());
+    c.put(QueueProducerConfig.CLUSTER_CONFIG, topics.cluster());
+    return c;
+  }
+
+  /** Settings of a {@code LeaseConsumer} of this cluster working on every topic of {@code namespace}. */
+  public Map<String, Object> consumerConfig(String group, String namespace, int maxInFlight) {
+    Map<String, Object> c = new HashMap<>();
+    c.put("bootstrap.servers", kafka.bootstrapServers());
+    c.put(QueueClientConfig.CLUSTER_CONFIG, topics.cluster());
+    c.put(LeaseConsumerConfig.GROUP_ID_CONFIG, group);
+    c.put(LeaseConsumerConfig.NAMESPACE_CONFIG, namespace);
+    c.put(LeaseConsumerConfig.TOPICS_CONFIG, "*");
+    c.put(LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, maxInFlight);
+    c.put("consumer." + ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+    c.put("consumer." + ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
+    return c;
+  }
+
+  @Override
+  public void close() {
+    if (tiers != null) {
+      try {
+        tiers.close();
+      } catch (RuntimeException e) {
+        log.warn("Closing the delay tiers of {} failed", topics.cluster(), e);
+      }
+    }
+    try {
+      service.close();
+    } catch (RuntimeException e) {
+      log.warn("Closing the queue of {} failed", topics.cluster(), e);
+    }
+    if (!keepTopics) {
+      kafka.deleteTopicsStartingWith(topics.cluster() + ".", topics.applicationId() + "-");
+    }
+    deleteRecursively(stateDir);
+  }
+
+  static void deleteRecursively(Path dir) {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      log.warn("Could not delete {}: {}", dir, e.toString());
+    }
+  }
+}

@@ -1,0 +1,195 @@
+package dev.ordo.bench.internal;
+
+import dev.ordo.api.Durations;
+import dev.ordo.topology.QueueMetrics;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The scenarios that run Ordo: each makes its own cluster ({@link OrdoCluster}), runs, and deletes it.
+ * The handlers do no work: what is measured is the queue and its clients.
+ */
+public final class OrdoScenarios {
+  private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
+  private static final int WARM_UP_ITEMS = 2_000;
+
+  private OrdoScenarios() {}
+
+  /** Throughput (items/s), the fixed load offered (items/s) and the latency at it (ms). */
+  public record EndToEnd(double itemsPerSec, double offeredPerSec, Stats.Latency latency) {}
+
+  /** Dequeue throughput (items/s) with an empty queue and with a standing backlog. */
+  public record Backlog(double emptyPerSec, double backlogPerSec) {}
+
+  /**
+   * Scenario 2. With {@code consumers} lease consumers running: (a) throughput: enqueue {@code items}
+   * items as fast as one producer thread can while the consumers ack them; items/s from the first
+   * enqueue to the last applied ack. (b) latency: enqueue at half that rate for {@code latencySeconds};
+   * enqueue-to-handler time of every item. Preceded by a warm-up of 2,000 items.
+   */
+  public static EndToEnd endToEnd(BenchKafka kafka, String cluster, String guarantee, Sizes s) {
+    try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), guarantee, "", s.keepTopics());
+         Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes());
+         Workers workers = new Workers(c, "bench-workers", "bench", s.consumers(), s.maxInFlight())) {
+      workers.awaitAssignment(s.partitions(), JOIN_TIMEOUT);
+      Thread tracer = trace(c, workers);
+      long target = 0;
+      for (int i = 0; i < WARM_UP_ITEMS; i++) {
+        enqueuer.enqueue("bench");
+      }
+      target += WARM_UP_ITEMS;
+      await(workers, target, Duration.ofSeconds(120), "warm-up");
+
+      long start = System.nanoTime();
+      for (int i = 0; i < s.items(); i++) {
+        enqueuer.enqueue("bench");
+      }
+      target += s.items();
+      await(workers, target, timeoutFor(s.items()), "throughput");
+      double itemsPerSec = s.items() / ((System.nanoTime() - start) / 1e9);
+      enqueuer.check();
+
+      double rate = itemsPerSec / 2;
+      long count = Math.max(10, (long) (rate * s.latencySeconds()));
+      workers.arm(Workers.Probe.NANOS_SINCE_STAMP, enqueuer.nextSequence(), (int) Math.min(count, 50_000_000));
+      double offered = enqueuer.paced("bench", count, rate);
+      target += count;
+      await(workers, target, timeoutFor(count), "latency");
+      enqueuer.check();
+      tracer.interrupt();
+      return new EndToEnd(itemsPerSec, offered, Stats.latency(workers.samples(), workers.sampleCount(), 1e6));
+    }
+  }
+
+  /**
+   * Scenario 3. Dequeue throughput: {@code items} items are enqueued and taken in by the queue first,
+   * then lease consumers start and take them; items/s from the first item handled to the last.
+   * Measured twice on one cluster: in a namespace with nothing else (empty) and in one that also holds
+   * a standing backlog of {@code backlogItems} items of the same topics at a worse priority, which
+   * stays in the store while the measured items are taken.
+   */
+  public static Backlog backlog(BenchKafka kafka, String cluster, Sizes s) {
+    try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), "exactly_once_v2", "", s.keepTopics());
+         Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes())) {
+      double empty = drain(c, enqueuer, "empty", s, 0);
+      double backlog = drain(c, enqueuer, "backlog", s, s.backlogItems());
+      return new Backlog(empty, backlog);
+    }
+  }
+
+  private static double drain(OrdoCluster c, Enqueuer enqueuer, String namespace, Sizes s, int backlogItems) {
+    for (int i = 0; i < backlogItems; i++) {
+      enqueuer.enqueue(namespace, 100);
+    }
+    long measuredFrom = enqueuer.nextSequence();
+    for (int i = 0; i < s.items(); i++) {
+      enqueuer.enqueue(namespace);
+    }
+    enqueuer.flush();
+    enqueuer.check();
+    long expected = measuredFrom + s.items(); // every item this cluster was sent so far
+    long deadline = System.nanoTime() + timeoutFor(backlogItems + (long) s.items()).toNanos();
+    while (c.service().metrics().get(QueueMetrics.ENQUEUED) < expected) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the queue took in " + c.service().metrics().get(QueueMetrics.ENQUEUED)
+            + " of " + expected + " items before the deadline");
+      }
+      BenchKafka.sleep(10);
+    }
+    try (Workers workers = new Workers(c, "bench-" + namespace, namespace, s.consumers(), s.maxInFlight())) {
+      workers.arm(Workers.Probe.NANOS_SINCE_STAMP, measuredFrom, s.items());
+      long end = System.nanoTime() + timeoutFor(s.items()).toNanos() + JOIN_TIMEOUT.toNanos();
+      while (workers.sampleCount() < s.items()) {
+        if (System.nanoTime() > end) {
+          throw new IllegalStateException("consumers handled " + workers.sampleCount() + " of " + s.items()
+              + " items of namespace " + namespace + " before the deadline");
+        }
+        BenchKafka.sleep(1);
+      }
+      long last = System.nanoTime();
+      return s.items() / ((last - workers.firstHandledNanos()) / 1e9);
+    }
+  }
+
+  /**
+   * Scenario 4. Lateness (handler time minus due time, ms) of {@code delayItems} items due evenly
+   * over 0..{@code delayMaxMs} from now, through the store's timers and the delay tiers
+   * ({@code delayTiers}, forwarders in this process). Preceded by one item over each tier (warm-up).
+   */
+  public static Stats.Latency delays(BenchKafka kafka, String cluster, Sizes s) {
+    List<Duration> tiers = Durations.parseList(s.delayTiers());
+    try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), "exactly_once_v2", s.delayTiers(),
+        s.keepTopics());
+         Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes());
+         Workers workers = new Workers(c, "bench-workers", "delay", s.consumers(), s.maxInFlight())) {
+      workers.awaitAssignment(s.partitions(), JOIN_TIMEOUT);
+      long now = System.currentTimeMillis();
+      enqueuer.enqueueDue("delay", now);
+      for (Duration d : tiers) {
+        enqueuer.enqueueDue("delay", now + d.toMillis() + 50);
+      }
+      long longest = tiers.get(tiers.size() - 1).toMillis();
+      await(workers, tiers.size() + 1, Duration.ofMillis(longest).plusSeconds(60), "delay warm-up");
+
+      workers.arm(Workers.Probe.MILLIS_SINCE_DUE, enqueuer.nextSequence(), s.delayItems());
+      long base = System.currentTimeMillis();
+      int n = s.delayItems();
+      for (int i = 0; i < n; i++) {
+        long delay = n == 1 ? 0 : i * s.delayMaxMs() / (n - 1);
+        enqueuer.enqueueDue("delay", base + delay);
+      }
+      enqueuer.flush();
+      enqueuer.check();
+      long deadline = System.nanoTime() + Duration.ofMillis(s.delayMaxMs()).plusSeconds(60).toNanos();
+      while (workers.sampleCount() < n) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("consumers handled " + workers.sampleCount() + " of " + n
+              + " delayed items by the deadline");
+        }
+        BenchKafka.sleep(5);
+      }
+      return Stats.latency(workers.samples(), workers.sampleCount(), 1.0);
+    }
+  }
+
+  /**
+   * With {@code -Dordo.bench.trace=true}, prints the queue's counters and the consumers' every 500 ms
+   * to stderr while an end-to-end scenario runs: where items wait shows in which count lags.
+   */
+  static Thread trace(OrdoCluster c, Workers w) {
+    Thread t = new Thread(() -> {
+      if (!Boolean.getBoolean("ordo.bench.trace")) {
+        return;
+      }
+      long t0 = System.nanoTime();
+      while (!Thread.currentThread().isInterrupted()) {
+        System.err.printf("%6d ms %s handled=%d consumers=%s%n", (System.nanoTime() - t0) / 1_000_000,
+            c.service().metrics().snapshot(), w.handled(), w.stats());
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static void await(Workers workers, long acked, Duration timeout, String phase) {
+    if (!workers.awaitAcked(acked, System.nanoTime() + timeout.toNanos())) {
+      throw new IllegalStateException(phase + ": " + workers.acked() + " of " + acked + " acks applied after "
+          + timeout.toSeconds() + " s; consumers: " + workers.stats());
+    }
+  }
+
+  /** A generous deadline for {@code n} items: at least 2 minutes, or 1,000 items/s. */
+  private static Duration timeoutFor(long n) {
+    return Duration.ofSeconds(Math.max(120, n / 1_000));
+  }
+
+  /** The sizes the Ordo scenarios need, from the bench options. */
+  public record Sizes(int partitions, int items, int payloadBytes, int consumers, int maxInFlight, int latencySeconds,
+      int backlogItems, int delayItems, long delayMaxMs, String delayTiers, boolean keepTopics) {}
+}
