@@ -1,6 +1,7 @@
 package dev.ordo.server;
 
 import dev.ordo.server.components.DelayTiersComponent;
+import dev.ordo.server.components.HttpApiComponent;
 import dev.ordo.server.components.QueueComponent;
 import java.util.List;
 
@@ -13,6 +14,7 @@ public final class Components {
 
   /** A fresh list of fresh components for one server. */
   public static List<ServerComponent> standard() {
-    return List.of(new QueueComponent(), new DelayTiersComponent());
+    QueueComponent queue = new QueueComponent();
+    return List.of(queue, new DelayTiersComponent(), new HttpApiComponent(queue::service));
   }
 }

@@ -390,5 +390,10 @@ public final class OrdoServer implements AutoCloseable {
     public HttpRouter http() {
       return http;
     }
+
+    @Override
+    public URI httpAddress() {
+      return http.advertisedAddress();
+    }
   }
 }

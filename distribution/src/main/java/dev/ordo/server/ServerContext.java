@@ -38,4 +38,12 @@ public interface ServerContext {
 
   /** Where components register their HTTP endpoints. */
   HttpRouter http();
+
+  /**
+   * The address at which other instances and clients reach this server's HTTP endpoints, e.g.
+   * {@code http://127.0.0.1:7070}: the bound address, or this machine's host name when bound to
+   * all interfaces ({@code --http-host 0.0.0.0}). Kafka Streams advertises it
+   * ({@code application.server}) so that instances can forward queries to each other.
+   */
+  java.net.URI httpAddress();
 }

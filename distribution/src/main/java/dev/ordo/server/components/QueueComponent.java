@@ -27,12 +27,20 @@ public final class QueueComponent implements ServerComponent {
   public void start(ServerContext ctx) {
     Map<String, Object> streams = new HashMap<>(ctx.kafkaClientConfig());
     streams.put(StreamsConfig.STATE_DIR_CONFIG, ctx.stateDir().resolve("streams").toString());
+    // Advertised to the other instances of the cluster, so that a query for a partition this
+    // instance owns (GET /v1/items/{id}) can be forwarded here.
+    streams.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer(ctx.httpAddress()));
     Map<String, Object> queue = new HashMap<>();
     queue.put(QueueConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     queue.put(QueueConfig.DELAY_TIERS_CONFIG,
         ctx.delayTiers().stream().map(Durations::format).collect(Collectors.joining(",")));
     service = new QueueService(streams, queue, ctx.partitions());
     service.start();
+  }
+
+  /** {@code host:port} of an HTTP address, as Kafka Streams' {@code application.server} wants it. */
+  public static String applicationServer(java.net.URI httpAddress) {
+    return httpAddress.getHost() + ":" + httpAddress.getPort();
   }
 
   /** The running service, for other components (HTTP queries, metrics); null before start. */

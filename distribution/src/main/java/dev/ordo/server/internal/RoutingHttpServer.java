@@ -60,7 +60,10 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       throw new StartupException("cannot listen for HTTP on " + host + ":" + port + ": " + e.getMessage());
     }
     AtomicInteger n = new AtomicInteger();
-    ExecutorService executor = Executors.newFixedThreadPool(8, r -> {
+    // A thread per request in flight: a dequeue long-polls for up to its waitMs, so a fixed pool
+    // would let a few waiting consumers block /health, acks and the queries other instances forward
+    // here (two instances forwarding to each other could then wait on each other).
+    ExecutorService executor = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "ordo-http-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
@@ -80,6 +83,23 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       host = "[" + host + "]";
     }
     return URI.create("http://" + host + ":" + a.getPort());
+  }
+
+  /**
+   * The address other machines reach this server at: the bound address, or this machine's host
+   * name when bound to all interfaces (falling back to {@link #address()} if it has none).
+   */
+  public URI advertisedAddress() {
+    InetSocketAddress a = server.getAddress();
+    if (!a.getAddress().isAnyLocalAddress()) {
+      return address();
+    }
+    try {
+      String host = java.net.InetAddress.getLocalHost().getHostName();
+      return URI.create("http://" + host + ":" + a.getPort());
+    } catch (IOException | IllegalArgumentException e) {
+      return address();
+    }
   }
 
   public int port() {

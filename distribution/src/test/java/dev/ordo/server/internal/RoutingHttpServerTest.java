@@ -85,4 +85,32 @@ class RoutingHttpServerTest {
     assertThrows(IllegalArgumentException.class, () -> server.get("/items/{other}", r -> HttpResponse.ok("b")));
     server.post("/items/{id}", r -> HttpResponse.ok("c"));
   }
+
+  @Test
+  void manyWaitingRequestsDoNotBlockOthers() throws Exception {
+    // Long polls hold their thread while they wait: twenty of them must not starve a quick request.
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(20);
+    server.get("/wait", r -> {
+      waiting.countDown();
+      release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+      return HttpResponse.ok(Map.of("waited", true));
+    });
+    server.get("/quick", r -> HttpResponse.ok(Map.of("quick", true)));
+    java.util.List<java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>>> polls =
+        new java.util.ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      polls.add(client.sendAsync(HttpRequest.newBuilder(URI.create(server.address() + "/wait")).build(),
+          BodyHandlers.ofString()));
+    }
+    try {
+      assertTrue(waiting.await(30, java.util.concurrent.TimeUnit.SECONDS), "all twenty are being served at once");
+      assertEquals(200, send("GET", "/quick", null).statusCode());
+    } finally {
+      release.countDown();
+    }
+    for (var poll : polls) {
+      assertEquals(200, poll.get(30, java.util.concurrent.TimeUnit.SECONDS).statusCode());
+    }
+  }
 }

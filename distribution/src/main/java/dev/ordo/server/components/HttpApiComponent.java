@@ -1,0 +1,71 @@
+package dev.ordo.server.components;
+
+import dev.ordo.client.QueueClient;
+import dev.ordo.client.QueueClientConfig;
+import dev.ordo.client.QueueProducer;
+import dev.ordo.client.QueueProducerConfig;
+import dev.ordo.server.ServerComponent;
+import dev.ordo.server.ServerContext;
+import dev.ordo.server.http.ItemLookup;
+import dev.ordo.server.http.QueueApi;
+import dev.ordo.topology.QueueService;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.state.HostInfo;
+
+/**
+ * The queue's HTTP API ({@code /v1/...}, see docs/http-api.md) on the server's HTTP port: one
+ * {@link QueueProducer} and one {@link QueueClient} per server for enqueue, dequeue, commands and
+ * topic counts (Kafka only, so any instance answers), and item look-ups in the queue's stores
+ * (interactive queries, forwarded to the owning instance). Starts after the queue component.
+ */
+public final class HttpApiComponent implements ServerComponent {
+  private final Supplier<QueueService> queue;
+  private QueueProducer producer;
+  private QueueClient client;
+
+  /** @param queue the queue this server runs (its stores answer item look-ups); null until started */
+  public HttpApiComponent(Supplier<QueueService> queue) {
+    this.queue = queue;
+  }
+
+  @Override
+  public String name() {
+    return "http-api";
+  }
+
+  @Override
+  public void start(ServerContext ctx) {
+    URI address = ctx.httpAddress();
+    Map<String, Object> producerConfig = new HashMap<>(ctx.kafkaClientConfig());
+    producerConfig.put(QueueProducerConfig.CLUSTER_CONFIG, ctx.topics().cluster());
+    producer = new QueueProducer(producerConfig);
+
+    Map<String, Object> clientConfig = new HashMap<>(ctx.kafkaClientConfig());
+    clientConfig.put(QueueClientConfig.CLUSTER_CONFIG, ctx.topics().cluster());
+    // Named after the instance: its hash picks the reply partition, so instances spread over them.
+    clientConfig.put(QueueClientConfig.CLIENT_ID_CONFIG,
+        ("ordo-http-" + address.getHost() + "-" + address.getPort()).replaceAll("[^A-Za-z0-9._-]", "-"));
+    client = new QueueClient(clientConfig);
+
+    HostInfo self = new HostInfo(address.getHost(), address.getPort());
+    ItemLookup lookup = new ItemLookup(() -> {
+      QueueService service = queue.get();
+      return service == null ? null : service.streams();
+    }, self, ctx.partitions());
+    new QueueApi(producer, client, lookup).register(ctx.http());
+  }
+
+  @Override
+  public void close() {
+    if (client != null) {
+      client.close(Duration.ofSeconds(5));
+    }
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(5));
+    }
+  }
+}

@@ -1,0 +1,293 @@
+package dev.ordo.server.http;
+
+import dev.ordo.api.ItemId;
+import dev.ordo.client.BacklogFullException;
+import dev.ordo.client.EnqueueRequest;
+import dev.ordo.client.NackOptions;
+import dev.ordo.client.PayloadTooLargeException;
+import dev.ordo.client.QueueClient;
+import dev.ordo.client.QueueProducer;
+import dev.ordo.client.TopicActivity;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Outcome;
+import dev.ordo.server.HttpRequest;
+import dev.ordo.server.HttpResponse;
+import dev.ordo.server.HttpRouter;
+import dev.ordo.server.http.internal.JsonBody;
+import dev.ordo.server.http.internal.Views;
+import dev.ordo.server.internal.Messages;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.KafkaException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The queue's HTTP endpoints (see docs/http-api.md), over one {@link QueueProducer} and one
+ * {@link QueueClient}, which talk only to Kafka: any instance answers any of these requests.
+ * Item look-ups ({@code GET /v1/items/{id}}) read the owning instance's store: {@link ItemLookup}.
+ *
+ * <p>Every request is checked in full before anything is sent to Kafka, so a 400 or 413 leaves
+ * nothing behind. Answers:
+ * <ul>
+ *   <li>201/200 when done; 400 {@code {"error"}} naming the bad field; 413 for a payload over the limit;</li>
+ *   <li>for ack, nack and extend, the queue's outcome: 200 APPLIED, 409 STALE_LEASE, 404 UNKNOWN_ITEM,
+ *       400 INVALID;</li>
+ *   <li>429 when the namespace's backlog is full (only with a backlog limit configured);</li>
+ *   <li>503 when Kafka cannot be reached, 504 when the queue did not answer in time (the command
+ *       may still apply).</li>
+ * </ul>
+ */
+public final class QueueApi {
+  private static final Logger LOG = LoggerFactory.getLogger(QueueApi.class);
+
+  /** Longest long poll, as SQS's 20 s: a dequeue holds an HTTP thread while it waits. */
+  public static final long MAX_WAIT_MS = 20_000;
+  /** How long an enqueue waits for Kafka's acknowledgement before answering 504. */
+  static final Duration ENQUEUE_TIMEOUT = Duration.ofSeconds(30);
+  /** Time given beyond a dequeue's wait or the client's request timeout before answering 504. */
+  static final Duration SLACK = Duration.ofSeconds(15);
+
+  static final Set<String> ENQUEUE_FIELDS = fields("payload", "payloadBase64", "priority", "delayMs", "leaseMs",
+      "ttlMs", "maxAttempts", "atMostOnce", "groupKey", "metadata", "metadataBase64");
+  static final Set<String> DEQUEUE_FIELDS = fields("topics", "waitMs");
+  static final Set<String> ACK_FIELDS = fields("lease");
+  static final Set<String> NACK_FIELDS = fields("lease", "delayMs", "metadata", "metadataBase64");
+  static final Set<String> EXTEND_FIELDS = fields("lease", "leaseMs");
+
+  private final QueueProducer producer;
+  private final QueueClient client;
+  private final ItemLookup lookup;
+
+  public QueueApi(QueueProducer producer, QueueClient client, ItemLookup lookup) {
+    this.producer = producer;
+    this.client = client;
+    this.lookup = lookup;
+  }
+
+  /** Registers every endpoint on {@code router}. */
+  public void register(HttpRouter router) {
+    router.post("/v1/namespaces/{ns}/topics/{topic}/items", guarded(this::enqueue));
+    router.post("/v1/namespaces/{ns}/dequeue", guarded(this::dequeue));
+    router.get("/v1/namespaces/{ns}/topics", guarded(this::topics));
+    router.post("/v1/items/{id}/ack", guarded(this::ack));
+    router.post("/v1/items/{id}/nack", guarded(this::nack));
+    router.post("/v1/items/{id}/extend", guarded(this::extend));
+    router.get("/v1/items/{id}", guarded(lookup::lookup));
+  }
+
+  // ---- endpoints ----
+
+  HttpResponse enqueue(HttpRequest r) throws ApiException {
+    JsonBody b = JsonBody.parse(r.body(), ENQUEUE_FIELDS);
+    byte[] payload = bytes(b, "payload", true);
+    EnqueueRequest.Builder builder = EnqueueRequest.builder(r.pathParam("ns"), r.pathParam("topic"), payload);
+    Integer priority = b.integer("priority", Integer.MIN_VALUE);
+    if (priority != null) {
+      builder.priority(priority);
+    }
+    Long delay = b.millis("delayMs", 0);
+    if (delay != null) {
+      builder.delay(Duration.ofMillis(delay));
+    }
+    Long lease = b.millis("leaseMs", 1);
+    if (lease != null) {
+      builder.lease(Duration.ofMillis(lease));
+    }
+    Long ttl = b.millis("ttlMs", 1);
+    if (ttl != null) {
+      builder.ttl(Duration.ofMillis(ttl));
+    }
+    Integer maxAttempts = b.integer("maxAttempts", 1);
+    if (maxAttempts != null) {
+      builder.maxAttempts(maxAttempts);
+    }
+    if (Boolean.TRUE.equals(b.bool("atMostOnce"))) {
+      builder.atMostOnce();
+    }
+    builder.groupKey(b.string("groupKey"));
+    builder.metadata(bytes(b, "metadata", false));
+    r.header("x-request-id").ifPresent(builder::traceId);
+    EnqueueRequest request = builder.build();
+    CompletableFuture<ItemId> sent;
+    try {
+      sent = producer.enqueue(request);
+    } catch (PayloadTooLargeException e) {
+      throw new ApiException(413, e.getMessage());
+    }
+    ItemId id = await(sent, ENQUEUE_TIMEOUT, "the enqueue");
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("id", id.toString());
+    return HttpResponse.json(201, body).withHeader("Location", "/v1/items/" + id);
+  }
+
+  HttpResponse dequeue(HttpRequest r) throws ApiException {
+    String namespace = r.pathParam("ns");
+    JsonBody b = JsonBody.parse(r.body(), DEQUEUE_FIELDS);
+    Map<String, Integer> topics = b.counts("topics", 1);
+    if (topics == null || topics.isEmpty()) {
+      throw new IllegalArgumentException("topics is missing: give counts per topic, e.g. {\"topics\": {\"jobs\": 10}},"
+          + " or {\"topics\": {\"*\": 10}} for any topic of the namespace");
+    }
+    Long waitMs = b.millis("waitMs", 0);
+    long wait = waitMs == null ? 0 : waitMs;
+    if (wait > MAX_WAIT_MS) {
+      throw new IllegalArgumentException("waitMs must be at most " + MAX_WAIT_MS + ", got " + wait);
+    }
+    List<DeliveredItem> items = await(client.dequeue(namespace, topics, Duration.ofMillis(wait)),
+        Duration.ofMillis(wait).plus(SLACK), "the dequeue");
+    return HttpResponse.ok(Map.of("items", items.stream().map(Views::delivered).toList()));
+  }
+
+  HttpResponse topics(HttpRequest r) throws ApiException {
+    String namespace = r.pathParam("ns");
+    List<TopicActivity> topics = await(client.activeTopics(namespace), SLACK, "reading the topics table");
+    return HttpResponse.ok(Map.of("topics", topics.stream()
+        .sorted(Comparator.comparing(TopicActivity::topic))
+        .map(Views::topic)
+        .toList()));
+  }
+
+  HttpResponse ack(HttpRequest r) throws ApiException {
+    ItemId id = ItemId.parse(r.pathParam("id"));
+    JsonBody b = JsonBody.parse(r.body(), ACK_FIELDS);
+    return outcome(id, client.ack(id, lease(b)));
+  }
+
+  HttpResponse nack(HttpRequest r) throws ApiException {
+    ItemId id = ItemId.parse(r.pathParam("id"));
+    JsonBody b = JsonBody.parse(r.body(), NACK_FIELDS);
+    String lease = lease(b);
+    Long delay = b.millis("delayMs", 0);
+    byte[] metadata = bytes(b, "metadata", false);
+    NackOptions options = NackOptions.retryAfter(Duration.ofMillis(delay == null ? 0 : delay)).withMetadata(metadata);
+    return outcome(id, client.nack(id, lease, options));
+  }
+
+  HttpResponse extend(HttpRequest r) throws ApiException {
+    ItemId id = ItemId.parse(r.pathParam("id"));
+    JsonBody b = JsonBody.parse(r.body(), EXTEND_FIELDS);
+    String lease = lease(b);
+    Long leaseMs = b.millis("leaseMs", 1);
+    if (leaseMs == null) {
+      throw new IllegalArgumentException("leaseMs is missing: how long the lease should last from now");
+    }
+    return outcome(id, client.extend(id, lease, Duration.ofMillis(leaseMs)));
+  }
+
+  // ---- helpers ----
+
+  private static String lease(JsonBody b) {
+    String lease = b.string("lease");
+    if (lease == null || lease.isEmpty()) {
+      throw new IllegalArgumentException("lease is missing: the lease id the item was dequeued with");
+    }
+    return lease;
+  }
+
+  /** {@code name} as UTF-8 text or {@code nameBase64}, not both; null when neither (an error if required). */
+  private static byte[] bytes(JsonBody b, String name, boolean required) {
+    String base64 = name + "Base64";
+    if (b.has(name) && b.has(base64)) {
+      throw new IllegalArgumentException("set " + name + " or " + base64 + ", not both");
+    }
+    if (b.has(base64)) {
+      return b.base64(base64);
+    }
+    String text = b.string(name);
+    if (text == null) {
+      if (required) {
+        throw new IllegalArgumentException(name + " is missing: set " + name + " (text) or " + base64);
+      }
+      return null;
+    }
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private HttpResponse outcome(ItemId id, CompletableFuture<Outcome> future) throws ApiException {
+    Outcome o = await(future, SLACK, "the " + "command on item " + id);
+    String detail = o.getDetail() == null ? "" : ": " + o.getDetail();
+    return switch (o.getResult()) {
+      case APPLIED -> HttpResponse.ok(Views.applied(o));
+      case STALE_LEASE -> HttpResponse.error(409, "stale lease for item " + id + detail);
+      case UNKNOWN_ITEM -> HttpResponse.error(404, "unknown item " + id + detail);
+      case INVALID -> HttpResponse.error(400, "refused by the queue" + detail);
+    };
+  }
+
+  /**
+   * Waits for a client future: Kafka failures are 503, no answer in time 504, a full backlog 429,
+   * a closed client (the server is stopping) 503.
+   */
+  static <T> T await(CompletableFuture<T> future, Duration timeout, String what) throws ApiException {
+    try {
+      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      future.cancel(false);
+      throw new ApiException(503, "interrupted while waiting for " + what + " (the server is stopping)");
+    } catch (TimeoutException e) {
+      throw new ApiException(504, "no answer to " + what + " within " + timeout.toMillis() + " ms; it may still apply");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (cause instanceof TimeoutException) {
+        throw new ApiException(504, Messages.oneLine(cause));
+      }
+      if (cause instanceof BacklogFullException) {
+        throw new ApiException(429, cause.getMessage());
+      }
+      if (cause instanceof IllegalArgumentException) {
+        throw (IllegalArgumentException) cause;
+      }
+      if (cause instanceof KafkaException) {
+        throw new ApiException(503, "Kafka failed " + what + ": " + Messages.oneLine(cause));
+      }
+      if (cause instanceof IllegalStateException) {
+        throw new ApiException(503, Messages.oneLine(cause));
+      }
+      LOG.warn("{} failed", what, cause);
+      throw new ApiException(500, what + " failed: " + Messages.oneLine(cause));
+    }
+  }
+
+  /** An answer other than 200 that a handler decided on. */
+  static final class ApiException extends Exception {
+    final int status;
+
+    ApiException(int status, String message) {
+      super(message, null, false, false);
+      this.status = status;
+    }
+  }
+
+  @FunctionalInterface
+  interface ApiHandler {
+    HttpResponse handle(HttpRequest request) throws ApiException;
+  }
+
+  /** Turns {@link ApiException}s into {@code {"error"}} answers; IllegalArgumentException stays the router's 400. */
+  static HttpRouter.Handler guarded(ApiHandler handler) {
+    return request -> {
+      try {
+        return handler.handle(request);
+      } catch (ApiException e) {
+        HttpResponse response = HttpResponse.error(e.status, e.getMessage());
+        return e.status == 503 ? response.withHeader("Retry-After", "1") : response;
+      }
+    };
+  }
+
+  private static Set<String> fields(String... names) {
+    return new LinkedHashSet<>(List.of(names));
+  }
+}

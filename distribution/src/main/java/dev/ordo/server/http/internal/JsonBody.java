@@ -1,0 +1,215 @@
+package dev.ordo.server.http.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ordo.server.HttpResponse;
+import java.io.IOException;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A request body read as one JSON object, with typed getters whose errors name the field: every
+ * problem is an {@link IllegalArgumentException} (the router's 400), thrown before the handler has
+ * done anything. An empty body is an empty object; {@code null} values count as absent; fields not
+ * in the endpoint's list are refused, so that a misspelt option is not silently ignored.
+ */
+public final class JsonBody {
+  private static final ObjectReader READER =
+      HttpResponse.JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private final ObjectNode json;
+
+  private JsonBody(ObjectNode json) {
+    this.json = json;
+  }
+
+  /** Parses {@code body}; refuses non-objects and fields outside {@code known}. */
+  public static JsonBody parse(byte[] body, Set<String> known) {
+    ObjectNode object;
+    if (body == null || isBlank(body)) {
+      object = HttpResponse.JSON.createObjectNode();
+    } else {
+      JsonNode node;
+      try {
+        node = READER.readTree(body);
+      } catch (JsonProcessingException e) {
+        String where = e.getLocation() == null ? ""
+            : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
+        throw new IllegalArgumentException("request body is not valid JSON: " + oneLine(e.getOriginalMessage()) + where);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read the request body: " + e.getMessage());
+      }
+      if (!(node instanceof ObjectNode o)) {
+        throw new IllegalArgumentException("request body must be a JSON object, got " + kind(node));
+      }
+      object = o;
+    }
+    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!known.contains(name)) {
+        throw new IllegalArgumentException("unknown field '" + name + "' (known: " + String.join(", ", known) + ")");
+      }
+    }
+    return new JsonBody(object);
+  }
+
+  private static boolean isBlank(byte[] body) {
+    for (byte b : body) {
+      if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private JsonNode node(String field) {
+    JsonNode n = json.get(field);
+    return n == null || n.isNull() ? null : n;
+  }
+
+  public boolean has(String field) {
+    return node(field) != null;
+  }
+
+  /** A string field, or null when absent. */
+  public String string(String field) {
+    JsonNode n = node(field);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isTextual()) {
+      throw new IllegalArgumentException(field + " must be a string, got " + kind(n));
+    }
+    return n.textValue();
+  }
+
+  public String requiredString(String field) {
+    String s = string(field);
+    if (s == null) {
+      throw new IllegalArgumentException(field + " is missing");
+    }
+    return s;
+  }
+
+  /** A base64 string field (standard alphabet, padding optional), decoded; null when absent. */
+  public byte[] base64(String field) {
+    String s = string(field);
+    if (s == null) {
+      return null;
+    }
+    try {
+      return Base64.getDecoder().decode(s);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(field + " is not valid base64: " + e.getMessage());
+    }
+  }
+
+  /** An int32 field of at least {@code min}, or null when absent. */
+  public Integer integer(String field, int min) {
+    JsonNode n = node(field);
+    if (n == null) {
+      return null;
+    }
+    long v = whole(field, n);
+    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(field + " is out of range (a 32-bit integer), got " + n.asText());
+    }
+    if (v < min) {
+      throw new IllegalArgumentException(field + " must be at least " + min + ", got " + v);
+    }
+    return (int) v;
+  }
+
+  /** A duration in milliseconds, at least {@code min} (0: "must not be negative"), or null when absent. */
+  public Long millis(String field, long min) {
+    JsonNode n = node(field);
+    if (n == null) {
+      return null;
+    }
+    long v = whole(field, n);
+    if (v < min) {
+      throw new IllegalArgumentException(field + (min == 0 ? " must not be negative" : " must be at least " + min)
+          + ", got " + v);
+    }
+    return v;
+  }
+
+  public Boolean bool(String field) {
+    JsonNode n = node(field);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isBoolean()) {
+      throw new IllegalArgumentException(field + " must be true or false, got " + kind(n));
+    }
+    return n.booleanValue();
+  }
+
+  /** An object of whole numbers of at least {@code min}, in the body's order; null when absent. */
+  public Map<String, Integer> counts(String field, int min) {
+    JsonNode n = node(field);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw new IllegalArgumentException(field + " must be an object of counts, e.g. {\"jobs\": 10}, got " + kind(n));
+    }
+    Map<String, Integer> out = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String name = field + "." + e.getKey();
+      if (e.getValue().isNull()) {
+        throw new IllegalArgumentException(name + " must be a count, got null");
+      }
+      long v = whole(name, e.getValue());
+      if (v < min || v > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(name + " must be at least " + min + ", got " + e.getValue().asText());
+      }
+      out.put(e.getKey(), (int) v);
+    }
+    return out;
+  }
+
+  private static long whole(String field, JsonNode n) {
+    if (!n.isNumber()) {
+      throw new IllegalArgumentException(field + " must be a whole number, got " + kind(n));
+    }
+    if (!n.isIntegralNumber()) {
+      throw new IllegalArgumentException(field + " must be a whole number, got " + n.asText());
+    }
+    if (!n.canConvertToLong()) {
+      throw new IllegalArgumentException(field + " is out of range, got " + n.asText());
+    }
+    return n.longValue();
+  }
+
+  private static String kind(JsonNode n) {
+    if (n.isTextual()) {
+      String t = n.textValue();
+      return "the string \"" + (t.length() > 40 ? t.substring(0, 40) + "..." : t) + "\"";
+    }
+    if (n.isNumber()) {
+      return "the number " + n.asText();
+    }
+    if (n.isBoolean()) {
+      return n.asText();
+    }
+    if (n.isArray()) {
+      return "an array";
+    }
+    if (n.isObject()) {
+      return "an object";
+    }
+    return n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static String oneLine(String s) {
+    return s == null ? "" : s.replaceAll("\\s*\\R\\s*", " ").trim();
+  }
+}

@@ -1,0 +1,153 @@
+package dev.ordo.server.http.internal;
+
+import dev.ordo.client.TopicActivity;
+import dev.ordo.schema.AttemptRecord;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Item;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.StoredItem;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON shapes of the HTTP API, as ordered maps. Bytes (payload, metadata) are sent as text
+ * under their own name when they are valid UTF-8, else base64 under {@code <name>Base64}; times are
+ * ISO-8601 UTC strings ({@code 2025-01-31T12:00:00.123Z}); durations are milliseconds.
+ */
+public final class Views {
+  private Views() {}
+
+  /** A leased item, as a dequeue returns it. */
+  public static Map<String, Object> delivered(DeliveredItem d) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", d.getItemId());
+    m.put("lease", d.getLeaseId());
+    m.put("namespace", d.getNamespace());
+    m.put("topic", d.getTopic());
+    m.put("priority", d.getPriority());
+    m.put("attempt", d.getAttempt());
+    putBytes(m, "payload", d.getPayload());
+    putBytes(m, "metadata", d.getMetadata());
+    m.put("enqueuedAt", time(d.getEnqueuedAt()));
+    m.put("leaseExpiresAt", time(d.getLeaseExpiresAt()));
+    if (d.getGroupKey() != null) {
+      m.put("groupKey", d.getGroupKey());
+    }
+    if (d.getTraceId() != null) {
+      m.put("traceId", d.getTraceId());
+    }
+    return m;
+  }
+
+  /**
+   * An item's state as its partition's store holds it. The lease id is left out on purpose: it is
+   * the holder's right to ack or nack, and an operator's look-up should not hand it to anyone else.
+   */
+  public static Map<String, Object> stored(String id, StoredItem s) {
+    Item item = s.getItem();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", id);
+    m.put("namespace", item.getNamespace());
+    m.put("topic", item.getTopic());
+    m.put("state", s.getState().name());
+    m.put("priority", item.getPriority());
+    m.put("attempts", s.getAttempts());
+    m.put("maxAttempts", s.getMaxAttempts());
+    m.put("semantics", s.getSemantics().name());
+    m.put("enqueuedAt", time(s.getEnqueuedAt()));
+    m.put("readyAt", time(s.getReadyAt()));
+    m.put("leaseMs", s.getLeaseDurationMs());
+    m.put("expiresAt", s.getExpiresAt() == null ? null : time(s.getExpiresAt()));
+    if (s.getLeasedAt() != null) {
+      m.put("leasedAt", time(s.getLeasedAt()));
+    }
+    if (s.getLeaseExpiresAt() != null) {
+      m.put("leaseExpiresAt", time(s.getLeaseExpiresAt()));
+    }
+    if (s.getLeaseHolder() != null) {
+      m.put("leaseHolder", s.getLeaseHolder().getId());
+    }
+    if (item.getGroupKey() != null) {
+      m.put("groupKey", item.getGroupKey());
+    }
+    if (item.getTraceId() != null) {
+      m.put("traceId", item.getTraceId());
+    }
+    putBytes(m, "payload", item.getPayload());
+    putBytes(m, "metadata", item.getMetadata());
+    List<Map<String, Object>> history = new ArrayList<>();
+    for (AttemptRecord a : s.getHistory()) {
+      Map<String, Object> h = new LinkedHashMap<>();
+      h.put("attempt", a.getAttempt());
+      h.put("leasedAt", time(a.getLeasedAt()));
+      h.put("endedAt", time(a.getEndedAt()));
+      h.put("outcome", a.getOutcome());
+      if (a.getError() != null) {
+        h.put("error", a.getError());
+      }
+      history.add(h);
+    }
+    m.put("history", history);
+    return m;
+  }
+
+  /** One topic of a namespace with its counts. */
+  public static Map<String, Object> topic(TopicActivity t) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("topic", t.topic());
+    m.put("ready", t.ready());
+    m.put("delayed", t.delayed());
+    m.put("leased", t.leased());
+    m.put("parked", t.parked());
+    m.put("headPriority", t.headPriority());
+    m.put("oldestReadyAgeMs", t.oldestReadyAge() == null ? 0 : t.oldestReadyAge().toMillis());
+    return m;
+  }
+
+  /** An applied command: {@code {"id", "result"}} plus the new lease expiry of an extend, or a detail. */
+  public static Map<String, Object> applied(Outcome o) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", o.getItemId());
+    m.put("result", o.getResult().name());
+    if (o.getLeaseExpiresAt() != null) {
+      m.put("leaseExpiresAt", time(o.getLeaseExpiresAt()));
+    }
+    if (o.getDetail() != null) {
+      m.put("detail", o.getDetail());
+    }
+    return m;
+  }
+
+  public static String time(long epochMs) {
+    return Instant.ofEpochMilli(epochMs).toString();
+  }
+
+  /** {@code name: text} for valid UTF-8, {@code nameBase64: ...} otherwise, {@code name: null} when absent. */
+  static void putBytes(Map<String, Object> m, String name, ByteBuffer bytes) {
+    if (bytes == null) {
+      m.put(name, null);
+      return;
+    }
+    ByteBuffer b = bytes.duplicate();
+    try {
+      String text = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(b.duplicate())
+          .toString();
+      m.put(name, text);
+    } catch (CharacterCodingException e) {
+      byte[] raw = new byte[b.remaining()];
+      b.get(raw);
+      m.put(name + "Base64", Base64.getEncoder().encodeToString(raw));
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.ordo.server;
+
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordo.server.components.HttpApiComponent;
+import dev.ordo.server.components.QueueComponent;
+import dev.ordo.testing.RealKafka;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * An {@link OrdoServer} for a test class, on the class's Kafka cluster, on a free HTTP port: the
+ * queue and the HTTP API (the delay-tier forwarders are left out, to spare the CPU), started and
+ * waited for until {@code /health} says UP. Also a small JSON client of its HTTP API.
+ */
+public final class TestServer implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final OrdoServer server;
+  private final QueueComponent queue;
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  private TestServer(OrdoServer server, QueueComponent queue) {
+    this.server = server;
+    this.queue = queue;
+  }
+
+  /** A JSON answer: status, body (null when empty or not JSON) and headers. */
+  public record Reply(int status, JsonNode json, HttpHeaders headers, String text) {
+    public String error() {
+      return json == null || !json.has("error") ? null : json.get("error").asText();
+    }
+
+    public String header(String name) {
+      return headers.firstValue(name).orElse(null);
+    }
+  }
+
+  public static TestServer start(RealKafka kafka, String cluster, Path stateDir) {
+    QueueComponent queue = new QueueComponent();
+    ServerConfig config = ServerConfig.builder()
+        .bootstrapServers(kafka.bootstrapServers())
+        .cluster(cluster)
+        .stateDir(stateDir)
+        .httpPort(0)
+        .build();
+    OrdoServer server = new OrdoServer(config, List.of(queue, new HttpApiComponent(queue::service)));
+    server.start();
+    TestServer s = new TestServer(server, queue);
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+        .until(() -> s.get("/health").status() == 200);
+    return s;
+  }
+
+  public OrdoServer server() {
+    return server;
+  }
+
+  public QueueComponent queue() {
+    return queue;
+  }
+
+  public URI address() {
+    return server.httpAddress();
+  }
+
+  public Reply get(String path) {
+    return send(HttpRequest.newBuilder(URI.create(address() + path)).GET());
+  }
+
+  public Reply post(String path, String body) {
+    return send(HttpRequest.newBuilder(URI.create(address() + path))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  public Reply post(String path, Object body) {
+    try {
+      return post(path, JSON.writeValueAsString(body));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private Reply send(HttpRequest.Builder request) {
+    try {
+      HttpResponse<String> r = http.send(request.timeout(Duration.ofSeconds(60)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      JsonNode json = null;
+      if (!r.body().isEmpty()) {
+        try {
+          json = JSON.readTree(r.body());
+        } catch (IOException e) {
+          json = null;
+        }
+      }
+      return new Reply(r.statusCode(), json, r.headers(), r.body());
+    } catch (IOException e) {
+      throw new IllegalStateException("HTTP request failed: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+}

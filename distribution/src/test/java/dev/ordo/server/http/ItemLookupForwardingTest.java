@@ -1,0 +1,154 @@
+package dev.ordo.server.http;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.server.TestServer;
+import dev.ordo.server.TestServer.Reply;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two servers of one cluster share its partitions; either answers {@code GET /v1/items/{id}} for
+ * any item, reading its own store or forwarding to the instance that owns the item's partition.
+ */
+@KafkaCluster
+class ItemLookupForwardingTest {
+  private static final int PARTITIONS = 4;
+
+  @TempDir
+  static Path tmp;
+
+  private static TestServer a;
+  private static TestServer b;
+
+  @BeforeAll
+  static void start(RealKafka kafka) {
+    a = TestServer.start(kafka, "fwd", tmp.resolve("a"));
+    b = TestServer.start(kafka, "fwd", tmp.resolve("b"));
+    // Both running, each owning some of the partitions.
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
+        running(a) && running(b) && owned(a) > 0 && owned(b) > 0 && owned(a) + owned(b) == PARTITIONS);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (b != null) {
+      b.close();
+    }
+    if (a != null) {
+      a.close();
+    }
+  }
+
+  private static boolean running(TestServer s) {
+    return s.queue().service().streams().state() == KafkaStreams.State.RUNNING;
+  }
+
+  /** Partitions of the queue this server's instance runs (active tasks). */
+  private static int owned(TestServer s) {
+    KafkaStreams streams = s.queue().service().streams();
+    return streams.metadataForAllStreamsClients().stream()
+        .filter(m -> m.hostInfo().port() == s.address().getPort())
+        .mapToInt(m -> m.topicPartitions().stream().filter(tp -> tp.topic().endsWith(".items"))
+            .collect(Collectors.toSet()).size())
+        .sum();
+  }
+
+  private static String address(TestServer s) {
+    return s.address().getHost() + ":" + s.address().getPort();
+  }
+
+  /** A group key that the producer sends to {@code partition}. */
+  private static String keyFor(int partition) {
+    for (int i = 0; ; i++) {
+      String key = "k" + i;
+      if (Utils.toPositive(Utils.murmur2(key.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % PARTITIONS
+          == partition) {
+        return key;
+      }
+    }
+  }
+
+  @Test
+  void eitherServerAnswersForAnItemOnAnyPartition() {
+    Map<String, Integer> ids = new HashMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      Reply r = a.post("/v1/namespaces/fwd/topics/jobs/items",
+          Map.of("payload", "on partition " + p, "groupKey", keyFor(p)));
+      assertEquals(201, r.status(), r::text);
+      ids.put(r.json().get("id").asText(), p);
+    }
+    Set<String> servedBy = new HashSet<>();
+    for (Map.Entry<String, Integer> e : ids.entrySet()) {
+      String id = e.getKey();
+      assertTrue(id.startsWith(e.getValue() + "-"), id);
+      await().atMost(Duration.ofSeconds(30)).until(() -> a.get("/v1/items/" + id).status() == 200);
+      Reply viaA = a.get("/v1/items/" + id);
+      Reply viaB = b.get("/v1/items/" + id);
+      assertEquals(200, viaA.status(), viaA::text);
+      assertEquals(200, viaB.status(), viaB::text);
+      assertEquals(viaA.json(), viaB.json(), "the same state through either server");
+      assertEquals("on partition " + e.getValue(), viaA.json().get("payload").asText());
+      String owner = viaA.header("ordo-served-by");
+      assertEquals(owner, viaB.header("ordo-served-by"), "the owner's store answered both");
+      servedBy.add(owner);
+    }
+    assertEquals(Set.of(address(a), address(b)), servedBy,
+        "each server read its own partitions and forwarded the others'");
+  }
+
+  @Test
+  void anUnknownItemIs404FromTheOwnerWhicheverServerIsAsked() {
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (TestServer s : List.of(a, b)) {
+        Reply r = s.get("/v1/items/" + p + "-987654321");
+        assertEquals(404, r.status(), r::text);
+        assertTrue(r.error().startsWith("unknown item"), r::text);
+      }
+    }
+  }
+
+  @Test
+  void aForwardedLookUpIsNotForwardedAgain() {
+    // A request that claims to be forwarded, for a partition this server does not own, must not
+    // bounce on (two instances disagreeing during a rebalance would otherwise loop).
+    KafkaStreams streams = a.queue().service().streams();
+    StreamsMetadata other = streams.metadataForAllStreamsClients().stream()
+        .filter(m -> m.hostInfo().port() != a.address().getPort())
+        .findFirst().orElseThrow();
+    int foreign = other.topicPartitions().stream().filter(tp -> tp.topic().endsWith(".items"))
+        .findFirst().orElseThrow().partition();
+    java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(a.address() + "/v1/items/" + foreign + "-1"))
+        .header(ItemLookup.FORWARDED_FROM, "somewhere:1")
+        .GET().build();
+    java.net.http.HttpResponse<String> r;
+    try {
+      r = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+    assertEquals(503, r.statusCode(), r.body());
+    assertTrue(r.body().contains("moved"), r.body());
+    assertEquals("1", r.headers().firstValue("retry-after").orElse(null));
+    assertNull(r.headers().firstValue("ordo-served-by").orElse(null));
+  }
+}
