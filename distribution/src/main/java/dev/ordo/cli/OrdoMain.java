@@ -21,12 +21,33 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     usageHelpAutoWidth = true,
     description = "Ordo: a Kafka-native priority queue and delay service.",
-    subcommands = {ServerCommand.class, CommandLine.HelpCommand.class})
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:done (the server applied the command)",
+      "1:failed (server unreachable, Kafka down, server error...)",
+      "2:bad flags, arguments or input",
+      "3:stale lease (the item was redelivered or released since)",
+      "4:unknown item (acked, expired, dead-lettered or never enqueued)"},
+    subcommands = {
+      ServerCommand.class,
+      QueueCommands.Enqueue.class,
+      QueueCommands.Dequeue.class,
+      QueueCommands.Ack.class,
+      QueueCommands.Nack.class,
+      QueueCommands.Extend.class,
+      QueueCommands.Topics.class,
+      QueueCommands.Item.class,
+      DemoCommand.class,
+      CommandLine.HelpCommand.class})
 public final class OrdoMain implements Callable<Integer> {
   /** Exit code when a command failed at run time (bad directory, port in use, Kafka unreachable...). */
   public static final int EXIT_FAILURE = 1;
-  /** Exit code for bad flags and arguments. */
+  /** Exit code for bad flags and arguments, and for input the server refused (400, 413). */
   public static final int EXIT_USAGE = 2;
+  /** Exit code of ack, nack and extend when the lease is not the item's current one (HTTP 409). */
+  public static final int EXIT_STALE_LEASE = 3;
+  /** Exit code when the queue does not hold the item (HTTP 404). */
+  public static final int EXIT_UNKNOWN_ITEM = 4;
 
   /** The log4j2 configuration of the distribution (the Kafka jars bring one of their own). */
   static final String LOG_CONFIG = "ordo-log4j2.properties";

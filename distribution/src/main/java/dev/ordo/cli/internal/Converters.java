@@ -96,4 +96,46 @@ public final class Converters {
       return v;
     }
   }
+
+  /** A duration as users write it: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}. */
+  public static final class DurationValue implements ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return Durations.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  /** The base URL of an Ordo server: {@code http://host:port} (or https). */
+  public static final class ServerUrl implements ITypeConverter<java.net.URI> {
+    @Override
+    public java.net.URI convert(String value) {
+      java.net.URI uri;
+      try {
+        uri = new java.net.URI(value.trim());
+      } catch (java.net.URISyntaxException e) {
+        throw new TypeConversionException("'" + value + "' is not a URL (want e.g. http://127.0.0.1:7070)");
+      }
+      String scheme = uri.getScheme();
+      if (scheme == null || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+        throw new TypeConversionException("'" + value + "' is not an http:// URL (want e.g. http://127.0.0.1:7070)");
+      }
+      return uri;
+    }
+  }
+
+  /** An item ID, {@code <partition>-<offset>}. */
+  public static final class ItemIdValue implements ITypeConverter<dev.ordo.api.ItemId> {
+    @Override
+    public dev.ordo.api.ItemId convert(String value) {
+      try {
+        return dev.ordo.api.ItemId.parse(value.trim());
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
 }

@@ -1,0 +1,311 @@
+package dev.ordo.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ordo.api.Durations;
+import dev.ordo.api.ItemId;
+import dev.ordo.cli.internal.ApiClient;
+import dev.ordo.cli.internal.Converters;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The queue commands of {@code ordo}: thin clients of a server's HTTP API (docs/http-api.md) that
+ * print what the server answers as JSON, one object per line, and end with one line on stderr
+ * and a non-zero exit code when the server refuses (see {@link OrdoMain} for the codes).
+ */
+final class QueueCommands {
+  private QueueCommands() {}
+
+  /** Time an answer may take beyond the wait the command asked for. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  /** What every command over the HTTP API shares: {@code --server}, JSON lines out, one-line errors. */
+  abstract static class ApiCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--server", paramLabel = "URL", defaultValue = "${env:ORDO_SERVER:-http://127.0.0.1:7070}",
+        converter = Converters.ServerUrl.class, order = 100,
+        description = "The Ordo server's HTTP address (environment: ORDO_SERVER). Default: ${DEFAULT-VALUE}.")
+    URI server;
+
+    @Override
+    public final Integer call() {
+      try {
+        run(new ApiClient(server));
+        return 0;
+      } catch (ApiClient.Failure f) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(spec.qualifiedName() + ": " + f.getMessage());
+        err.flush();
+        return f.exitCode();
+      }
+    }
+
+    abstract void run(ApiClient api);
+
+    void print(JsonNode node) {
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(ApiClient.line(node));
+      out.flush();
+    }
+
+    /** A path segment: percent-encoded, spaces as %20 (the server reads '+' as itself). */
+    static String segment(String s) {
+      return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+  }
+
+  @Command(name = "enqueue", header = "Enqueues an item and prints its ID.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Enqueues one item and prints its ID as {\"id\": \"<partition>-<offset>\"}. Unset options take "
+          + "the queue's defaults (lease 30s, 5 attempts, no TTL).")
+  static final class Enqueue extends ApiCommand {
+    @Option(names = "--namespace", paramLabel = "NS", required = true, description = "The namespace.")
+    String namespace;
+
+    @Option(names = "--topic", paramLabel = "T", required = true, description = "The topic (created by enqueueing).")
+    String topic;
+
+    @Option(names = "--priority", paramLabel = "P", description = "Priority, lower is sooner (any int). Default: 0.")
+    Integer priority;
+
+    @Option(names = "--delay", paramLabel = "DUR", converter = Converters.DurationValue.class,
+        description = "Not delivered before this (500ms, 30s, 5m, 2h, 1d).")
+    Duration delay;
+
+    @Option(names = "--lease", paramLabel = "DUR", converter = Converters.DurationValue.class,
+        description = "How long a consumer holds it before it is redelivered, unless extended.")
+    Duration lease;
+
+    @Option(names = "--ttl", paramLabel = "DUR", converter = Converters.DurationValue.class,
+        description = "Time to live from now, in any state.")
+    Duration ttl;
+
+    @Option(names = "--max-attempts", paramLabel = "N", converter = Converters.Positive.class,
+        description = "Deliveries before a failure dead-letters it.")
+    Integer maxAttempts;
+
+    @Option(names = "--at-most-once", description = "Delete it, not redeliver it, when a lease runs out.")
+    boolean atMostOnce;
+
+    @Option(names = "--group", paramLabel = "KEY", description = "Fairness group (also picks the partition).")
+    String group;
+
+    @Option(names = "--metadata", paramLabel = "M", description = "Metadata (text), which nacks may replace.")
+    String metadata;
+
+    @Parameters(index = "0", paramLabel = "PAYLOAD", description = "The payload as text; '-' reads it from stdin.")
+    String payload;
+
+    @Override
+    void run(ApiClient api) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      if ("-".equals(payload)) {
+        byte[] bytes;
+        try {
+          bytes = System.in.readAllBytes();
+        } catch (IOException e) {
+          throw new ApiClient.Failure(OrdoMain.EXIT_FAILURE, "cannot read the payload from stdin: " + e.getMessage());
+        }
+        String text = utf8(bytes);
+        if (text != null) {
+          body.put("payload", text);
+        } else {
+          body.put("payloadBase64", Base64.getEncoder().encodeToString(bytes));
+        }
+      } else {
+        body.put("payload", payload);
+      }
+      putIf(body, "priority", priority);
+      putIf(body, "delayMs", delay == null ? null : delay.toMillis());
+      putIf(body, "leaseMs", lease == null ? null : lease.toMillis());
+      putIf(body, "ttlMs", ttl == null ? null : ttl.toMillis());
+      putIf(body, "maxAttempts", maxAttempts);
+      if (atMostOnce) {
+        body.put("atMostOnce", true);
+      }
+      putIf(body, "groupKey", group);
+      putIf(body, "metadata", metadata);
+      print(api.post("/v1/namespaces/" + segment(namespace) + "/topics/" + segment(topic) + "/items", body, TIMEOUT));
+    }
+  }
+
+  @Command(name = "dequeue", header = "Leases items of a topic, best priority first, as JSON lines.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Leases up to N items of a topic, best priority first, and prints each as one JSON object: id, "
+          + "lease, namespace, topic, priority, attempt, payload (or payloadBase64), metadata, enqueuedAt, "
+          + "leaseExpiresAt. Waits up to --wait while nothing is ready; prints nothing if nothing comes. Ack, nack "
+          + "or extend each item with its id and lease before the lease runs out.")
+  static final class Dequeue extends ApiCommand {
+    @Option(names = "--namespace", paramLabel = "NS", required = true, description = "The namespace.")
+    String namespace;
+
+    @Option(names = "--topic", paramLabel = "T", required = true, description = "The topic; '*' for any topic of the namespace.")
+    String topic;
+
+    @Option(names = "--count", paramLabel = "N", defaultValue = "1", converter = Converters.Positive.class,
+        description = "Most items to lease. Default: ${DEFAULT-VALUE}.")
+    int count;
+
+    @Option(names = "--wait", paramLabel = "DUR", defaultValue = "0s", converter = Converters.DurationValue.class,
+        description = "Long poll: wait up to this (at most 20s) while nothing is ready. Default: ${DEFAULT-VALUE} "
+            + "(the server still waits a round trip through the queue, about 250 ms).")
+    Duration wait;
+
+    @Override
+    void run(ApiClient api) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("topics", Map.of(topic, count));
+      body.put("waitMs", wait.toMillis());
+      JsonNode answer = api.post("/v1/namespaces/" + segment(namespace) + "/dequeue", body, wait.plus(TIMEOUT));
+      for (JsonNode item : answer.path("items")) {
+        print(item);
+      }
+    }
+  }
+
+  @Command(name = "ack", header = "Acknowledges a leased item: done, deleted.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Acknowledges a leased item: it is done and deleted. Exit 3 if the lease is stale (the item was "
+          + "redelivered), 4 if the item is unknown (acked, expired, dead-lettered).")
+  static final class Ack extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
+    ItemId id;
+
+    @Parameters(index = "1", paramLabel = "LEASE", description = "The lease it was dequeued with.")
+    String lease;
+
+    @Override
+    void run(ApiClient api) {
+      print(api.post("/v1/items/" + id + "/ack", Map.of("lease", lease), TIMEOUT));
+    }
+  }
+
+  @Command(name = "nack", header = "Gives a leased item back as failed, to retry after a delay.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Gives a leased item back as failed: ready again after --delay, or dead-lettered when its "
+          + "attempts are used up. Exit 3 for a stale lease, 4 for an unknown item.")
+  static final class Nack extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
+    ItemId id;
+
+    @Parameters(index = "1", paramLabel = "LEASE", description = "The lease it was dequeued with.")
+    String lease;
+
+    @Option(names = "--delay", paramLabel = "DUR", converter = Converters.DurationValue.class,
+        description = "Wait before it is ready again. Default: at once.")
+    Duration delay;
+
+    @Option(names = "--metadata", paramLabel = "M", description = "New metadata (text) for the item.")
+    String metadata;
+
+    @Override
+    void run(ApiClient api) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("lease", lease);
+      putIf(body, "delayMs", delay == null ? null : delay.toMillis());
+      putIf(body, "metadata", metadata);
+      print(api.post("/v1/items/" + id + "/nack", body, TIMEOUT));
+    }
+  }
+
+  @Command(name = "extend", header = "Extends the lease of an item (heartbeat).",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Extends a lease (heartbeat): it now ends DUR from when the queue applies this; prints the new "
+          + "leaseExpiresAt. Exit 3 for a stale lease, 4 for an unknown item.")
+  static final class Extend extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
+    ItemId id;
+
+    @Parameters(index = "1", paramLabel = "LEASE", description = "The lease it was dequeued with.")
+    String lease;
+
+    @Parameters(index = "2", paramLabel = "DUR", converter = Converters.DurationValue.class,
+        description = "The lease's new length from now (500ms, 30s, 5m...).")
+    Duration duration;
+
+    @Override
+    void run(ApiClient api) {
+      if (duration.isZero()) {
+        throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "DUR must be longer than 0, got " + Durations.format(duration));
+      }
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("lease", lease);
+      body.put("leaseMs", duration.toMillis());
+      print(api.post("/v1/items/" + id + "/extend", body, TIMEOUT));
+    }
+  }
+
+  @Command(name = "topics", header = "Lists the topics of a namespace with their counts.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Prints the namespace's active topics, one JSON object each: topic, ready, delayed, leased, "
+          + "parked, headPriority, oldestReadyAgeMs. The counts are up to a second old.")
+  static final class Topics extends ApiCommand {
+    @Option(names = "--namespace", paramLabel = "NS", required = true, description = "The namespace.")
+    String namespace;
+
+    @Override
+    void run(ApiClient api) {
+      for (JsonNode topic : api.get("/v1/namespaces/" + segment(namespace) + "/topics", TIMEOUT).path("topics")) {
+        print(topic);
+      }
+    }
+  }
+
+  @Command(name = "item", header = "Shows an item's state.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Prints an item's state as its partition's store holds it (state, attempts, lease times, "
+          + "history...). Exit 4 if the queue does not hold it.")
+  static final class Item extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
+    ItemId id;
+
+    @Override
+    void run(ApiClient api) {
+      print(api.get("/v1/items/" + id, TIMEOUT));
+    }
+  }
+
+  private static void putIf(Map<String, Object> body, String name, Object value) {
+    if (value != null) {
+      body.put(name, value);
+    }
+  }
+
+  /** The text of {@code bytes} if they are valid UTF-8, else null. */
+  private static String utf8(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      return null;
+    }
+  }
+}

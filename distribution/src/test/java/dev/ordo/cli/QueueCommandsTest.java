@@ -1,0 +1,242 @@
+package dev.ordo.cli;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordo.server.Components;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The queue commands of {@code ordo}, run in this JVM against {@code ordo server} (the standard
+ * components) on a real Kafka cluster: what they print and their exit codes.
+ */
+@KafkaCluster
+class QueueCommandsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  static Path tmp;
+
+  private static Cli.Running running;
+  private static String server;
+
+  @BeforeAll
+  static void start(RealKafka kafka) throws Exception {
+    running = Cli.start(Components::standard, "server", "--bootstrap-servers", kafka.bootstrapServers(),
+        "--cluster", "cli", "--state-dir", tmp.resolve("server").toString(), "--http-port", "0");
+    server = running.server().httpAddress().toString();
+    HttpClient http = HttpClient.newHttpClient();
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() ->
+        http.send(HttpRequest.newBuilder(URI.create(server + "/health")).build(),
+            HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (running != null) {
+      assertEquals(0, running.stop().exitCode());
+    }
+  }
+
+  private static Cli.Result ordo(String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.add("--server");
+    all.add(server);
+    return Cli.run(all.toArray(String[]::new));
+  }
+
+  private static List<JsonNode> lines(Cli.Result r) {
+    return r.out().lines().filter(l -> !l.isBlank()).map(l -> {
+      try {
+        return JSON.readTree(l);
+      } catch (Exception e) {
+        throw new AssertionError("not a JSON line: " + l, e);
+      }
+    }).toList();
+  }
+
+  private static JsonNode one(Cli.Result r) {
+    assertEquals(0, r.exitCode(), () -> "exit code; stderr: " + r.err());
+    List<JsonNode> lines = lines(r);
+    assertEquals(1, lines.size(), r::out);
+    return lines.get(0);
+  }
+
+  private static void assertRefused(Cli.Result r, int code, String expected) {
+    assertEquals(code, r.exitCode(), () -> "exit code; out: " + r.out() + " err: " + r.err());
+    assertEquals("", r.out(), "nothing on stdout");
+    assertEquals(1, r.errLines().size(), () -> "one line on stderr: " + r.err());
+    assertTrue(r.errLines().get(0).contains(expected), () -> "want '" + expected + "' in " + r.err());
+    assertFalse(r.err().contains("Exception"), r::err);
+  }
+
+  /** Dequeues until {@code n} items came, each call long-polling. */
+  private static List<JsonNode> dequeue(String ns, String topic, int n) {
+    List<JsonNode> got = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      Cli.Result r = ordo("dequeue", "--namespace", ns, "--topic", topic, "--count", "" + (n - got.size()),
+          "--wait", "2s");
+      assertEquals(0, r.exitCode(), r::err);
+      got.addAll(lines(r));
+      return got.size() >= n;
+    });
+    return got;
+  }
+
+  @Test
+  void enqueueDequeueExtendAndAck() {
+    JsonNode enqueued = one(ordo("enqueue", "--namespace", "cli", "--topic", "jobs", "--priority", "-2",
+        "--lease", "20s", "--ttl", "1h", "--max-attempts", "3", "--group", "g", "--metadata", "m1", "hello world"));
+    String id = enqueued.get("id").asText();
+    assertTrue(id.matches("\\d+-\\d+"), id);
+
+    JsonNode item = dequeue("cli", "jobs", 1).get(0);
+    assertEquals(id, item.get("id").asText());
+    assertEquals("hello world", item.get("payload").asText());
+    assertEquals("m1", item.get("metadata").asText());
+    assertEquals(-2, item.get("priority").asInt());
+    assertEquals(1, item.get("attempt").asInt());
+    assertEquals("g", item.get("groupKey").asText());
+    String lease = item.get("lease").asText();
+
+    JsonNode extended = one(ordo("extend", id, lease, "5m"));
+    assertEquals("APPLIED", extended.get("result").asText());
+    assertTrue(Instant.parse(extended.get("leaseExpiresAt").asText()).isAfter(Instant.now().plusSeconds(240)));
+
+    JsonNode state = one(ordo("item", id));
+    assertEquals("LEASED", state.get("state").asText());
+    assertEquals(3, state.get("maxAttempts").asInt());
+
+    JsonNode acked = one(ordo("ack", id, lease));
+    assertEquals("APPLIED", acked.get("result").asText());
+    assertEquals(id, acked.get("id").asText());
+
+    assertRefused(ordo("ack", id, lease), OrdoMain.EXIT_UNKNOWN_ITEM, "ordo ack: unknown item " + id);
+    assertRefused(ordo("item", id), OrdoMain.EXIT_UNKNOWN_ITEM, "ordo item: unknown item " + id);
+  }
+
+  @Test
+  void nackGivesTheItemBackWithNewMetadataAndAStaleLeaseIsRefused() {
+    String id = one(ordo("enqueue", "--namespace", "cli-nack", "--topic", "jobs", "payload")).get("id").asText();
+    JsonNode first = dequeue("cli-nack", "jobs", 1).get(0);
+    String lease = first.get("lease").asText();
+    assertRefused(ordo("nack", id, "wrong-lease"), OrdoMain.EXIT_STALE_LEASE, "ordo nack: stale lease for item " + id);
+    assertRefused(ordo("extend", id, "wrong-lease", "10s"), OrdoMain.EXIT_STALE_LEASE, "stale lease");
+
+    JsonNode nacked = one(ordo("nack", id, lease, "--delay", "300ms", "--metadata", "try 2"));
+    assertEquals("APPLIED", nacked.get("result").asText());
+    assertRefused(ordo("ack", id, lease), OrdoMain.EXIT_STALE_LEASE, "ordo ack: stale lease");
+
+    JsonNode second = dequeue("cli-nack", "jobs", 1).get(0);
+    assertEquals(id, second.get("id").asText());
+    assertEquals(2, second.get("attempt").asInt());
+    assertEquals("try 2", second.get("metadata").asText());
+    one(ordo("ack", id, second.get("lease").asText()));
+  }
+
+  @Test
+  void dequeuePrintsOneLinePerItemBestFirstAndNothingWhenEmpty() {
+    for (int p : new int[] {7, 0, 3}) {
+      one(ordo("enqueue", "--namespace", "cli-many", "--topic", "t", "--priority", "" + p, "--group", "one",
+          "p" + p));
+    }
+    List<JsonNode> items = dequeue("cli-many", "*", 3);
+    assertEquals(List.of("p0", "p3", "p7"), items.stream().map(i -> i.get("payload").asText()).toList());
+    items.forEach(i -> one(ordo("ack", i.get("id").asText(), i.get("lease").asText())));
+
+    Cli.Result empty = ordo("dequeue", "--namespace", "cli-many", "--topic", "t", "--wait", "300ms");
+    assertEquals(0, empty.exitCode(), empty::err);
+    assertEquals("", empty.out());
+  }
+
+  @Test
+  void topicsPrintsOneLinePerTopic() {
+    one(ordo("enqueue", "--namespace", "cli-topics", "--topic", "a", "1"));
+    one(ordo("enqueue", "--namespace", "cli-topics", "--topic", "b", "--delay", "10m", "2"));
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      Cli.Result r = ordo("topics", "--namespace", "cli-topics");
+      assertEquals(0, r.exitCode(), r::err);
+      List<JsonNode> topics = lines(r);
+      assertEquals(2, topics.size(), r::out);
+      assertEquals("a", topics.get(0).get("topic").asText());
+      assertEquals(1, topics.get(0).get("ready").asInt(), r::out);
+      assertEquals("b", topics.get(1).get("topic").asText());
+      assertEquals(1, topics.get(1).get("delayed").asInt() + topics.get(1).get("parked").asInt(), r::out);
+    });
+  }
+
+  @Test
+  void badInputIsRefusedWithExit2AndOneLine() {
+    assertRefused(ordo("enqueue", "--namespace", "a/b", "--topic", "t", "x"), OrdoMain.EXIT_USAGE,
+        "ordo enqueue: namespace 'a/b' contains a '/'");
+    assertRefused(ordo("enqueue", "--namespace", "n", "--topic", "*", "x"), OrdoMain.EXIT_USAGE, "reserved");
+    assertRefused(ordo("enqueue", "--namespace", "n", "--topic", "t", "x".repeat(10_241)), OrdoMain.EXIT_USAGE,
+        "over the limit of 10240 bytes");
+    assertRefused(ordo("enqueue", "--namespace", "n", "--topic", "t", "--delay", "-1s", "x"), OrdoMain.EXIT_USAGE,
+        "--delay");
+    assertRefused(ordo("enqueue", "--namespace", "n", "--topic", "t", "--priority", "high", "x"),
+        OrdoMain.EXIT_USAGE, "--priority");
+    assertRefused(ordo("enqueue", "--topic", "t", "x"), OrdoMain.EXIT_USAGE, "--namespace");
+    assertRefused(ordo("dequeue", "--namespace", "n", "--topic", "t", "--count", "0"), OrdoMain.EXIT_USAGE,
+        "--count");
+    assertRefused(ordo("dequeue", "--namespace", "n", "--topic", "t", "--wait", "1m"), OrdoMain.EXIT_USAGE,
+        "waitMs must be at most 20000");
+    assertRefused(ordo("ack", "not-an-id", "lease"), OrdoMain.EXIT_USAGE, "not an item ID");
+    assertRefused(ordo("extend", "0-1", "lease", "0s"), OrdoMain.EXIT_USAGE, "longer than 0");
+    assertRefused(ordo("extend", "0-1", "lease", "soon"), OrdoMain.EXIT_USAGE, "not a duration");
+    assertRefused(ordo("ack", "0-1"), OrdoMain.EXIT_USAGE, "LEASE");
+    assertRefused(Cli.run("item", "0-1", "--server", "ftp://x"), OrdoMain.EXIT_USAGE, "not an http:// URL");
+  }
+
+  @Test
+  void anUnreachableServerIsExit1WithOneLine() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Cli.Result r = Cli.run("topics", "--namespace", "n", "--server", "http://127.0.0.1:" + port);
+    assertRefused(r, OrdoMain.EXIT_FAILURE, "ordo topics: cannot reach the Ordo server at http://127.0.0.1:" + port);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"enqueue", "dequeue", "ack", "nack", "extend", "topics", "item", "demo"})
+  void everyCommandHasHelp(String command) {
+    Cli.Result r = Cli.run(command, "--help");
+    assertEquals(0, r.exitCode(), r::err);
+    assertTrue(r.out().contains("Usage: ordo " + command), r::out);
+    if (!command.equals("demo")) {
+      assertTrue(r.out().contains("--server=URL"), r::out);
+    }
+  }
+
+  @Test
+  void theTopLevelHelpListsTheCommandsAndExitCodes() {
+    Cli.Result r = Cli.run("--help");
+    assertEquals(0, r.exitCode(), r::err);
+    for (String command : List.of("server", "enqueue", "dequeue", "ack", "nack", "extend", "topics", "item", "demo")) {
+      assertTrue(r.out().contains("  " + command), () -> command + " in " + r.out());
+    }
+    assertTrue(r.out().contains("stale lease"), r::out);
+  }
+}
