@@ -44,7 +44,7 @@ class DelayTiersEndToEndTest {
       }
       assertTrue(paths.size() >= 20, "only " + paths.size() + " combinations of tiers");
 
-      CompletableFuture.allOf(work.writes.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      CompletableFuture.allOf(work.writes.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
       await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(100))
           .until(() -> arrivals.count() >= 1000);
       // Nothing more comes: a duplicate would arrive within a forwarder's transaction or two.
