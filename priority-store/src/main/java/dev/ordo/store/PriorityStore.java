@@ -5,13 +5,17 @@ import dev.ordo.schema.StoredItem;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.store.internal.AgeKeySchema;
 import dev.ordo.store.internal.CountsKeySchema;
+import dev.ordo.store.internal.HeadCache;
 import dev.ordo.store.internal.ItemKeySchema;
 import dev.ordo.store.internal.OrderedBytes;
 import dev.ordo.store.internal.ReadyKeySchema;
 import dev.ordo.store.internal.ScanCursors;
 import dev.ordo.store.internal.TimerKeySchema;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -31,12 +35,33 @@ import org.apache.kafka.streams.state.KeyValueStore;
 public final class PriorityStore {
   public static final String STORE_NAME = "ordo-queue";
   private static final byte[] EMPTY = new byte[0];
+  /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
+  private static final int HEAD_CAPACITY = 2_048;
+  private static final int MAX_NAMESPACES = 10_000;
 
   private final KeyValueStore<Bytes, byte[]> kv;
+  /** Where timer scans start (ready and age reads use {@link #heads}). */
   private final ScanCursors cursors = new ScanCursors();
+  /** The first keys of every ready and age range read so far. */
+  private final HeadCache heads = new HeadCache(HEAD_CAPACITY);
+  /**
+   * Per namespace listed by {@link #topics} so far, the counts of its topics by counts key, kept
+   * up by every count change: what a dequeue of any topic of a namespace reads, without a scan
+   * (the counts keys are rewritten at every commit, and a scan steps over all their old versions).
+   */
+  private final Map<String, TreeMap<byte[], long[]>> namespaceCounts = new HashMap<>();
+  /**
+   * Per timer kind (by ordinal), a time before which no live timer of the kind is due, learnt by a
+   * scan that found nothing due and lowered by every timer added; {@code Long.MIN_VALUE}: unknown.
+   * Until then {@link #dueTimers} answers without touching the store. Why: live timers lie in the
+   * future (leases run 30 s) behind the tombstones of the many removed before their time (acked
+   * leases), and a RocksDB seek crawls over those to the first live key on every scan.
+   */
+  private final long[] quietUntil = new long[TimerKind.values().length];
 
   public PriorityStore(KeyValueStore<Bytes, byte[]> kv) {
     this.kv = kv;
+    java.util.Arrays.fill(quietUntil, Long.MIN_VALUE);
   }
 
   /** The item at {@code offset}, or null when there is none. */
@@ -74,26 +99,10 @@ public final class PriorityStore {
   /** Up to {@code max} ready items of a topic in dequeue order, without removing them. */
   public List<ReadyEntry> readyHead(String namespace, String topic, int max) {
     byte[] prefix = ReadyKeySchema.prefix(namespace, topic);
-    byte[] upper = ReadyKeySchema.upperBound(prefix);
-    List<ReadyEntry> out = new ArrayList<>(Math.min(max, 1024));
-    if (max <= 0) {
-      return out;
-    }
-    byte[] start = cursors.start(prefix);
-    if (OrderedBytes.compare(start, upper) > 0) {
-      return out;
-    }
-    try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(start), Bytes.wrap(upper))) {
-      while (it.hasNext() && out.size() < max) {
-        byte[] key = it.next().key.get();
-        if (out.isEmpty()) {
-          cursors.found(prefix, key);
-        }
-        out.add(new ReadyEntry(ReadyKeySchema.priority(key), ReadyKeySchema.readyAt(key), ReadyKeySchema.offset(key)));
-      }
-    }
-    if (out.isEmpty()) {
-      cursors.emptyUpTo(prefix, upper);
+    List<byte[]> keys = heads.first(prefix, max, loader(ReadyKeySchema.upperBound(prefix)));
+    List<ReadyEntry> out = new ArrayList<>(keys.size());
+    for (byte[] key : keys) {
+      out.add(new ReadyEntry(ReadyKeySchema.priority(key), ReadyKeySchema.readyAt(key), ReadyKeySchema.offset(key)));
     }
     return out;
   }
@@ -101,20 +110,24 @@ public final class PriorityStore {
   /** Ready time of the topic's oldest ready item, or null when none is ready. */
   public Long oldestReadyAt(String namespace, String topic) {
     byte[] prefix = AgeKeySchema.prefix(namespace, topic);
-    byte[] upper = AgeKeySchema.upperBound(prefix);
-    byte[] start = cursors.start(prefix);
-    if (OrderedBytes.compare(start, upper) > 0) {
-      return null;
-    }
-    try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(start), Bytes.wrap(upper))) {
-      if (it.hasNext()) {
-        byte[] key = it.next().key.get();
-        cursors.found(prefix, key);
-        return AgeKeySchema.readyAt(key);
+    List<byte[]> keys = heads.first(prefix, 1, loader(AgeKeySchema.upperBound(prefix)));
+    return keys.isEmpty() ? null : AgeKeySchema.readyAt(keys.get(0));
+  }
+
+  /** Reads live keys from a point up to {@code upper} (inclusive): the only store scans of ready and age ranges. */
+  private HeadCache.Loader loader(byte[] upper) {
+    return (from, max) -> {
+      List<byte[]> keys = new ArrayList<>(Math.min(max, 1024));
+      if (OrderedBytes.compare(from, upper) > 0) {
+        return keys;
       }
-    }
-    cursors.emptyUpTo(prefix, upper);
-    return null;
+      try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(from), Bytes.wrap(upper))) {
+        while (keys.size() < max && it.hasNext()) {
+          keys.add(it.next().key.get());
+        }
+      }
+      return keys;
+    };
   }
 
   /** Up to {@code max} timers of {@code kind} due at or before {@code now}, earliest first. */
@@ -126,41 +139,72 @@ public final class PriorityStore {
       // An empty answer here means "not looked", not "none due": it must not move the cursor.
       return out;
     }
-    byte[] start = cursors.start(prefix);
-    if (OrderedBytes.compare(start, upper) > 0) {
+    if (now < quietUntil[kind.ordinal()]) {
       return out;
     }
-    try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(start), Bytes.wrap(upper))) {
-      while (it.hasNext() && out.size() < max) {
-        byte[] key = it.next().key.get();
-        if (out.isEmpty()) {
-          cursors.found(prefix, key);
+    byte[] start = cursors.start(prefix);
+    if (OrderedBytes.compare(start, upper) <= 0) {
+      try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(start), Bytes.wrap(upper))) {
+        while (it.hasNext() && out.size() < max) {
+          byte[] key = it.next().key.get();
+          if (out.isEmpty()) {
+            cursors.found(prefix, key);
+          }
+          out.add(new TimerEntry(kind, TimerKeySchema.dueAt(key), TimerKeySchema.offset(key)));
         }
-        out.add(new TimerEntry(kind, TimerKeySchema.dueAt(key), TimerKeySchema.offset(key)));
       }
     }
     if (out.isEmpty()) {
       cursors.emptyUpTo(prefix, upper);
+      quietUntil[kind.ordinal()] = nextDue(kind, upper);
     }
     return out;
   }
 
+  /** Due time of the first live timer of {@code kind} after {@code after}; MAX_VALUE when none. */
+  private long nextDue(TimerKind kind, byte[] after) {
+    byte[] upper = TimerKeySchema.dueBy(kind.code, Long.MAX_VALUE);
+    if (OrderedBytes.compare(after, upper) >= 0) {
+      return Long.MAX_VALUE;
+    }
+    try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(OrderedBytes.successor(after)), Bytes.wrap(upper))) {
+      return it.hasNext() ? TimerKeySchema.dueAt(it.next().key.get()) : Long.MAX_VALUE;
+    }
+  }
+
   /** The counts of one topic; zeros when it has no items. */
   public TopicCounts counts(String namespace, String topic) {
+    TreeMap<byte[], long[]> known = namespaceCounts.get(namespace);
+    if (known != null) {
+      long[] c = known.get(CountsKeySchema.key(namespace, topic));
+      return c == null ? new TopicCounts(namespace, topic, 0, 0, 0, 0) : new TopicCounts(namespace, topic, c[0], c[1], c[2], c[3]);
+    }
     byte[] value = kv.get(Bytes.wrap(CountsKeySchema.key(namespace, topic)));
     return toCounts(namespace, topic, value);
   }
 
   /** The topics of a namespace that hold items on this partition, by name. */
   public List<TopicCounts> topics(String namespace) {
-    byte[] prefix = CountsKeySchema.namespacePrefix(namespace);
-    List<TopicCounts> out = new ArrayList<>();
-    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
-      while (it.hasNext()) {
-        KeyValue<Bytes, byte[]> kvp = it.next();
-        String[] names = CountsKeySchema.names(kvp.key.get());
-        out.add(toCounts(names[0], names[1], kvp.value));
+    TreeMap<byte[], long[]> known = namespaceCounts.get(namespace);
+    if (known == null) {
+      known = new TreeMap<>(OrderedBytes::compare);
+      byte[] prefix = CountsKeySchema.namespacePrefix(namespace);
+      try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
+        while (it.hasNext()) {
+          KeyValue<Bytes, byte[]> kvp = it.next();
+          known.put(kvp.key.get(), CountsKeySchema.counts(kvp.value));
+        }
       }
+      if (namespaceCounts.size() >= MAX_NAMESPACES) {
+        namespaceCounts.clear();
+      }
+      namespaceCounts.put(namespace, known);
+    }
+    List<TopicCounts> out = new ArrayList<>(known.size());
+    for (Map.Entry<byte[], long[]> e : known.entrySet()) {
+      String[] names = CountsKeySchema.names(e.getKey());
+      long[] c = e.getValue();
+      out.add(new TopicCounts(names[0], names[1], c[0], c[1], c[2], c[3]));
     }
     return out;
   }
@@ -190,14 +234,28 @@ public final class PriorityStore {
   private void addCount(StoredItem item, int delta) {
     String ns = item.getItem().getNamespace();
     String topic = item.getItem().getTopic();
-    Bytes key = Bytes.wrap(CountsKeySchema.key(ns, topic));
-    byte[] value = kv.get(key);
-    long[] c = value == null ? new long[4] : CountsKeySchema.counts(value);
+    byte[] rawKey = CountsKeySchema.key(ns, topic);
+    Bytes key = Bytes.wrap(rawKey);
+    TreeMap<byte[], long[]> known = namespaceCounts.get(ns);
+    long[] c;
+    if (known != null) {
+      long[] k = known.get(rawKey);
+      c = k == null ? new long[4] : k.clone();
+    } else {
+      byte[] value = kv.get(key);
+      c = value == null ? new long[4] : CountsKeySchema.counts(value);
+    }
     c[stateIndex(item.getState())] += delta;
     if (c[0] == 0 && c[1] == 0 && c[2] == 0 && c[3] == 0) {
       kv.delete(key);
+      if (known != null) {
+        known.remove(rawKey);
+      }
     } else {
       kv.put(key, CountsKeySchema.value(c[0], c[1], c[2], c[3]));
+      if (known != null) {
+        known.put(rawKey, c);
+      }
     }
   }
 
@@ -216,11 +274,11 @@ public final class PriorityStore {
       byte[] rp = ReadyKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
       byte[] rk = ReadyKeySchema.key(rp, old.getItem().getPriority(), old.getReadyAt(), offset);
       kv.delete(Bytes.wrap(rk));
-      cursors.removed(rp, rk);
+      heads.removed(rp, rk);
       byte[] ap = AgeKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
       byte[] ak = AgeKeySchema.key(ap, old.getReadyAt(), offset);
       kv.delete(Bytes.wrap(ak));
-      cursors.removed(ap, ak);
+      heads.removed(ap, ak);
     }
     Long oldTimer = timerDue(old);
     if (oldTimer != null && !oldTimer.equals(timerDue(next)) || oldTimer != null && timerKind(old) != timerKind(next)) {
@@ -238,11 +296,11 @@ public final class PriorityStore {
       byte[] rp = ReadyKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
       byte[] rk = ReadyKeySchema.key(rp, item.getItem().getPriority(), item.getReadyAt(), offset);
       kv.put(Bytes.wrap(rk), EMPTY);
-      cursors.inserted(rp, rk);
+      heads.inserted(rp, rk);
       byte[] ap = AgeKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
       byte[] ak = AgeKeySchema.key(ap, item.getReadyAt(), offset);
       kv.put(Bytes.wrap(ak), EMPTY);
-      cursors.inserted(ap, ak);
+      heads.inserted(ap, ak);
     }
     Long due = timerDue(item);
     if (due != null && (previous == null || !due.equals(timerDue(previous)) || timerKind(previous) != timerKind(item))) {
@@ -282,6 +340,7 @@ public final class PriorityStore {
   }
 
   private void addTimer(TimerKind kind, long due, long offset) {
+    quietUntil[kind.ordinal()] = Math.min(quietUntil[kind.ordinal()], due);
     byte[] key = TimerKeySchema.key(kind.code, due, offset);
     kv.put(Bytes.wrap(key), EMPTY);
     cursors.inserted(TimerKeySchema.prefix(kind.code), key);

@@ -1,0 +1,120 @@
+package dev.ordo.store.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.kafka.common.utils.Bytes;
+
+/**
+ * The first live keys of each key prefix (a topic's ready range, its age range), held on the heap
+ * so that reading a topic's head does not seek RocksDB at all.
+ *
+ * <p>Why: a seek steps over every tombstone between its start and the first live key. Scan
+ * cursors ({@link ScanCursors}) skip the tombstones <em>behind</em> the head, but a queue of several
+ * priorities also leaves them <em>ahead</em> of it: every item popped from priority 1 leaves a
+ * tombstone that a head read starting in priority 0 crawls over, again on every read. In a queue
+ * kept nearly empty by its consumers (each item popped right after it arrives) that made every
+ * dispatch cost a crawl over all the run's pops (ordo bench, Ordo end to end).
+ *
+ * <p><b>Invariant</b>, per prefix held: {@code keys} is exactly the set of live keys of the prefix
+ * smaller than {@code frontier}; a null frontier means every live key of the prefix is in {@code keys}.
+ * Kept by:
+ * <ol>
+ *   <li>a read wanting more keys than held, with a frontier: the store is scanned from the frontier
+ *       for a batch of live keys, which join {@code keys}; the frontier moves past the last one, or
+ *       becomes null when the scan reached the end of the prefix;</li>
+ *   <li>a key inserted below the frontier joins {@code keys}; above it, nothing changes (it is not
+ *       below the frontier);</li>
+ *   <li>a key removed leaves {@code keys};</li>
+ *   <li>more than {@code capacity} keys held: the largest is dropped and becomes the frontier (every
+ *       live key below it is still held).</li>
+ * </ol>
+ * Every write goes through {@code PriorityStore.transition}, which reports every insert and
+ * removal, so none can be missed. A prefix not held starts with its frontier at the prefix itself
+ * (nothing known): losing the heads (a new instance after a task moves, or the cap on prefixes)
+ * costs one scan from the prefix, never a wrong answer. Only the frontier's scans reach RocksDB, and
+ * the frontier moves forward over live keys only, so tombstones ahead of the head are crawled once
+ * (by the first read after a start), not on every read.
+ */
+public final class HeadCache {
+  /** Reads up to {@code max} live keys of the prefix at or after {@code from}, in order. */
+  public interface Loader {
+    List<byte[]> load(byte[] from, int max);
+  }
+
+  private static final int MAX_PREFIXES = 10_000;
+  private static final int MIN_LOAD = 64;
+
+  private final int capacity;
+  private final Map<Bytes, Head> heads = new HashMap<>();
+
+  private static final class Head {
+    final TreeSet<byte[]> keys = new TreeSet<>(OrderedBytes::compare);
+    byte[] frontier;
+
+    Head(byte[] frontier) {
+      this.frontier = frontier;
+    }
+  }
+
+  /** @param capacity keys held per prefix (more only while a read asks for more) */
+  public HeadCache(int capacity) {
+    if (capacity < 1) {
+      throw new IllegalArgumentException("capacity must be positive, got " + capacity);
+    }
+    this.capacity = capacity;
+  }
+
+  /** The first {@code n} live keys of {@code prefix} in key order (fewer if it has fewer). */
+  public List<byte[]> first(byte[] prefix, int n, Loader loader) {
+    List<byte[]> out = new ArrayList<>(Math.min(n, 1024));
+    if (n <= 0) {
+      return out;
+    }
+    Bytes p = Bytes.wrap(prefix);
+    Head h = heads.get(p);
+    if (h == null) {
+      if (heads.size() >= MAX_PREFIXES) {
+        heads.clear();
+      }
+      h = new Head(prefix);
+      heads.put(p, h);
+    }
+    while (h.keys.size() < n && h.frontier != null) {
+      int want = Math.max(MIN_LOAD, Math.max(n, capacity / 4) - h.keys.size());
+      List<byte[]> loaded = loader.load(h.frontier, want);
+      h.keys.addAll(loaded);
+      h.frontier = loaded.size() < want ? null : OrderedBytes.successor(loaded.get(loaded.size() - 1));
+    }
+    Iterator<byte[]> it = h.keys.iterator();
+    while (out.size() < n && it.hasNext()) {
+      out.add(it.next());
+    }
+    trim(h, Math.max(capacity, n));
+    return out;
+  }
+
+  public void inserted(byte[] prefix, byte[] key) {
+    Head h = heads.get(Bytes.wrap(prefix));
+    if (h != null && (h.frontier == null || OrderedBytes.compare(key, h.frontier) < 0)) {
+      h.keys.add(key);
+      trim(h, capacity);
+    }
+  }
+
+  public void removed(byte[] prefix, byte[] key) {
+    Head h = heads.get(Bytes.wrap(prefix));
+    if (h != null) {
+      h.keys.remove(key);
+    }
+  }
+
+  private static void trim(Head h, int max) {
+    while (h.keys.size() > max) {
+      h.frontier = h.keys.pollLast();
+    }
+  }
+}
