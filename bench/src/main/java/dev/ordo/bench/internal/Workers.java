@@ -3,6 +3,7 @@ package dev.ordo.bench.internal;
 import dev.ordo.client.LeaseConsumer;
 import dev.ordo.client.LeasedItem;
 import dev.ordo.client.LeaseConsumerStats;
+import dev.ordo.topology.QueueMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,6 +22,7 @@ public final class Workers implements AutoCloseable {
   /** What the handler does with an item's payload stamp. */
   public enum Probe { NONE, NANOS_SINCE_STAMP, MILLIS_SINCE_DUE }
 
+  private final QueueMetrics metrics;
   private final List<LeaseConsumer> consumers = new ArrayList<>();
   private final AtomicLong handled = new AtomicLong();
   private final AtomicLong firstHandledNanos = new AtomicLong();
@@ -30,6 +32,7 @@ public final class Workers implements AutoCloseable {
   private final AtomicInteger sampleCount = new AtomicInteger();
 
   public Workers(OrdoCluster cluster, String group, String namespace, int n, int maxInFlight) {
+    this.metrics = cluster.service().metrics();
     try {
       for (int i = 0; i < n; i++) {
         LeaseConsumer c = new LeaseConsumer(cluster.consumerConfig(group, namespace, maxInFlight));
@@ -107,13 +110,12 @@ public final class Workers implements AutoCloseable {
     return firstHandledNanos.get();
   }
 
-  /** Items whose ack the queue applied, over every consumer. */
+  /**
+   * Items whose ack the queue applied (its own count: a consumer counts an ack only when the
+   * outcome reaches it in time, and one answered late would never be counted).
+   */
   public long acked() {
-    long n = 0;
-    for (LeaseConsumer c : consumers) {
-      n += c.stats().acked();
-    }
-    return n;
+    return metrics.get(QueueMetrics.ACKED);
   }
 
   public List<LeaseConsumerStats> stats() {
