@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
       QueueCommands.Topics.class,
       QueueCommands.Item.class,
       DemoCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class})
 public final class OrdoMain implements Callable<Integer> {
   /** Exit code when a command failed at run time (bad directory, port in use, Kafka unreachable...). */

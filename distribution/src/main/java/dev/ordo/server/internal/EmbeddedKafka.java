@@ -128,6 +128,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     c.put("transaction.state.log.num.partitions", "8");
     c.put("share.coordinator.state.topic.num.partitions", "8");
     c.put("group.initial.rebalance.delay.ms", "0");
+    // Share groups join in a fraction of the time with 500 ms heartbeats (KAFKA-NOTES.md); ordo
+    // bench measures them as a baseline on this broker.
+    c.put("group.share.heartbeat.interval.ms", "500");
+    c.put("group.share.min.heartbeat.interval.ms", "500");
     Properties props = new Properties();
     props.putAll(c);
     return props;

@@ -1,0 +1,97 @@
+package dev.ordo.cli;
+
+import dev.ordo.bench.Bench;
+import dev.ordo.bench.BenchOptions;
+import dev.ordo.server.OrdoServer;
+import dev.ordo.server.ServerConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.config.Configurator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code ordo bench}: Ordo against raw Kafka and Kafka share groups in one run ({@link Bench}),
+ * on an embedded broker in a temporary directory unless {@code --bootstrap-servers} is given.
+ */
+@Command(
+    name = "bench",
+    header = "Measures Ordo against raw Kafka and Kafka share groups, in one run, as ratios.",
+    mixinStandardHelpOptions = true,
+    versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+    usageHelpAutoWidth = true,
+    description = "Runs the scenarios of docs/benchmarks.md and prints a table (the median of several rounds "
+        + "per figure). Without --bootstrap-servers it starts an embedded Kafka broker in a temporary directory.",
+    footer = {"",
+      "Options of the bench itself:",
+      "  --quick            small sizes, finishes in under 3 minutes (100k backlog)",
+      "  --full             the default: 1M backlog, under 20 minutes",
+      "  --large            as --full with a 10M backlog",
+      "  --rounds N         rounds of every scenario (figures are medians over rounds)",
+      "  --items N          records/items per throughput measurement",
+      "  --payload-bytes N  payload size (default 200)",
+      "  --partitions N     partitions of every topic (default 4)",
+      "  --backlog N        standing backlog of the backlog scenario",
+      "  --consumers N      consumers per measurement (default 2)",
+      "  --max-in-flight N  items leased at once per lease consumer",
+      "  --latency-seconds N  length of each fixed-load latency measurement",
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)",
+      "  --json FILE        also write the report as JSON to FILE",
+      "  --keep-topics      leave the bench's topics on the cluster"})
+final class BenchCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
+      description = "Kafka to measure against (default: an embedded broker)")
+  String bootstrapServers;
+
+  @Unmatched
+  List<String> benchArgs = new ArrayList<>();
+
+  @Override
+  public Integer call() throws Exception {
+    BenchOptions options;
+    try {
+      options = BenchOptions.parse(benchArgs.toArray(String[]::new));
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("ordo bench: " + e.getMessage().lines().findFirst().orElse("bad option")
+          + " (try 'ordo bench --help')");
+      return OrdoMain.EXIT_USAGE;
+    }
+    Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, Level.ERROR);
+    if (bootstrapServers != null) {
+      Bench.run(bootstrapServers, options, System.out);
+      return 0;
+    }
+    Path dir = Files.createTempDirectory("ordo-bench-");
+    ServerConfig config = ServerConfig.builder().stateDir(dir).cluster("bench-broker").httpPort(0).kafkaPort(0).build();
+    try (OrdoServer broker = new OrdoServer(config, List.of())) {
+      broker.start();
+      System.out.println("Embedded Kafka at " + broker.bootstrapServers() + " (data in " + dir + ")");
+      Bench.run(broker.bootstrapServers(), options, System.out);
+      return 0;
+    } finally {
+      delete(dir);
+    }
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | RuntimeException e) {
+      // a temporary directory; the OS cleans it eventually
+    }
+  }
+}
