@@ -85,6 +85,11 @@ import org.slf4j.LoggerFactory;
 public final class LeaseConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseConsumer.class);
   private static final Duration POLL = Duration.ofMillis(50);
+  /**
+   * Poll timeout while items are in flight: a finished item's slot is given back to the queue when the
+   * poll returns, so a long poll would hold the slot idle that long.
+   */
+  private static final Duration POLL_BUSY = Duration.ofMillis(5);
   private static final String HANDOFF = "ordo-handoff";
   private static final String RUNNING = "ordo-running";
   /** Foreign items this close to their lease's end are not adopted: they are about to come back anyway. */
@@ -173,7 +178,7 @@ public final class LeaseConsumer implements AutoCloseable {
       throw e;
     }
     AtomicInteger n = new AtomicInteger();
-    this.workers = Executors.newFixedThreadPool(maxInFlight, r -> {
+    this.workers = Executors.newFixedThreadPool(config.workers(), r -> {
       Thread t = new Thread(r, requesterId + "-worker-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
@@ -265,7 +270,7 @@ public final class LeaseConsumer implements AutoCloseable {
       consumer.subscribe(List.of(topics.deliveries()), new Rebalance());
       while (!stopPolling) {
         try {
-          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(jobs.isEmpty() ? POLL : POLL_BUSY)) {
             onDelivery(r);
           }
         } catch (WakeupException e) {
@@ -527,17 +532,19 @@ public final class LeaseConsumer implements AutoCloseable {
   private void work(Job job) {
     boolean ok = false;
     Throwable failure = null;
-    job.bind(Thread.currentThread());
-    try {
-      handler.handle(new LeasedItem(job));
-      ok = true;
-    } catch (Throwable t) {
-      failure = t;
-    } finally {
-      job.unbind();
+    boolean bound = job.bind(Thread.currentThread());
+    if (bound) {
+      try {
+        handler.handle(new LeasedItem(job));
+        ok = true;
+      } catch (Throwable t) {
+        failure = t;
+      } finally {
+        job.unbind();
+      }
     }
     try {
-      if (!crashed) {
+      if (bound && !crashed) {
         settle(job, ok, failure);
       }
     } catch (RuntimeException e) {
@@ -635,6 +642,13 @@ public final class LeaseConsumer implements AutoCloseable {
       return;
     }
     consumer.wakeup();
+    // Items still waiting for a worker go back at once; running ones get the grace period.
+    for (Job job : jobs.values()) {
+      if (job.releaseIfNotStarted()) {
+        counters.released.incrementAndGet();
+        client.releaseQuietly(job.item());
+      }
+    }
     long deadline = time.milliseconds() + grace.toMillis();
     awaitIdle(deadline);
     if (!jobs.isEmpty()) {

@@ -42,10 +42,17 @@ public final class LeaseConsumerConfig extends AbstractConfig {
       + " arrives beyond max.in.flight is released again (a wasted round trip); * has no such cost.";
 
   public static final String MAX_IN_FLIGHT_CONFIG = "ordo.consumer.max.in.flight";
-  public static final String MAX_IN_FLIGHT_DOC = "Most items leased to this consumer at once, which is also the"
-      + " number of worker threads. Split evenly over the partitions it owns (the remainder rotating), so an"
-      + " item waits for a free slot of its own partition. More: more parallel work, more items whose leases"
-      + " a crash leaves to expire.";
+  public static final String MAX_IN_FLIGHT_DOC = "Most items leased to this consumer at once, running or"
+      + " waiting for a worker thread. Split evenly over the partitions it owns (the remainder rotating), so an"
+      + " item waits for a free slot of its own partition. More: more throughput when each item's round trip"
+      + " through the queue (delivery, ack, new demand) rather than the handler is the limit, and more items"
+      + " whose leases a crash leaves to expire.";
+
+  public static final String WORKERS_CONFIG = "ordo.consumer.workers";
+  public static final String WORKERS_DOC = "Worker threads running the handler; 0 means as many as max.in.flight,"
+      + " so that every leased item runs at once. Fewer: leased items wait in order for a worker, their leases"
+      + " heartbeated meanwhile, which keeps the queue's pipeline full for fast handlers without a thread per"
+      + " item.";
 
   public static final String DEMAND_REFRESH_CONFIG = "ordo.consumer.demand.refresh.ms";
   public static final String DEMAND_REFRESH_DOC = "How often the consumer re-sends its demand to each partition it"
@@ -87,6 +94,7 @@ public final class LeaseConsumerConfig extends AbstractConfig {
           Importance.HIGH, NAMESPACE_DOC)
       .define(TOPICS_CONFIG, Type.LIST, "*", Validators.topics(), Importance.HIGH, TOPICS_DOC)
       .define(MAX_IN_FLIGHT_CONFIG, Type.INT, 10, Range.between(1, 10_000), Importance.HIGH, MAX_IN_FLIGHT_DOC)
+      .define(WORKERS_CONFIG, Type.INT, 0, Range.between(0, 10_000), Importance.MEDIUM, WORKERS_DOC)
       .define(DEMAND_REFRESH_CONFIG, Type.LONG, 500L, Range.between(10, 60_000), Importance.LOW, DEMAND_REFRESH_DOC)
       .define(DEMAND_VALIDITY_CONFIG, Type.LONG, 3_000L, Range.between(20, 600_000), Importance.LOW,
           DEMAND_VALIDITY_DOC)
@@ -154,6 +162,12 @@ public final class LeaseConsumerConfig extends AbstractConfig {
 
   public int maxInFlight() {
     return getInt(MAX_IN_FLIGHT_CONFIG);
+  }
+
+  /** Worker threads: {@code ordo.consumer.workers}, or max.in.flight when that is 0; never more than max.in.flight. */
+  public int workers() {
+    int w = getInt(WORKERS_CONFIG);
+    return w == 0 ? maxInFlight() : Math.min(w, maxInFlight());
   }
 
   public Duration demandRefresh() {

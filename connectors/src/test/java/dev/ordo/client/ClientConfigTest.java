@@ -33,6 +33,7 @@ class ClientConfigTest {
       Map.entry(LeaseConsumerConfig.NAMESPACE_CONFIG, "ns"),
       Map.entry(LeaseConsumerConfig.TOPICS_CONFIG, "a,b"),
       Map.entry(LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 3),
+      Map.entry(LeaseConsumerConfig.WORKERS_CONFIG, 2),
       Map.entry(LeaseConsumerConfig.DEMAND_REFRESH_CONFIG, 100L),
       Map.entry(LeaseConsumerConfig.DEMAND_VALIDITY_CONFIG, 900L),
       Map.entry(LeaseConsumerConfig.HEARTBEAT_FRACTION_CONFIG, 0.3),
@@ -73,6 +74,7 @@ class ClientConfigTest {
     assertEquals("ns", c.namespace());
     assertEquals(List.of("a", "b"), c.topicNames());
     assertEquals(3, c.maxInFlight());
+    assertEquals(2, c.workers());
     assertEquals(Duration.ofMillis(100), c.demandRefresh());
     assertEquals(Duration.ofMillis(900), c.demandValidity());
     assertEquals(0.3, c.heartbeatFraction());

@@ -28,6 +28,7 @@ public final class Job {
   private volatile boolean released;
   private Thread runner; // guarded by this
   private boolean running; // guarded by this
+  private boolean started; // guarded by this
 
   /**
    * @param recordTimestamp the delivery record's timestamp: the queue's clock when it leased the item
@@ -145,12 +146,30 @@ public final class Job {
     return released;
   }
 
-  public synchronized void bind(Thread thread) {
+  /**
+   * The handler starts on {@code thread}; false (and nothing bound) when, while the item waited for
+   * a worker, close released it or its lease was lost: then the handler must not run.
+   */
+  public synchronized boolean bind(Thread thread) {
+    if (released || lost != null) {
+      return false;
+    }
+    started = true;
     runner = thread;
     running = true;
-    if (lost != null || interruptedByClose) {
+    if (interruptedByClose) {
       thread.interrupt();
     }
+    return true;
+  }
+
+  /** Close gives back an item still waiting for a worker: true when it had not started, and now never will. */
+  public synchronized boolean releaseIfNotStarted() {
+    if (started || released) {
+      return false;
+    }
+    released = true;
+    return true;
   }
 
   public synchronized void unbind() {

@@ -1,0 +1,89 @@
+package dev.ordo.client;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.api.ItemId;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A LeaseConsumer with fewer worker threads than items in flight ({@code ordo.consumer.workers}):
+ * leased items wait for a worker, keep their leases meanwhile, and go back at close if they never ran.
+ */
+@KafkaCluster
+class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
+  @BeforeAll
+  static void start(RealKafka kafka) throws Exception {
+    startQueue(kafka, "lcw");
+  }
+
+  @Test
+  void itemsBeyondTheWorkersWaitForOneKeepTheirLeasesAndAreEachAckedOnce() throws Exception {
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    Set<ItemId> handled = ConcurrentHashMap.newKeySet();
+    AtomicInteger runs = new AtomicInteger();
+    LeaseConsumer c = consumer("few-workers", "few", Map.of(
+        LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 12,
+        LeaseConsumerConfig.WORKERS_CONFIG, 2));
+    c.start(item -> {
+      int now = running.incrementAndGet();
+      try {
+        mostAtOnce.accumulateAndGet(now, Math::max);
+        Thread.sleep(300); // 6 rounds of 2: the last items wait longer than their 1 s lease
+        handled.add(item.id());
+        runs.incrementAndGet();
+      } finally {
+        running.decrementAndGet();
+      }
+    });
+    awaitAssigned(c);
+    Set<ItemId> ids = enqueue("few", 12, i -> item("few", "w" + i).lease(Duration.ofSeconds(1))
+        .groupKey(QueueClientTest.keyFor(i % TestQueue.PARTITIONS)));
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> c.stats().acked() == ids.size());
+    assertEquals(ids, handled);
+    assertEquals(ids.size(), runs.get(), "every item ran once");
+    assertTrue(mostAtOnce.get() <= 2, "at most 2 handlers at once, saw " + mostAtOnce.get());
+    assertEquals(0, c.stats().leaseLost());
+    assertEquals(0, c.stats().ackRefused());
+    assertTrue(c.stats().heartbeats() > 0, "waiting items were heartbeated");
+  }
+
+  @Test
+  void closeReleasesTheItemsStillWaitingForAWorker() throws Exception {
+    CountDownLatch blocked = new CountDownLatch(1);
+    AtomicInteger started = new AtomicInteger();
+    LeaseConsumer c = consumer("closing-workers", "closing", Map.of(
+        LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 8,
+        LeaseConsumerConfig.WORKERS_CONFIG, 1,
+        LeaseConsumerConfig.CLOSE_GRACE_CONFIG, 200L));
+    c.start(item -> {
+      started.incrementAndGet();
+      blocked.await();
+    });
+    awaitAssigned(c);
+    Set<ItemId> ids = enqueue("closing", 8, i -> item("closing", "c" + i)
+        .groupKey(QueueClientTest.keyFor(i % TestQueue.PARTITIONS)));
+    await().atMost(Duration.ofSeconds(20)).until(() -> c.stats().delivered() == ids.size());
+
+    c.close(Duration.ofMillis(200));
+
+    assertEquals(1, started.get(), "only the one worker's item ran");
+    assertEquals(ids.size(), c.stats().released(), "the waiting items and the interrupted one went back");
+    try (QueueClient client = new QueueClient(queue.clientConfig())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> client.activeTopics("closing").get().stream()
+          .mapToLong(TopicActivity::ready).sum() == ids.size());
+    }
+  }
+}
