@@ -71,7 +71,7 @@ public final class Bench {
     OrdoScenarios.Backlog[] backlog = new OrdoScenarios.Backlog[rounds];
     Stats.Latency[] delays = new Stats.Latency[rounds];
     OrdoScenarios.Sizes sizes = new OrdoScenarios.Sizes(options.partitions(), options.items(), options.payloadBytes(),
-        options.consumers(), options.maxInFlight(), options.latencySeconds(), options.backlogItems(),
+        options.consumers(), options.maxInFlight(), options.workers(), options.latencySeconds(), options.backlogItems(),
         options.delayItems(), options.delayMaxMs(), options.delayTiers(), options.keepTopics());
     int brokers;
     String heartbeat;

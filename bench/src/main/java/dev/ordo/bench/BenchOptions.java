@@ -19,6 +19,7 @@ import java.util.Set;
  * @param backlogItems standing backlog of the backlog scenario
  * @param consumers consumers per measurement: share consumers, lease consumers (and plain consumers: one)
  * @param maxInFlight {@code ordo.consumer.max.in.flight} of each lease consumer
+ * @param workers {@code ordo.consumer.workers} of each lease consumer
  * @param latencySeconds length of each fixed-load latency measurement
  * @param delayItems items of the delay scenario, scheduled evenly from 0 to {@code delayMaxMs}
  * @param delayMaxMs the longest delay of the delay scenario
@@ -36,6 +37,7 @@ public record BenchOptions(
     int backlogItems,
     int consumers,
     int maxInFlight,
+    int workers,
     int latencySeconds,
     int delayItems,
     long delayMaxMs,
@@ -74,7 +76,8 @@ public record BenchOptions(
       "  --partitions N     partitions of every topic (default 4)",
       "  --backlog N        standing backlog of the backlog scenario",
       "  --consumers N      consumers per measurement (default 2)",
-      "  --max-in-flight N  items leased at once per lease consumer",
+      "  --max-in-flight N  items leased at once per lease consumer (default 1000)",
+      "  --workers N        handler threads per lease consumer (default 4)",
       "  --latency-seconds N  length of each fixed-load latency measurement",
       "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)",
       "  --json FILE        also write the report as JSON to FILE",
@@ -89,6 +92,7 @@ public record BenchOptions(
     positive("--partitions", partitions);
     positive("--consumers", consumers);
     positive("--max-in-flight", maxInFlight);
+    positive("--workers", workers);
     positive("--latency-seconds", latencySeconds);
     positive("delay items", delayItems);
     if (payloadBytes < 16 || payloadBytes > 10 * 1024) {
@@ -112,11 +116,11 @@ public record BenchOptions(
   /** The sizes of a run: quick is made to finish in under 3 minutes on 2 shared cores, full in under 20. */
   public static BenchOptions defaults(Size size) {
     return switch (size) {
-      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 100, 3, 300, 3_000,
+      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 1_000, 4, 3, 300, 3_000,
           "100ms,200ms,500ms,1s", EnumSet.allOf(Scenario.class), null, false);
-      case FULL -> new BenchOptions(size, 5, 100_000, 200, 4, 1_000_000, 2, 100, 10, 1_000, 12_000,
+      case FULL -> new BenchOptions(size, 5, 100_000, 200, 4, 1_000_000, 2, 1_000, 4, 10, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
-      case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 100, 10, 1_000, 12_000,
+      case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 1_000, 4, 10, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
     };
   }
@@ -165,6 +169,7 @@ public record BenchOptions(
         case "--backlog" -> o.withBacklogItems(intValue(flag, value));
         case "--consumers" -> o.withConsumers(intValue(flag, value));
         case "--max-in-flight" -> o.withMaxInFlight(intValue(flag, value));
+        case "--workers" -> o.withWorkers(intValue(flag, value));
         case "--latency-seconds" -> o.withLatencySeconds(intValue(flag, value));
         case "--scenarios" -> o.withScenarios(scenarios(value));
         case "--json" -> o.withJson(Path.of(value));
@@ -213,63 +218,68 @@ public record BenchOptions(
   }
 
   public BenchOptions withRounds(int v) {
-    return new BenchOptions(size, v, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, v, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withItems(int v) {
-    return new BenchOptions(size, rounds, v, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, v, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withPayloadBytes(int v) {
-    return new BenchOptions(size, rounds, items, v, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, v, partitions, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withPartitions(int v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, v, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, v, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withBacklogItems(int v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, v, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, v, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withConsumers(int v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, v, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, v, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withMaxInFlight(int v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, v,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, v, workers,
+        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withWorkers(int v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, v,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withLatencySeconds(int v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
         v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   /** The delay scenario: {@code n} items with delays spread evenly over 0..{@code maxMs}, over {@code tiers}. */
   public BenchOptions withDelays(int n, long maxMs, String tiers) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, n, maxMs, tiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withScenarios(Set<Scenario> v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics);
   }
 
   public BenchOptions withJson(Path v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics);
   }
 
   public BenchOptions withKeepTopics(boolean v) {
-    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight,
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
         latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v);
   }
 }

@@ -66,8 +66,8 @@ public record BenchReport(
     BenchOptions o = options;
     Environment e = environment;
     b.append(String.format(Locale.ROOT, "ordo bench (%s): %d rounds, %,d items, %d-byte payloads, %d partitions,"
-            + " %d consumers, %.0f s%n", o.size().name().toLowerCase(Locale.ROOT), o.rounds(), o.items(),
-        o.payloadBytes(), o.partitions(), o.consumers(), e.seconds()));
+            + " %d consumers x %d in flight (%d workers), %.0f s%n", o.size().name().toLowerCase(Locale.ROOT), o.rounds(),
+        o.items(), o.payloadBytes(), o.partitions(), o.consumers(), o.maxInFlight(), o.workers(), e.seconds()));
     b.append(String.format(Locale.ROOT, "machine: %d cores, %s, Java %s; load average (1 min) per round: %s%n",
         e.cores(), e.os(), e.java(), loads(e.loadAverages())));
     b.append(String.format(Locale.ROOT, "Kafka: %s (%d broker%s), share heartbeat %s ms (min %s ms)%n%n",
@@ -195,6 +195,7 @@ public record BenchReport(
     opts.put("backlogItems", options.backlogItems());
     opts.put("consumers", options.consumers());
     opts.put("maxInFlight", options.maxInFlight());
+    opts.put("workers", options.workers());
     opts.put("latencySeconds", options.latencySeconds());
     ArrayNode sc = opts.putArray("scenarios");
     options.scenarios().stream().sorted().forEach(s -> sc.add(s.name().toLowerCase(Locale.ROOT)));

@@ -125,7 +125,7 @@ public final class OrdoCluster implements AutoCloseable {
   }
 
   /** Settings of a {@code LeaseConsumer} of this cluster working on every topic of {@code namespace}. */
-  public Map<String, Object> consumerConfig(String group, String namespace, int maxInFlight) {
+  public Map<String, Object> consumerConfig(String group, String namespace, int maxInFlight, int workers) {
     Map<String, Object> c = new HashMap<>();
     c.put("bootstrap.servers", kafka.bootstrapServers());
     c.put(QueueClientConfig.CLUSTER_CONFIG, topics.cluster());
@@ -133,6 +133,7 @@ public final class OrdoCluster implements AutoCloseable {
     c.put(LeaseConsumerConfig.NAMESPACE_CONFIG, namespace);
     c.put(LeaseConsumerConfig.TOPICS_CONFIG, "*");
     c.put(LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, maxInFlight);
+    c.put(LeaseConsumerConfig.WORKERS_CONFIG, workers);
     c.put("consumer." + ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
     c.put("consumer." + ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
     return c;

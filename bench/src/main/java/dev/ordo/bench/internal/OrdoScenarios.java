@@ -30,7 +30,7 @@ public final class OrdoScenarios {
   public static EndToEnd endToEnd(BenchKafka kafka, String cluster, String guarantee, Sizes s) {
     try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), guarantee, "", s.keepTopics());
          Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes());
-         Workers workers = new Workers(c, "bench-workers", "bench", s.consumers(), s.maxInFlight())) {
+         Workers workers = new Workers(c, "bench-workers", "bench", s.consumers(), s.maxInFlight(), s.workers())) {
       workers.awaitAssignment(s.partitions(), JOIN_TIMEOUT);
       Thread tracer = trace(c, workers);
       long target = 0;
@@ -71,24 +71,27 @@ public final class OrdoScenarios {
   public static Backlog backlog(BenchKafka kafka, String cluster, Sizes s) {
     try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), "exactly_once_v2", "", s.keepTopics());
          Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes())) {
-      double empty = drain(c, enqueuer, "empty", s, 0);
-      double backlog = drain(c, enqueuer, "backlog", s, s.backlogItems());
+      // A first drain warms this cluster's paths up (JIT), so that the empty queue is not measured cold.
+      drain(c, enqueuer, "warmup", s, 0, Math.min(s.items(), 5_000));
+      double empty = drain(c, enqueuer, "empty", s, 0, s.items());
+      double backlog = drain(c, enqueuer, "backlog", s, s.backlogItems(), s.items());
       return new Backlog(empty, backlog);
     }
   }
 
-  private static double drain(OrdoCluster c, Enqueuer enqueuer, String namespace, Sizes s, int backlogItems) {
+  private static double drain(OrdoCluster c, Enqueuer enqueuer, String namespace, Sizes s, int backlogItems,
+      int items) {
     for (int i = 0; i < backlogItems; i++) {
       enqueuer.enqueue(namespace, 100);
     }
     long measuredFrom = enqueuer.nextSequence();
-    for (int i = 0; i < s.items(); i++) {
+    for (int i = 0; i < items; i++) {
       enqueuer.enqueue(namespace);
     }
     enqueuer.flush();
     enqueuer.check();
-    long expected = measuredFrom + s.items(); // every item this cluster was sent so far
-    long deadline = System.nanoTime() + timeoutFor(backlogItems + (long) s.items()).toNanos();
+    long expected = measuredFrom + items; // every item this cluster was sent so far
+    long deadline = System.nanoTime() + timeoutFor(backlogItems + (long) items).toNanos();
     while (c.service().metrics().get(QueueMetrics.ENQUEUED) < expected) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("the queue took in " + c.service().metrics().get(QueueMetrics.ENQUEUED)
@@ -96,18 +99,18 @@ public final class OrdoScenarios {
       }
       BenchKafka.sleep(10);
     }
-    try (Workers workers = new Workers(c, "bench-" + namespace, namespace, s.consumers(), s.maxInFlight())) {
-      workers.arm(Workers.Probe.NANOS_SINCE_STAMP, measuredFrom, s.items());
-      long end = System.nanoTime() + timeoutFor(s.items()).toNanos() + JOIN_TIMEOUT.toNanos();
-      while (workers.sampleCount() < s.items()) {
+    try (Workers workers = new Workers(c, "bench-" + namespace, namespace, s.consumers(), s.maxInFlight(), s.workers())) {
+      workers.arm(Workers.Probe.NANOS_SINCE_STAMP, measuredFrom, items);
+      long end = System.nanoTime() + timeoutFor(items).toNanos() + JOIN_TIMEOUT.toNanos();
+      while (workers.sampleCount() < items) {
         if (System.nanoTime() > end) {
-          throw new IllegalStateException("consumers handled " + workers.sampleCount() + " of " + s.items()
+          throw new IllegalStateException("consumers handled " + workers.sampleCount() + " of " + items
               + " items of namespace " + namespace + " before the deadline");
         }
         BenchKafka.sleep(1);
       }
       long last = System.nanoTime();
-      return s.items() / ((last - workers.firstHandledNanos()) / 1e9);
+      return items / ((last - workers.firstHandledNanos()) / 1e9);
     }
   }
 
@@ -121,7 +124,7 @@ public final class OrdoScenarios {
     try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), "exactly_once_v2", s.delayTiers(),
         s.keepTopics());
          Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes());
-         Workers workers = new Workers(c, "bench-workers", "delay", s.consumers(), s.maxInFlight())) {
+         Workers workers = new Workers(c, "bench-workers", "delay", s.consumers(), s.maxInFlight(), s.workers())) {
       workers.awaitAssignment(s.partitions(), JOIN_TIMEOUT);
       long now = System.currentTimeMillis();
       enqueuer.enqueueDue("delay", now);
@@ -190,6 +193,7 @@ public final class OrdoScenarios {
   }
 
   /** The sizes the Ordo scenarios need, from the bench options. */
-  public record Sizes(int partitions, int items, int payloadBytes, int consumers, int maxInFlight, int latencySeconds,
+  public record Sizes(int partitions, int items, int payloadBytes, int consumers, int maxInFlight, int workers,
+      int latencySeconds,
       int backlogItems, int delayItems, long delayMaxMs, String delayTiers, boolean keepTopics) {}
 }

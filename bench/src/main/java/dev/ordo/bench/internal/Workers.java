@@ -31,11 +31,11 @@ public final class Workers implements AutoCloseable {
   private volatile long[] samples = new long[0];
   private final AtomicInteger sampleCount = new AtomicInteger();
 
-  public Workers(OrdoCluster cluster, String group, String namespace, int n, int maxInFlight) {
+  public Workers(OrdoCluster cluster, String group, String namespace, int n, int maxInFlight, int workers) {
     this.metrics = cluster.service().metrics();
     try {
       for (int i = 0; i < n; i++) {
-        LeaseConsumer c = new LeaseConsumer(cluster.consumerConfig(group, namespace, maxInFlight));
+        LeaseConsumer c = new LeaseConsumer(cluster.consumerConfig(group, namespace, maxInFlight, workers));
         consumers.add(c);
         c.start(this::handle);
       }
