@@ -436,7 +436,7 @@ public final class LeaseConsumer implements AutoCloseable {
       } else if (!heartbeatsBlocked && job.heartbeatDue(now)) {
         job.heartbeatSent();
         long sentAt = now;
-        client.extend(job.id(), job.item().getLeaseId(), Duration.ofMillis(job.leaseMs())).whenComplete((o, e) -> {
+        client.extendBatched(job.id(), job.item().getLeaseId(), Duration.ofMillis(job.leaseMs())).whenComplete((o, e) -> {
           if (e != null) {
             log.debug("Heartbeat of {} failed: {}", job.id(), e.toString());
             job.heartbeatFailed(time.milliseconds());
@@ -566,7 +566,7 @@ public final class LeaseConsumer implements AutoCloseable {
       return; // close already gave it back
     }
     if (ok) {
-      track(client.ack(item)).whenComplete((o, e) -> {
+      track(client.ackBatched(item)).whenComplete((o, e) -> {
         if (o != null && o.getResult() == OutcomeResult.APPLIED) {
           counters.acked.incrementAndGet();
         } else {

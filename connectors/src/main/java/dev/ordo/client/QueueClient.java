@@ -111,7 +111,20 @@ public final class QueueClient implements AutoCloseable {
   private volatile boolean crashed;
   private long lastWarning; // poll thread only
 
-  private record PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future) {}
+  /**
+   * A command waiting for its outcome. {@code batched}: a {@link LeaseConsumer}'s own ack, nack or
+   * heartbeat, whose dependent stages never block, so its completion may share one callback task with
+   * others; a caller's future gets a task of its own, since its stages may block, even on another
+   * future of the same poll.
+   */
+  private record PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future, long deadline,
+      boolean batched) {}
+
+  /** How often the poll thread looks for requests past their timeout. */
+  private static final long TIMEOUT_SWEEP_MS = 50;
+  /** Batched futures to complete, collected while a poll's records are read and completed in one callback task. */
+  private final List<Runnable> completions = new ArrayList<>(); // poll thread only
+  private long nextTimeoutSweep; // poll thread only
 
   public QueueClient(Map<String, ?> config) {
     this(new QueueClientConfig(config));
@@ -345,6 +358,10 @@ public final class QueueClient implements AutoCloseable {
   }
 
   private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body) {
+    return request(id, kind, body, false);
+  }
+
+  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched) {
     if (!running) {
       return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
     }
@@ -355,11 +372,11 @@ public final class QueueClient implements AutoCloseable {
     }
     String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> future = new CompletableFuture<>();
-    outcomes.put(requesterId, new PendingOutcome(id.toString(), kind, future));
+    // The poll thread fails it after the timeout (one sweep for all requests, rather than a timer task
+    // each, which at thousands of acks per second filled a scheduler's heap with tasks for 10 s each).
+    outcomes.put(requesterId, new PendingOutcome(id.toString(), kind, future, time.milliseconds() + requestTimeoutMs,
+        batched));
     future.whenComplete((o, e) -> outcomes.remove(requesterId));
-    CompletableFuture.delayedExecutor(requestTimeoutMs, TimeUnit.MILLISECONDS, callbacks).execute(() ->
-        future.completeExceptionally(new TimeoutException("no outcome for " + kind + " of item " + id + " within "
-            + requestTimeoutMs + " ms (it may still be applied)")));
     send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
         time.milliseconds(), body))
         .whenComplete((m, e) -> {
@@ -368,6 +385,22 @@ public final class QueueClient implements AutoCloseable {
           }
         });
     return future;
+  }
+
+  /** A {@link LeaseConsumer}'s own ack: completed with others of the same poll (its stages never block). */
+  CompletableFuture<Outcome> ackBatched(DeliveredItem item) {
+    ItemId id = ItemId.parse(item.getItemId());
+    checkLease(id, item.getLeaseId());
+    return request(id, CommandKind.ACK, new Ack(id.toString(), item.getLeaseId()), true);
+  }
+
+  /** A {@link LeaseConsumer}'s own heartbeat: completed with others of the same poll. */
+  CompletableFuture<Outcome> extendBatched(ItemId id, String leaseId, Duration lease) {
+    checkLease(id, leaseId);
+    if (lease == null || lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, got " + lease);
+    }
+    return request(id, CommandKind.EXTEND, new Extend(id.toString(), leaseId, lease.toMillis()), true);
   }
 
   /** Sends the demand of a {@link LeaseConsumer}, which reads its replies itself. */
@@ -429,6 +462,7 @@ public final class QueueClient implements AutoCloseable {
               onReply(r);
             }
           }
+          completeCollected();
           stats.checkCaughtUp(consumer);
         } catch (WakeupException e) {
           continue; // close() asked us to stop
@@ -442,6 +476,10 @@ public final class QueueClient implements AutoCloseable {
         long now = time.milliseconds();
         for (PendingDequeue q : dequeues.values()) {
           step(q, now);
+        }
+        if (now >= nextTimeoutSweep) {
+          failTimedOut(now);
+          nextTimeoutSweep = now + TIMEOUT_SWEEP_MS;
         }
       }
     } catch (RuntimeException e) {
@@ -474,7 +512,11 @@ public final class QueueClient implements AutoCloseable {
           log.warn("Outcome for {} {} answers requester {}, which asked {} {}", outcome.getCommand(),
               outcome.getItemId(), requesterId, pending.kind(), pending.itemId());
         }
-        callbacks.execute(() -> pending.future().complete(outcome));
+        if (pending.batched()) {
+          completions.add(() -> pending.future().complete(outcome));
+        } else {
+          callbacks.execute(() -> pending.future().complete(outcome));
+        }
       }
     } else if (delivery.getBody() instanceof DeliveredItem item && isOwn(requesterId, 'd')) {
       PendingDequeue q = dequeues.get(requesterId);
@@ -525,6 +567,30 @@ public final class QueueClient implements AutoCloseable {
         sendDemands(q, still, now);
       }
       q.refreshed(now + refreshMs);
+    }
+  }
+
+  /** Completes the futures collected from one poll's records, in one task on the callback pool. */
+  private void completeCollected() {
+    if (completions.isEmpty()) {
+      return;
+    }
+    List<Runnable> batch = List.copyOf(completions);
+    completions.clear();
+    callbacks.execute(() -> batch.forEach(Runnable::run));
+  }
+
+  /** Fails the requests whose outcome did not come within the request timeout: unknown, not refused. */
+  private void failTimedOut(long now) {
+    List<PendingOutcome> late = new ArrayList<>();
+    for (PendingOutcome o : outcomes.values()) {
+      if (now >= o.deadline()) {
+        late.add(o);
+      }
+    }
+    for (PendingOutcome o : late) {
+      callbacks.execute(() -> o.future().completeExceptionally(new TimeoutException("no outcome for " + o.kind()
+          + " of item " + o.itemId() + " within " + requestTimeoutMs + " ms (it may still be applied)")));
     }
   }
 
