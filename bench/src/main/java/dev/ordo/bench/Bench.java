@@ -241,8 +241,10 @@ public final class Bench {
       Supplier<OrdoScenarios.EndToEnd> run) {
     try {
       OrdoScenarios.EndToEnd e = run.get();
-      out.printf(Locale.ROOT, "  Ordo e2e %s: %,.0f items/s; at %,.0f items/s latency p50 %.1f p99 %.1f max %.1f ms%n",
-          guarantee, e.itemsPerSec(), e.offeredPerSec(), e.latency().p50(), e.latency().p99(), e.latency().max());
+      out.printf(Locale.ROOT, "  Ordo e2e %s: %,.0f items/s (CPU per item: %.0f µs in all, %.0f µs on stream threads);"
+              + " at %,.0f items/s latency p50 %.1f p99 %.1f max %.1f ms%n",
+          guarantee, e.itemsPerSec(), e.cpuUsPerItem(), e.streamThreadUsPerItem(), e.offeredPerSec(), e.latency().p50(),
+          e.latency().p99(), e.latency().max());
       return e;
     } catch (RuntimeException e) {
       failed(out, notes, round, "Ordo e2e " + guarantee, e);
@@ -286,7 +288,11 @@ public final class Bench {
   private static BenchReport.Ordo ordo(String guarantee, OrdoScenarios.EndToEnd[] results) {
     List<Latency> each = Arrays.stream(results).map(e -> e == null ? null : e.latency()).map(Bench::latency).toList();
     double[] offered = Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.offeredPerSec()).toArray();
-    return new BenchReport.Ordo(guarantee, figure(rates(results)), figure(offered), medianLatency(each), each);
+    double[] cpu = Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.cpuUsPerItem()).toArray();
+    double[] stream = Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.streamThreadUsPerItem())
+        .toArray();
+    return new BenchReport.Ordo(guarantee, figure(rates(results)), figure(offered), medianLatency(each), each,
+        figure(cpu), figure(stream));
   }
 
   private static Latency latency(Stats.Latency l) {

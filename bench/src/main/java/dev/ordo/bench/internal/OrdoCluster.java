@@ -73,6 +73,9 @@ public final class OrdoCluster implements AutoCloseable {
     streams.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     streams.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     streams.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
+    // Experiments: -Dordo.bench.streams.<key>=<value> overrides a Kafka Streams setting of the queue.
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("ordo.bench.streams."))
+        .forEach(k -> streams.put(k.substring("ordo.bench.streams.".length()), System.getProperty(k)));
     Map<String, Object> queue = new HashMap<>();
     queue.put(QueueConfig.CLUSTER_CONFIG, cluster);
     queue.put(QueueConfig.DELAY_TIERS_CONFIG, delayTiers);

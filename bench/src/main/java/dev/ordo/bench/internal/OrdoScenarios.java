@@ -15,8 +15,13 @@ public final class OrdoScenarios {
 
   private OrdoScenarios() {}
 
-  /** Throughput (items/s), the fixed load offered (items/s) and the latency at it (ms). */
-  public record EndToEnd(double itemsPerSec, double offeredPerSec, Stats.Latency latency) {}
+  /**
+   * Throughput (items/s), the fixed load offered (items/s) and the latency at it (ms); and the CPU
+   * time per item of the throughput phase (µs), of this whole process (queue, clients, bench) and of
+   * the queue's stream threads alone: figures that a loaded machine disturbs less than rates.
+   */
+  public record EndToEnd(double itemsPerSec, double offeredPerSec, Stats.Latency latency, double cpuUsPerItem,
+      double streamThreadUsPerItem) {}
 
   /** Dequeue throughput (items/s) with an empty queue and with a standing backlog. */
   public record Backlog(double emptyPerSec, double backlogPerSec) {}
@@ -40,6 +45,7 @@ public final class OrdoScenarios {
       target += WARM_UP_ITEMS;
       await(workers, target, Duration.ofSeconds(120), "warm-up");
 
+      CpuClock cpu = new CpuClock();
       long start = System.nanoTime();
       for (int i = 0; i < s.items(); i++) {
         enqueuer.enqueue("bench");
@@ -47,6 +53,8 @@ public final class OrdoScenarios {
       target += s.items();
       await(workers, target, timeoutFor(s.items()), "throughput");
       double itemsPerSec = s.items() / ((System.nanoTime() - start) / 1e9);
+      double cpuUs = cpu.processNanos() / 1e3 / s.items();
+      double streamUs = cpu.streamThreadNanos() / 1e3 / s.items();
       enqueuer.check();
 
       double rate = itemsPerSec / 2;
@@ -57,7 +65,8 @@ public final class OrdoScenarios {
       await(workers, target, timeoutFor(count), "latency");
       enqueuer.check();
       tracer.interrupt();
-      return new EndToEnd(itemsPerSec, offered, Stats.latency(workers.samples(), workers.sampleCount(), 1e6));
+      return new EndToEnd(itemsPerSec, offered, Stats.latency(workers.samples(), workers.sampleCount(), 1e6), cpuUs,
+          streamUs);
     }
   }
 
