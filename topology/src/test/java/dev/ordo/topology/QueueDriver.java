@@ -199,6 +199,13 @@ final class QueueDriver implements AutoCloseable {
     return out;
   }
 
+  /** Keys of every record written to the queue store's changelog so far (tombstones included). */
+  List<byte[]> changelogKeys() {
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME
+        + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return t.readRecordsToList().stream().map(TestRecord::key).toList();
+  }
+
   List<DelayedRecord> tier(String name) {
     TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic(name, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     return t.readValuesToList().stream().map(OrdoSerdes.DELAYED_RECORD::decode).toList();

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ordo.store.internal.KeyFamily;
+
 import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.DelayedRecord;
@@ -113,6 +115,21 @@ class QueueTopologyTest {
     assertEquals(1, q.delivered().size());
     q.enqueue(item("t", 0).build());
     assertTrue(q.delivered().isEmpty(), "the demand of 2 is used up");
+  }
+
+  @Test
+  void anItemArrivingForAnOpenDemandIsLeasedWithoutEverBeingIndexedAsReady() {
+    q.demand(ALICE, "t", 1);
+    q.changelogKeys();
+    String id = q.enqueue(item("t", 0).build());
+    assertEquals(List.of(id), ids(q.delivered()));
+    assertTrue(q.changelogKeys().stream().noneMatch(k -> k[0] == KeyFamily.READY || k[0] == KeyFamily.AGE),
+        "no ready or age entry was written, not even as a tombstone");
+    String later = q.enqueue(item("t", 0).build());
+    assertTrue(q.delivered().isEmpty(), "the demand of 1 is used up");
+    assertTrue(q.changelogKeys().stream().anyMatch(k -> k[0] == KeyFamily.READY), "with no demand it waits as READY");
+    q.demand(ALICE, "t", 1);
+    assertEquals(List.of(later), ids(q.delivered()));
   }
 
   @Test

@@ -169,9 +169,37 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       }
       return;
     }
-    store.transition(offset, null, stored);
     metrics.increment(QueueMetrics.ENQUEUED);
+    if (stored.getState() == ItemState.READY && leaseOnArrival(offset, stored)) {
+      return;
+    }
+    store.transition(offset, null, stored);
     afterChange(offset, stored);
+  }
+
+  /**
+   * An item that arrives READY while an open demand wants its topic is leased at once, without ever
+   * being written as READY. It is what {@link #dispatchReady} would do right after admitting it, at a
+   * fraction of the writes (no ready and age entries put and deleted, one item write instead of two):
+   * after every record and timer run, no open demand wants a topic that has ready items (they would
+   * have been dispatched), so the new item is its topic's head, and the demand first in the round-robin
+   * order that wants it gets it, as dispatchReady would give it.
+   */
+  private boolean leaseOnArrival(long offset, StoredItem ready) {
+    if (demands.isEmpty()) {
+      return false;
+    }
+    String topic = ready.getItem().getTopic();
+    List<DemandBook.Open> wanting = demands.wanting(ready.getItem().getNamespace(), topic);
+    if (wanting.isEmpty()) {
+      return false;
+    }
+    DemandBook.Open open = wanting.get(0);
+    String key = open.wanted(topic) > 0 ? topic : DemandBook.ANY_TOPIC;
+    lease(offset, null, ready, open.requester());
+    open.served(key, 1);
+    demands.afterServing(open);
+    return true;
   }
 
   private void validate(Item item) {
@@ -480,10 +508,21 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     if (item == null || item.getState() != ItemState.READY) {
       return false;
     }
+    lease(offset, item, item, requester);
+    return true;
+  }
+
+  /**
+   * Leases a READY item to {@code requester} and delivers it.
+   *
+   * @param before what the store holds for the item (null: nothing yet, it is arriving)
+   * @param item the item, READY
+   */
+  private void lease(long offset, StoredItem before, StoredItem item, Requester requester) {
     long now = now();
     String leaseId = "a" + (item.getAttempts() + 1) + "-" + Long.toHexString(random.nextLong());
     StoredItem leased = Lifecycle.lease(item, leaseId, requester, now);
-    store.transition(offset, item, leased);
+    store.transition(offset, before, leased);
     metrics.increment(QueueMetrics.DISPATCHED);
     markDirty(leased);
     Item i = leased.getItem();
@@ -503,7 +542,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         .setTraceId(i.getTraceId())
         .build();
     send(requester, delivered);
-    return true;
   }
 
   // ---- timers ----
