@@ -12,6 +12,7 @@ import java.util.List;
 public final class OrdoScenarios {
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
   private static final int WARM_UP_ITEMS = 2_000;
+  private static final Duration SETTLE = Duration.ofSeconds(3);
 
   private OrdoScenarios() {}
 
@@ -75,7 +76,8 @@ public final class OrdoScenarios {
    * then lease consumers start and take them; items/s from the first item handled to the last.
    * Measured twice on one cluster: in a namespace with nothing else (empty) and in one that also holds
    * a standing backlog of {@code backlogItems} items of the same topics at a worse priority, which
-   * stays in the store while the measured items are taken.
+   * stays in the store while the measured items are taken. Each drain starts 3 s after the queue
+   * took its items in.
    */
   public static Backlog backlog(BenchKafka kafka, String cluster, Sizes s) {
     try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), "exactly_once_v2", "", s.keepTopics());
@@ -108,6 +110,9 @@ public final class OrdoScenarios {
       }
       BenchKafka.sleep(10);
     }
+    // A standing backlog has stood: let the store's background work on what was just written
+    // (memtable flushes, compactions) pass before the drain, in both phases alike.
+    BenchKafka.sleep(SETTLE.toMillis());
     try (Workers workers = new Workers(c, "bench-" + namespace, namespace, s.consumers(), s.maxInFlight(), s.workers())) {
       workers.arm(Workers.Probe.NANOS_SINCE_STAMP, measuredFrom, items);
       long end = System.nanoTime() + timeoutFor(items).toNanos() + JOIN_TIMEOUT.toNanos();
