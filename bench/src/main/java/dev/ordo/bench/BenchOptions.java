@@ -118,7 +118,7 @@ public record BenchOptions(
     return switch (size) {
       case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 1_000, 4, 3, 300, 3_000,
           "100ms,200ms,500ms,1s", EnumSet.allOf(Scenario.class), null, false);
-      case FULL -> new BenchOptions(size, 5, 100_000, 200, 4, 1_000_000, 2, 1_000, 4, 10, 1_000, 12_000,
+      case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 1_000, 4, 10, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
       case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 1_000, 4, 10, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);

@@ -40,6 +40,8 @@ class BenchSmokeTest {
     assertTrue(report.notes().stream().noneMatch(n -> n.contains("failed")), () -> "notes: " + report.notes());
     assertMeasured(report.rawKafka().median());
     assertMeasured(report.shareGroups().median());
+    assertTrue(report.rawKafka().median() > 0 && report.shareGroups().median() > 0,
+        () -> "a baseline received nothing: raw " + report.rawKafka().median() + ", share " + report.shareGroups().median());
     for (BenchReport.Ordo ordo : new BenchReport.Ordo[] {report.exactlyOnce(), report.atLeastOnce()}) {
       assertMeasured(ordo.itemsPerSec().median());
       assertMeasured(ordo.latencyMs().p50());
