@@ -241,9 +241,10 @@ public final class Bench {
       Supplier<OrdoScenarios.EndToEnd> run) {
     try {
       OrdoScenarios.EndToEnd e = run.get();
-      out.printf(Locale.ROOT, "  Ordo e2e %s: %,.0f items/s (CPU per item: %.0f µs in all, %.0f µs on stream threads);"
-              + " at %,.0f items/s latency p50 %.1f p99 %.1f max %.1f ms%n",
-          guarantee, e.itemsPerSec(), e.cpuUsPerItem(), e.streamThreadUsPerItem(), e.offeredPerSec(), e.latency().p50(),
+      out.printf(Locale.ROOT, "  Ordo e2e %s: %,.0f items/s (CPU per item: %.0f µs in all, %.0f µs on stream threads;"
+              + " %.2f Kafka records per item); at %,.0f items/s latency p50 %.1f p99 %.1f max %.1f ms%n",
+          guarantee, e.itemsPerSec(), e.cpuUsPerItem(), e.streamThreadUsPerItem(), e.recordsPerItem(), e.offeredPerSec(),
+          e.latency().p50(),
           e.latency().p99(), e.latency().max());
       return e;
     } catch (RuntimeException e) {
@@ -291,8 +292,9 @@ public final class Bench {
     double[] cpu = Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.cpuUsPerItem()).toArray();
     double[] stream = Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.streamThreadUsPerItem())
         .toArray();
+    double[] records = Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : e.recordsPerItem()).toArray();
     return new BenchReport.Ordo(guarantee, figure(rates(results)), figure(offered), medianLatency(each), each,
-        figure(cpu), figure(stream));
+        figure(cpu), figure(stream), figure(records));
   }
 
   private static Latency latency(Stats.Latency l) {

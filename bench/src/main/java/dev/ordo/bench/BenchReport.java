@@ -41,7 +41,7 @@ public record BenchReport(
    * p99 and max).
    */
   public record Ordo(String guarantee, Figure itemsPerSec, Figure offeredPerSec, Latency latencyMs,
-      List<Latency> roundLatencies, Figure cpuUsPerItem, Figure streamThreadUsPerItem) {}
+      List<Latency> roundLatencies, Figure cpuUsPerItem, Figure streamThreadUsPerItem, Figure recordsPerItem) {}
 
   /** Dequeue throughput with an empty queue and with {@code backlogItems} items standing. */
   public record Backlog(int backlogItems, Figure emptyItemsPerSec, Figure backlogItemsPerSec) {}
@@ -91,6 +91,8 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, row, "  CPU per item, all / stream thread",
           String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
               ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
+      b.append(String.format(Locale.ROOT, row, "  Kafka records written per item",
+          String.format(Locale.ROOT, "%.2f", ordo.recordsPerItem().median()), rounds(ordo.recordsPerItem())));
       b.append(String.format(Locale.ROOT, row,
           String.format(Locale.ROOT, "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
           latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
@@ -237,6 +239,7 @@ public record BenchReport(
     num(node, "offeredPerSec", o.offeredPerSec().median());
     num(node, "cpuUsPerItem", o.cpuUsPerItem().median());
     num(node, "streamThreadUsPerItem", o.streamThreadUsPerItem().median());
+    num(node, "recordsPerItem", o.recordsPerItem().median());
     latency(node.putObject("latencyMs"), o.latencyMs());
     ArrayNode rounds = node.putArray("rounds");
     for (int i = 0; i < o.itemsPerSec().rounds().size(); i++) {

@@ -22,8 +22,13 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * One partition's queue: the item table and the indexes derived from it, in one key-value store
- * (RocksDB under Kafka Streams, changelogged).
+ * One partition's queue: the item table and the indexes derived from it, in two key-value stores
+ * under Kafka Streams: the item table ({@link #STORE_NAME}, RocksDB, cached and changelogged) and
+ * the index store ({@link #INDEX_STORE_NAME}, RocksDB, neither cached nor changelogged). The
+ * indexes are a function of the items, so they need no changelog of their own: when the index store
+ * cannot be trusted to match the item table (a crash, a task that moved), {@link #openIndex} rebuilds
+ * it from the item table. Per item this writes one changelog record per state change instead of four
+ * or five (decisions D13).
  *
  * <p>The indexes are a function of the item: a READY item has a ready entry and an age entry, a
  * DELAYED item a DUE timer, a LEASED item a LEASE timer, any item with a TTL a TTL timer, and each
@@ -34,16 +39,26 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 public final class PriorityStore {
   public static final String STORE_NAME = "ordo-queue";
+  /** The index store: ready, age, timer and counts entries, rebuilt from {@link #STORE_NAME} when needed. */
+  public static final String INDEX_STORE_NAME = "ordo-queue-index";
+  private static final Bytes ITEMS_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'i'});
+  private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'x'});
+  private static final int GENERATION_BYTES = 16;
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
   private static final int HEAD_CAPACITY = 2_048;
   private static final int MAX_NAMESPACES = 10_000;
 
+  /** The item table. */
+  private final KeyValueStore<Bytes, byte[]> items;
+  /** The index store (may be the same store as {@link #items}: the families never overlap). */
   private final KeyValueStore<Bytes, byte[]> kv;
+  /** The generation this instance started, or null before {@link #startGeneration}. */
+  private byte[] generation;
   /** Where timer scans start (ready and age reads use {@link #heads}). */
-  private final ScanCursors cursors = new ScanCursors();
+  private ScanCursors cursors = new ScanCursors();
   /** The first keys of every ready and age range read so far. */
-  private final HeadCache heads = new HeadCache(HEAD_CAPACITY);
+  private HeadCache heads = new HeadCache(HEAD_CAPACITY);
   /**
    * Per namespace listed by {@link #topics} so far, the counts of its topics by counts key, kept
    * up by every count change: what a dequeue of any topic of a namespace reads, without a scan
@@ -59,14 +74,99 @@ public final class PriorityStore {
    */
   private final long[] quietUntil = new long[TimerKind.values().length];
 
+  /** The item table and its indexes in one store (tests, tools). */
   public PriorityStore(KeyValueStore<Bytes, byte[]> kv) {
-    this.kv = kv;
+    this(kv, kv);
+  }
+
+  /**
+   * @param items the item table (changelogged)
+   * @param index the index store; call {@link #openIndex} before anything else
+   */
+  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
+    this.items = items;
+    this.kv = index;
     java.util.Arrays.fill(quietUntil, Long.MIN_VALUE);
+  }
+
+  /**
+   * Makes the index store match the item table, and returns how many items were indexed (0 when the
+   * index store could be trusted as it was). Call it first, then {@link #startGeneration} before the
+   * first change (Kafka Streams: in the first record or punctuation, when the item table can be
+   * written), and {@link #closeIndex} when the stream thread stops using the stores.
+   *
+   * <p>The index store is trusted when it holds the item table's generation. The item table gets a
+   * new generation before anything else changes, and its changelog keeps that order, so an item table
+   * restored after a crash either has no change past the last generation or has a newer generation;
+   * the index store gets the generation only as it is closed in order. A crash, or a task that ran
+   * elsewhere in between, makes them differ; then every index entry is deleted and the item table
+   * is indexed again, in one scan on the calling (stream) thread.
+   */
+  public long openIndex() {
+    byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
+    byte[] indexGeneration = kv.get(INDEX_GENERATION_KEY);
+    boolean trusted = itemsGeneration != null && java.util.Arrays.equals(itemsGeneration, indexGeneration);
+    return trusted ? 0 : rebuildIndex();
+  }
+
+  /** Starts a new generation of the item table (a changelogged write): call it before the first change. */
+  public void startGeneration() {
+    generation = new byte[GENERATION_BYTES];
+    new java.security.SecureRandom().nextBytes(generation);
+    items.put(ITEMS_GENERATION_KEY, generation);
+  }
+
+  /**
+   * Gives the index store the item table's current generation as the stream thread stops using the
+   * stores in order: the next {@link #openIndex} can then skip the rebuild. Writes the index store
+   * only (no changelog, so no record context is needed).
+   */
+  public void closeIndex() {
+    if (generation != null) {
+      kv.put(INDEX_GENERATION_KEY, generation);
+    }
+  }
+
+  private long rebuildIndex() {
+    for (byte family : dev.ordo.store.internal.KeyFamily.INDEX_FAMILIES) {
+      deleteFamily(family);
+    }
+    heads = new HeadCache(HEAD_CAPACITY);
+    cursors = new ScanCursors();
+    namespaceCounts.clear();
+    java.util.Arrays.fill(quietUntil, Long.MIN_VALUE);
+    Map<Bytes, long[]> counts = new HashMap<>();
+    long n = 0;
+    byte[] prefix = {dev.ordo.store.internal.KeyFamily.ITEM};
+    try (KeyValueIterator<Bytes, byte[]> it = items.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        StoredItem item = OrdoSerdes.STORED_ITEM.decode(e.value);
+        index(ItemKeySchema.offset(e.key.get()), item, null);
+        counts.computeIfAbsent(Bytes.wrap(CountsKeySchema.key(item.getItem().getNamespace(), item.getItem().getTopic())),
+            k -> new long[4])[stateIndex(item.getState())]++;
+        n++;
+      }
+    }
+    for (Map.Entry<Bytes, long[]> e : counts.entrySet()) {
+      long[] c = e.getValue();
+      kv.put(e.getKey(), CountsKeySchema.value(c[0], c[1], c[2], c[3]));
+    }
+    return n;
+  }
+
+  /** One pass over the family, deleting as it goes (a RocksDB iterator reads a snapshot). */
+  private void deleteFamily(byte family) {
+    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {family}), new BytesSerializer())) {
+      while (it.hasNext()) {
+        kv.delete(it.next().key);
+      }
+    }
   }
 
   /** The item at {@code offset}, or null when there is none. */
   public StoredItem get(long offset) {
-    byte[] value = kv.get(Bytes.wrap(ItemKeySchema.key(offset)));
+    byte[] value = items.get(Bytes.wrap(ItemKeySchema.key(offset)));
     return value == null ? null : OrdoSerdes.STORED_ITEM.decode(value);
   }
 
@@ -76,9 +176,9 @@ public final class PriorityStore {
    */
   public void transition(long offset, StoredItem before, StoredItem after) {
     if (after == null) {
-      kv.delete(Bytes.wrap(ItemKeySchema.key(offset)));
+      items.delete(Bytes.wrap(ItemKeySchema.key(offset)));
     } else {
-      kv.put(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(after));
+      items.put(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(after));
     }
     if (before != null) {
       unindex(offset, before, after);

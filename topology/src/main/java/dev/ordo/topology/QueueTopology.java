@@ -32,11 +32,18 @@ public final class QueueTopology {
     StoreBuilder<KeyValueStore<Bytes, byte[]>> store = Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(PriorityStore.STORE_NAME), Serdes.Bytes(), Serdes.ByteArray())
         .withCachingEnabled();
+    // The indexes are derived from the item table and rebuilt from it when needed: no changelog, and
+    // no cache either (their keys are short-lived and the store reads them through its own head cache).
+    StoreBuilder<KeyValueStore<Bytes, byte[]>> index = Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(PriorityStore.INDEX_STORE_NAME), Serdes.Bytes(), Serdes.ByteArray())
+        .withLoggingDisabled()
+        .withCachingDisabled();
     Topology topology = new Topology();
     topology.addSource("items", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.items());
     topology.addSource("commands", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.commands());
     topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, deliveriesPartitions), "items", "commands");
     topology.addStateStore(store, "queue");
+    topology.addStateStore(index, "queue");
     topology.addSink("out", Out.TOPIC, Out.KEY_SERIALIZER, new ByteArraySerializer(), Out.PARTITIONER, "queue");
     return topology;
   }

@@ -206,6 +206,17 @@ final class QueueDriver implements AutoCloseable {
     return t.readRecordsToList().stream().map(TestRecord::key).toList();
   }
 
+  /** Keys in the index store now. */
+  List<byte[]> indexKeys() {
+    List<byte[]> out = new ArrayList<>();
+    org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> index =
+        driver.getKeyValueStore(dev.ordo.store.PriorityStore.INDEX_STORE_NAME);
+    try (var it = index.all()) {
+      it.forEachRemaining(kv -> out.add(kv.key.get()));
+    }
+    return out;
+  }
+
   List<DelayedRecord> tier(String name) {
     TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic(name, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     return t.readValuesToList().stream().map(OrdoSerdes.DELAYED_RECORD::decode).toList();

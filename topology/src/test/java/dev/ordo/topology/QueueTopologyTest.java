@@ -5,6 +5,7 @@ import static dev.ordo.topology.QueueDriver.BOB;
 import static dev.ordo.topology.QueueDriver.item;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -120,16 +121,29 @@ class QueueTopologyTest {
   @Test
   void anItemArrivingForAnOpenDemandIsLeasedWithoutEverBeingIndexedAsReady() {
     q.demand(ALICE, "t", 1);
-    q.changelogKeys();
     String id = q.enqueue(item("t", 0).build());
     assertEquals(List.of(id), ids(q.delivered()));
-    assertTrue(q.changelogKeys().stream().noneMatch(k -> k[0] == KeyFamily.READY || k[0] == KeyFamily.AGE),
-        "no ready or age entry was written, not even as a tombstone");
+    assertTrue(q.indexKeys().stream().noneMatch(k -> k[0] == KeyFamily.READY || k[0] == KeyFamily.AGE),
+        "no ready or age entry");
     String later = q.enqueue(item("t", 0).build());
     assertTrue(q.delivered().isEmpty(), "the demand of 1 is used up");
-    assertTrue(q.changelogKeys().stream().anyMatch(k -> k[0] == KeyFamily.READY), "with no demand it waits as READY");
+    assertTrue(q.indexKeys().stream().anyMatch(k -> k[0] == KeyFamily.READY), "with no demand it waits as READY");
     q.demand(ALICE, "t", 1);
     assertEquals(List.of(later), ids(q.delivered()));
+  }
+
+  @Test
+  void onlyTheItemTableReachesTheChangelogTheIndexesStayLocal() {
+    q.demand(ALICE, "t", 1);
+    q.enqueue(item("t", 0).build());
+    q.enqueue(item("t", 3).setTtlMs(60_000L).build());
+    q.enqueue(item("t", 1).setDeliverAfter(q.now() + 5_000).build());
+    List<byte[]> keys = q.changelogKeys();
+    assertFalse(keys.isEmpty());
+    assertTrue(keys.stream().allMatch(k -> k[0] == KeyFamily.ITEM || k[0] == KeyFamily.META),
+        "only item and generation keys are changelogged");
+    assertTrue(q.indexKeys().stream().anyMatch(k -> k[0] == KeyFamily.TIMER), "the timers are in the index store");
+    assertTrue(q.indexKeys().stream().anyMatch(k -> k[0] == KeyFamily.COUNTS), "the counts are in the index store");
   }
 
   @Test

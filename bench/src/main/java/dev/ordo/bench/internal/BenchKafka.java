@@ -141,6 +141,32 @@ public final class BenchKafka implements AutoCloseable {
     }
   }
 
+  /**
+   * The sum of the end offsets of every partition of the topics whose name starts with
+   * {@code prefix}: how many records (transaction markers included) were ever written to them.
+   */
+  public long endOffsetsSum(String prefix) {
+    Set<String> names = get(admin.listTopics().names()).stream().filter(t -> t.startsWith(prefix))
+        .collect(java.util.stream.Collectors.toSet());
+    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> request = new java.util.HashMap<>();
+    for (var d : get(admin.describeTopics(names).allTopicNames()).values()) {
+      for (var p : d.partitions()) {
+        request.put(new org.apache.kafka.common.TopicPartition(d.name(), p.partition()),
+            org.apache.kafka.clients.admin.OffsetSpec.latest());
+      }
+    }
+    long sum = 0;
+    Map<String, Long> byTopic = new java.util.TreeMap<>();
+    for (var e : get(admin.listOffsets(request).all()).entrySet()) {
+      sum += e.getValue().offset();
+      byTopic.merge(e.getKey().topic(), e.getValue().offset(), Long::sum);
+    }
+    if (Boolean.getBoolean("ordo.bench.debugOffsets")) {
+      System.err.println("end offsets: " + byTopic);
+    }
+    return sum;
+  }
+
   public static <T> T get(org.apache.kafka.common.KafkaFuture<T> f) {
     try {
       return f.get(TIMEOUT_S, TimeUnit.SECONDS);

@@ -22,7 +22,7 @@ public final class OrdoScenarios {
    * the queue's stream threads alone: figures that a loaded machine disturbs less than rates.
    */
   public record EndToEnd(double itemsPerSec, double offeredPerSec, Stats.Latency latency, double cpuUsPerItem,
-      double streamThreadUsPerItem) {}
+      double streamThreadUsPerItem, double recordsPerItem) {}
 
   /** Dequeue throughput (items/s) with an empty queue and with a standing backlog. */
   public record Backlog(double emptyPerSec, double backlogPerSec) {}
@@ -47,6 +47,7 @@ public final class OrdoScenarios {
       await(workers, target, Duration.ofSeconds(120), "warm-up");
 
       CpuClock cpu = new CpuClock();
+      long records0 = kafka.endOffsetsSum(cluster);
       long start = System.nanoTime();
       for (int i = 0; i < s.items(); i++) {
         enqueuer.enqueue("bench");
@@ -56,6 +57,7 @@ public final class OrdoScenarios {
       double itemsPerSec = s.items() / ((System.nanoTime() - start) / 1e9);
       double cpuUs = cpu.processNanos() / 1e3 / s.items();
       double streamUs = cpu.streamThreadNanos() / 1e3 / s.items();
+      double recordsPerItem = (kafka.endOffsetsSum(cluster) - records0) / (double) s.items();
       enqueuer.check();
 
       double rate = itemsPerSec / 2;
@@ -67,7 +69,7 @@ public final class OrdoScenarios {
       enqueuer.check();
       tracer.interrupt();
       return new EndToEnd(itemsPerSec, offered, Stats.latency(workers.samples(), workers.sampleCount(), 1e6), cpuUs,
-          streamUs);
+          streamUs, recordsPerItem);
     }
   }
 

@@ -95,6 +95,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private ProcessorContext<Out, byte[]> context;
   private PriorityStore store;
   private int partition = -1;
+  private boolean generationStarted;
 
   public QueueProcessor(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions) {
     this.config = config;
@@ -113,16 +114,35 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   public void init(ProcessorContext<Out, byte[]> context) {
     this.context = context;
     KeyValueStore<Bytes, byte[]> kv = context.getStateStore(PriorityStore.STORE_NAME);
-    this.store = new PriorityStore(kv);
+    if (!CacheFlush.skipUnwrittenTombstones(kv)) {
+      log.warn("The store {} has no record cache with a flush hook: every short-lived key will be written and "
+          + "deleted in RocksDB and the changelog", PriorityStore.STORE_NAME);
+    }
+    this.store = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME));
     this.partition = context.taskId().partition();
+    long started = System.nanoTime();
+    long indexed = store.openIndex();
+    if (indexed > 0) {
+      log.info("Partition {}: rebuilt the index of {} items from the item table in {} ms", partition, indexed,
+          (System.nanoTime() - started) / 1_000_000);
+    }
     context.schedule(Duration.ofMillis(config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG)),
         PunctuationType.WALL_CLOCK_TIME, this::onTimers);
     context.schedule(Duration.ofMillis(config.getLong(QueueConfig.STATS_MS_CONFIG)),
         PunctuationType.WALL_CLOCK_TIME, this::publishStats);
   }
 
+  /** A new generation of the store, once a record or punctuation lets the item table be written. */
+  private void maybeStartGeneration() {
+    if (!generationStarted) {
+      store.startGeneration();
+      generationStarted = true;
+    }
+  }
+
   @Override
   public void process(Record<byte[], byte[]> record) {
+    maybeStartGeneration();
     RecordMetadata meta = context.recordMetadata().orElseThrow();
     boolean isItem = meta.topic().equals(topics.items());
     currentCommand = null;
@@ -149,6 +169,13 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       deadLetterRaw(DeadLetterReason.INVALID, "internal error: " + e, record, meta);
     }
     dispatchReady();
+  }
+
+  @Override
+  public void close() {
+    if (store != null) {
+      store.closeIndex();
+    }
   }
 
   // ---- items ----
@@ -547,6 +574,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   // ---- timers ----
 
   private void onTimers(long now) {
+    maybeStartGeneration();
     demands.expire(now);
     for (TimerEntry t : store.dueTimers(TimerKind.TTL, now, timerBatch)) {
       StoredItem item = store.get(t.offset());
