@@ -8,6 +8,7 @@ import dev.ordo.client.internal.PendingDequeue;
 import dev.ordo.client.internal.Selection;
 import dev.ordo.client.internal.StatsView;
 import dev.ordo.schema.Ack;
+import dev.ordo.schema.Acks;
 import dev.ordo.schema.Cancel;
 import dev.ordo.schema.CommandKind;
 import dev.ordo.schema.DeliveredItem;
@@ -16,6 +17,7 @@ import dev.ordo.schema.Extend;
 import dev.ordo.schema.Nack;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.Outcomes;
 import dev.ordo.schema.Release;
 import dev.ordo.schema.Requester;
 import dev.ordo.serde.OrdoSerdeException;
@@ -24,12 +26,14 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -118,7 +122,21 @@ public final class QueueClient implements AutoCloseable {
    * future of the same poll.
    */
   private record PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future, long deadline,
-      boolean batched) {}
+      boolean batched, List<PendingAck> parts) {
+    PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future, long deadline, boolean batched) {
+      this(itemId, kind, future, deadline, batched, null);
+    }
+  }
+
+  /** One ack of a batch (see {@link #ackBatched}). */
+  private record PendingAck(String itemId, String leaseId, CompletableFuture<Outcome> future) {}
+
+  /** The most acks one command carries. */
+  static final int MAX_ACK_BATCH = 500;
+  private final long ackLingerMs;
+  /** Acks waiting to be sent, by partition; guarded by itself. */
+  private final Map<Integer, List<PendingAck>> ackBatches = new HashMap<>();
+  private final ScheduledExecutorService ackFlusher;
 
   /** How often the poll thread looks for requests past their timeout. */
   private static final long TIMEOUT_SWEEP_MS = 50;
@@ -138,6 +156,12 @@ public final class QueueClient implements AutoCloseable {
     this.minWaitMs = config.dequeueMinWait().toMillis();
     this.refreshMs = config.demandRefresh().toMillis();
     this.maxItems = config.dequeueMaxItems();
+    this.ackLingerMs = config.ackLinger().toMillis();
+    this.ackFlusher = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, config.clientId() + "-acks");
+      t.setDaemon(true);
+      return t;
+    });
     this.requesterPrefix = clientId + "/" + Long.toHexString(new java.security.SecureRandom().nextLong() & 0xffffffffL) + "/";
     this.stats = new StatsView(topics.topicStats());
     AtomicInteger callbackThreads = new AtomicInteger();
@@ -180,6 +204,7 @@ public final class QueueClient implements AutoCloseable {
       consumer.close(Duration.ZERO);
       producer.close(Duration.ZERO);
       callbacks.shutdown();
+      ackFlusher.shutdown();
       throw e;
     }
     this.thread = new Thread(this::pollLoop, clientId + "-replies");
@@ -387,11 +412,85 @@ public final class QueueClient implements AutoCloseable {
     return future;
   }
 
-  /** A {@link LeaseConsumer}'s own ack: completed with others of the same poll (its stages never block). */
+  /**
+   * A {@link LeaseConsumer}'s own ack: sent with the other acks to the same partition that come
+   * within {@link QueueClientConfig#ACK_LINGER_CONFIG} as one {@link Acks} command, answered by one
+   * {@link Outcomes} record, and completed with others of the same poll (its stages never block).
+   */
   CompletableFuture<Outcome> ackBatched(DeliveredItem item) {
     ItemId id = ItemId.parse(item.getItemId());
     checkLease(id, item.getLeaseId());
-    return request(id, CommandKind.ACK, new Ack(id.toString(), item.getLeaseId()), true);
+    if (!running) {
+      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+    }
+    int partitions = partitions();
+    if (id.partition() >= partitions) {
+      return request(id, CommandKind.ACK, new Ack(id.toString(), item.getLeaseId()), true);
+    }
+    CompletableFuture<Outcome> future = new CompletableFuture<>();
+    List<PendingAck> full = null;
+    boolean first;
+    synchronized (ackBatches) {
+      List<PendingAck> batch = ackBatches.computeIfAbsent(id.partition(), p -> new ArrayList<>());
+      batch.add(new PendingAck(id.toString(), item.getLeaseId(), future));
+      first = batch.size() == 1;
+      if (batch.size() >= MAX_ACK_BATCH) {
+        full = ackBatches.remove(id.partition());
+      }
+    }
+    if (full != null) {
+      sendAcks(id.partition(), full);
+    } else if (first) {
+      try {
+        ackFlusher.schedule(() -> flushAcks(id.partition()), ackLingerMs, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        flushAcks(id.partition()); // closing: send what waits now
+      }
+    }
+    return future;
+  }
+
+  private void flushAcks(int partition) {
+    List<PendingAck> batch;
+    synchronized (ackBatches) {
+      batch = ackBatches.remove(partition);
+    }
+    if (batch != null && !batch.isEmpty()) {
+      sendAcks(partition, batch);
+    }
+  }
+
+  private void flushAllAcks() {
+    List<Integer> partitions;
+    synchronized (ackBatches) {
+      partitions = new ArrayList<>(ackBatches.keySet());
+    }
+    partitions.forEach(this::flushAcks);
+  }
+
+  /** One command for a batch of acks; the batch's futures complete from its one outcome record. */
+  private void sendAcks(int partition, List<PendingAck> batch) {
+    String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
+    CompletableFuture<Outcome> whole = new CompletableFuture<>();
+    whole.whenComplete((o, e) -> {
+      outcomes.remove(requesterId);
+      if (e != null) {
+        batch.forEach(a -> a.future().completeExceptionally(e));
+      }
+    });
+    outcomes.put(requesterId, new PendingOutcome(batch.get(0).itemId(), CommandKind.ACK, whole,
+        time.milliseconds() + requestTimeoutMs, true, batch));
+    List<Ack> acks = new ArrayList<>(batch.size());
+    for (PendingAck a : batch) {
+      acks.add(new Ack(a.itemId(), a.leaseId()));
+    }
+    send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
+        time.milliseconds(), new Acks(acks)))
+        .whenComplete((m, e) -> {
+          if (e != null) {
+            callbacks.execute(() -> whole.completeExceptionally(e));
+          }
+        });
   }
 
   /** A {@link LeaseConsumer}'s own heartbeat: completed with others of the same poll. */
@@ -503,7 +602,29 @@ public final class QueueClient implements AutoCloseable {
       return;
     }
     String requesterId = delivery.getRequesterId();
-    if (delivery.getBody() instanceof Outcome outcome && isOwn(requesterId, 'c')) {
+    if (delivery.getBody() instanceof Outcomes many && isOwn(requesterId, 'c')) {
+      PendingOutcome pending = outcomes.remove(requesterId);
+      if (pending == null || pending.parts() == null) {
+        log.debug("Outcomes of {} acks arrived after their request timed out", many.getOutcomes().size());
+        return;
+      }
+      Map<String, Outcome> byItem = new HashMap<>();
+      for (Outcome o : many.getOutcomes()) {
+        byItem.put(o.getItemId(), o);
+      }
+      completions.add(() -> {
+        for (PendingAck a : pending.parts()) {
+          Outcome o = byItem.get(a.itemId());
+          if (o != null) {
+            a.future().complete(o);
+          } else {
+            a.future().completeExceptionally(new IllegalStateException("the queue's answer to a batch of acks"
+                + " has no outcome for item " + a.itemId()));
+          }
+        }
+        pending.future().complete(null);
+      });
+    } else if (delivery.getBody() instanceof Outcome outcome && isOwn(requesterId, 'c')) {
       PendingOutcome pending = outcomes.remove(requesterId);
       if (pending == null) {
         log.debug("Outcome {} of {} arrived after its request timed out", outcome.getResult(), outcome.getItemId());
@@ -616,6 +737,8 @@ public final class QueueClient implements AutoCloseable {
     if (!running && !thread.isAlive()) {
       return;
     }
+    flushAllAcks();
+    ackFlusher.shutdown();
     running = false;
     consumer.wakeup();
     join(timeout);
@@ -629,6 +752,7 @@ public final class QueueClient implements AutoCloseable {
     running = false;
     consumer.wakeup();
     producer.close(Duration.ZERO);
+    ackFlusher.shutdownNow();
     join(Duration.ofSeconds(10));
     callbacks.shutdownNow();
   }

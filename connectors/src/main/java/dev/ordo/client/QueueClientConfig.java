@@ -49,6 +49,12 @@ public final class QueueClientConfig extends AbstractConfig {
       + " a timeout means 'unknown', not 'refused'. Longer rides out a queue instance failing over (a few"
       + " seconds); shorter frees callers sooner.";
 
+  public static final String ACK_LINGER_CONFIG = "ordo.client.ack.linger.ms";
+  public static final String ACK_LINGER_DOC = "A lease consumer's acks to one partition that come within this"
+      + " many milliseconds of each other travel as one command (up to 500 acks), answered by one outcome"
+      + " record: fewer Kafka records per item at the price of this much later ack outcomes. 0 sends each"
+      + " ack at once, still as a batch of what is waiting. The caller's own ack() is never delayed.";
+
   public static final String DEQUEUE_GATHER_CONFIG = "ordo.client.dequeue.gather.ms";
   public static final String DEQUEUE_GATHER_DOC = "A dequeue asks every partition for its best items and returns"
       + " this long after the first item arrived, keeping the best by priority and releasing the rest. Longer:"
@@ -96,6 +102,7 @@ public final class QueueClientConfig extends AbstractConfig {
         .define(REPLY_PARTITION_CONFIG, Type.INT, -1, Range.atLeast(-1), Importance.LOW, REPLY_PARTITION_DOC)
         .define(REQUEST_TIMEOUT_CONFIG, Type.LONG, 10_000L, Range.between(1, 600_000), Importance.MEDIUM,
             REQUEST_TIMEOUT_DOC)
+        .define(ACK_LINGER_CONFIG, Type.LONG, 5L, Range.between(0, 1_000), Importance.LOW, ACK_LINGER_DOC)
         .define(DEQUEUE_GATHER_CONFIG, Type.LONG, 50L, Range.between(0, 10_000), Importance.LOW, DEQUEUE_GATHER_DOC)
         .define(DEQUEUE_MIN_WAIT_CONFIG, Type.LONG, 250L, Range.between(0, 60_000), Importance.LOW,
             DEQUEUE_MIN_WAIT_DOC)
@@ -124,6 +131,10 @@ public final class QueueClientConfig extends AbstractConfig {
 
   public Duration requestTimeout() {
     return Duration.ofMillis(getLong(REQUEST_TIMEOUT_CONFIG));
+  }
+
+  public Duration ackLinger() {
+    return Duration.ofMillis(getLong(ACK_LINGER_CONFIG));
   }
 
   public Duration dequeueGather() {

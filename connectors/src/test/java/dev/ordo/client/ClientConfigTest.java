@@ -23,6 +23,7 @@ class ClientConfigTest {
       QueueClientConfig.CLIENT_ID_CONFIG, "web-1",
       QueueClientConfig.REPLY_PARTITION_CONFIG, 3,
       QueueClientConfig.REQUEST_TIMEOUT_CONFIG, 1_234L,
+      QueueClientConfig.ACK_LINGER_CONFIG, 3L,
       QueueClientConfig.DEQUEUE_GATHER_CONFIG, 7L,
       QueueClientConfig.DEQUEUE_MIN_WAIT_CONFIG, 99L,
       QueueClientConfig.DEMAND_REFRESH_CONFIG, 444L,
@@ -55,6 +56,7 @@ class ClientConfigTest {
     assertEquals("web-1", c.clientId());
     assertEquals(3, c.replyPartition());
     assertEquals(Duration.ofMillis(1_234), c.requestTimeout());
+    assertEquals(Duration.ofMillis(3), c.ackLinger());
     assertEquals(Duration.ofMillis(7), c.dequeueGather());
     assertEquals(Duration.ofMillis(99), c.dequeueMinWait());
     assertEquals(Duration.ofMillis(444), c.demandRefresh());

@@ -61,6 +61,53 @@ class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
   }
 
   @Test
+  void acksToOnePartitionTravelTogetherAsOneCommand() throws Exception {
+    org.apache.kafka.common.TopicPartition p0 = new org.apache.kafka.common.TopicPartition(queue.topics.commands(), 0);
+    long from;
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
+      from = reader.endOffsets(java.util.List.of(p0)).get(p0);
+    }
+    LeaseConsumer c = consumer("batched-acks", "batched", Map.of(
+        LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 200,
+        LeaseConsumerConfig.WORKERS_CONFIG, 4,
+        QueueClientConfig.ACK_LINGER_CONFIG, 200L));
+    c.start(item -> { });
+    awaitAssigned(c);
+    Set<ItemId> ids = enqueue("batched", 100, i -> item("batched", "b" + i).groupKey(QueueClientTest.keyFor(0)));
+    await().atMost(Duration.ofSeconds(30)).until(() -> c.stats().acked() == ids.size());
+    assertEquals(0, c.stats().ackRefused());
+
+    java.util.List<String> acked = new java.util.ArrayList<>();
+    int ackCommands = 0;
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
+      reader.assign(java.util.List.of(p0));
+      reader.seek(p0, from);
+      long end = reader.endOffsets(java.util.List.of(p0)).get(p0);
+      while (reader.position(p0) < end) {
+        for (var r : reader.poll(Duration.ofMillis(200))) {
+          Object body = dev.ordo.serde.OrdoSerdes.COMMAND.decode(r.value()).getBody();
+          if (body instanceof dev.ordo.schema.Acks acks) {
+            ackCommands++;
+            acks.getAcks().forEach(a -> acked.add(a.getItemId()));
+          } else if (body instanceof dev.ordo.schema.Ack a) {
+            ackCommands++;
+            acked.add(a.getItemId());
+          }
+        }
+      }
+    }
+    assertEquals(ids.stream().map(ItemId::toString).sorted().toList(), acked.stream().sorted().toList(),
+        "every item acked once");
+    assertTrue(ackCommands <= ids.size() / 2, ids.size() + " acks travelled in " + ackCommands + " commands");
+  }
+
+  private static org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader() {
+    return new org.apache.kafka.clients.consumer.KafkaConsumer<>(queue.kafka.clientProperties(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+  }
+
+  @Test
   void closeReleasesTheItemsStillWaitingForAWorker() throws Exception {
     CountDownLatch blocked = new CountDownLatch(1);
     AtomicInteger started = new AtomicInteger();

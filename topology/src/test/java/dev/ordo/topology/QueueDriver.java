@@ -87,6 +87,8 @@ final class QueueDriver implements AutoCloseable {
         .setPayload(ByteBuffer.wrap(("p" + priority).getBytes(StandardCharsets.UTF_8)));
   }
 
+  private long deliveryRecords;
+
   long now() {
     return T0.toEpochMilli() + elapsed;
   }
@@ -174,11 +176,20 @@ final class QueueDriver implements AutoCloseable {
     return out;
   }
 
+  /** How many records reached the deliveries topic so far (items and outcomes alike). */
+  long deliveryRecords() {
+    drainDeliveries();
+    return deliveryRecords;
+  }
+
   private void drainDeliveries() {
     for (TestRecord<byte[], byte[]> r : deliveries.readRecordsToList()) {
+      deliveryRecords++;
       Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
       if (d.getBody() instanceof DeliveredItem item) {
         delivered.add(item);
+      } else if (d.getBody() instanceof dev.ordo.schema.Outcomes many) {
+        outcomes.addAll(many.getOutcomes());
       } else {
         outcomes.add((Outcome) d.getBody());
       }

@@ -185,6 +185,31 @@ class QueueTopologyTest {
   }
 
   @Test
+  void severalAcksInOneCommandAreEachAppliedOrRefusedAndAnsweredInOneDelivery() {
+    q.enqueue(item("t", 0).build());
+    q.enqueue(item("t", 1).build());
+    q.demand(ALICE, "t", 2);
+    List<DeliveredItem> d = q.delivered();
+    assertEquals(2, d.size());
+    long before = q.deliveryRecords();
+    q.command(ALICE, new dev.ordo.schema.Acks(List.of(
+        new dev.ordo.schema.Ack(d.get(0).getItemId(), d.get(0).getLeaseId()),
+        new dev.ordo.schema.Ack(d.get(1).getItemId(), "not-the-lease"),
+        new dev.ordo.schema.Ack("0-999", "x"),
+        new dev.ordo.schema.Ack("1-5", "x"),
+        new dev.ordo.schema.Ack("junk", "x"))));
+    assertEquals(before + 1, q.deliveryRecords(), "one delivery answers the whole command");
+    assertEquals(List.of(OutcomeResult.APPLIED, OutcomeResult.STALE_LEASE, OutcomeResult.UNKNOWN_ITEM,
+        OutcomeResult.INVALID, OutcomeResult.INVALID), q.outcomes().stream().map(Outcome::getResult).toList());
+    assertEquals(1, q.metrics.get(QueueMetrics.ACKED));
+    assertEquals(2, q.metrics.get(QueueMetrics.INVALID_COMMAND));
+    q.ack(d.get(0));
+    assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().get(0).getResult(), "the first item is gone");
+    q.ack(d.get(1));
+    assertEquals(OutcomeResult.APPLIED, q.outcomes().get(0).getResult(), "the refused ack left the second leased");
+  }
+
+  @Test
   void staleLeaseAndUnknownItemAreRefusedAndCounted() {
     q.enqueue(item("t", 0).setLeaseDurationMs(100L).build());
     q.demand(ALICE, "t", 1);

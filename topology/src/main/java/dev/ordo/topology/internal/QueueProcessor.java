@@ -4,6 +4,7 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
 import dev.ordo.schema.Ack;
+import dev.ordo.schema.Acks;
 import dev.ordo.schema.Cancel;
 import dev.ordo.schema.Command;
 import dev.ordo.schema.CommandKind;
@@ -18,6 +19,7 @@ import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
 import dev.ordo.schema.Nack;
 import dev.ordo.schema.Outcome;
+import dev.ordo.schema.Outcomes;
 import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.ReEntry;
 import dev.ordo.schema.Release;
@@ -91,6 +93,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /** The command being processed and its requester, so a refusal can be answered. */
   private Command currentCommand;
+  /** While an {@link Acks} command is processed: its outcomes, answered together; otherwise null. */
+  private List<Outcome> collectedOutcomes;
 
   private ProcessorContext<Out, byte[]> context;
   private PriorityStore store;
@@ -273,6 +277,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       onDemand(requester, demand);
     } else if (body instanceof Ack ack) {
       onAck(requester, ack);
+    } else if (body instanceof Acks acks) {
+      onAcks(requester, acks);
     } else if (body instanceof Nack nack) {
       onNack(requester, nack);
     } else if (body instanceof Extend extend) {
@@ -351,6 +357,31 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     metrics.increment(QueueMetrics.ACKED);
     markDirty(item);
     reply(requester, outcome(ack.getItemId(), CommandKind.ACK, OutcomeResult.APPLIED, null, null));
+  }
+
+  /**
+   * Several acks in one command: each is applied as a single ack would be, a refused one (an ID of
+   * another partition, say) answered INVALID without stopping the others, and the requester gets all
+   * outcomes in one delivery.
+   */
+  private void onAcks(Requester requester, Acks acks) {
+    List<Outcome> outcomes = new ArrayList<>(acks.getAcks().size());
+    collectedOutcomes = outcomes;
+    try {
+      for (Ack ack : acks.getAcks()) {
+        try {
+          onAck(requester, ack);
+        } catch (IllegalArgumentException e) {
+          metrics.increment(QueueMetrics.INVALID_COMMAND);
+          outcomes.add(outcome(ack.getItemId(), CommandKind.ACK, OutcomeResult.INVALID, e.getMessage(), null));
+        }
+      }
+    } finally {
+      collectedOutcomes = null;
+    }
+    if (requester != null) {
+      send(requester, new Outcomes(outcomes));
+    }
   }
 
   private void onNack(Requester requester, Nack nack) {
@@ -710,7 +741,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   }
 
   private void reply(Requester requester, Outcome outcome) {
-    if (requester != null) {
+    if (collectedOutcomes != null) {
+      collectedOutcomes.add(outcome);
+    } else if (requester != null) {
       send(requester, outcome);
     }
   }
