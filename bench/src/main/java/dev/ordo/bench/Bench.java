@@ -93,6 +93,16 @@ public final class Bench {
             runId + "-warmup", options.partitions(), Math.min(options.items(), 20_000), options.payloadBytes()),
             "records/s");
       }
+      if (options.runs(Scenario.EOS) || options.runs(Scenario.ALOS) || options.runs(Scenario.BACKLOG)) {
+        // The queue's code paths (Kafka Streams, RocksDB, Avro, the clients) are cold in a new JVM: on
+        // 2 cores the first Ordo round measured half the throughput of the next ones, at twice the CPU
+        // per item, most of it the JIT compiler's. One discarded round makes every measured one warm.
+        OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), Math.min(options.items(), 30_000),
+            sizes.payloadBytes(), sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(),
+            sizes.delayItems(), sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
+        endToEnd(out, notes, -1, "exactly_once_v2 (warm-up, not counted)",
+            () -> OrdoScenarios.endToEnd(kafka, runId + "-warmup-eos", "exactly_once_v2", warm));
+      }
       for (int r = 0; r < rounds; r++) {
         double load = loadAverage();
         loads.add(load);

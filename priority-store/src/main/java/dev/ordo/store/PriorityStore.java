@@ -12,7 +12,6 @@ import dev.ordo.store.internal.ReadyKeySchema;
 import dev.ordo.store.internal.ScanCursors;
 import dev.ordo.store.internal.TimerKeySchema;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -44,15 +43,17 @@ public final class PriorityStore {
   private static final Bytes ITEMS_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'i'});
   private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'x'});
   private static final int GENERATION_BYTES = 16;
+  private static final Bytes ITEMS_HIGH_WATER_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'h'});
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
   private static final int HEAD_CAPACITY = 2_048;
-  private static final int MAX_NAMESPACES = 10_000;
 
   /** The item table. */
   private final KeyValueStore<Bytes, byte[]> items;
   /** The index store (may be the same store as {@link #items}: the families never overlap). */
   private final KeyValueStore<Bytes, byte[]> kv;
+  /** The highest item offset taken in so far (see {@link #firstSighting}); -1: none. */
+  private long highWater = -1;
   /** The generation this instance started, or null before {@link #startGeneration}. */
   private byte[] generation;
   /** Where timer scans start (ready and age reads use {@link #heads}). */
@@ -60,11 +61,20 @@ public final class PriorityStore {
   /** The first keys of every ready and age range read so far. */
   private HeadCache heads = new HeadCache(HEAD_CAPACITY);
   /**
-   * Per namespace listed by {@link #topics} so far, the counts of its topics by counts key, kept
-   * up by every count change: what a dequeue of any topic of a namespace reads, without a scan
-   * (the counts keys are rewritten at every commit, and a scan steps over all their old versions).
+   * Every topic's counts by counts key, in key order: loaded by {@link #openIndex}, kept up by every
+   * transition, written to the index store only by {@link #closeIndex}. A transition changes counts
+   * of one topic at every state change, and writing them through was a RocksDB write per transition
+   * (and a version for every scan to step over); between an open and an orderly close nobody reads
+   * them from the store (a crash makes the next open rebuild them).
    */
-  private final Map<String, TreeMap<byte[], long[]>> namespaceCounts = new HashMap<>();
+  private final TreeMap<byte[], long[]> counts = new TreeMap<>(OrderedBytes::compare);
+  /**
+   * The LEASE timers, in memory between {@link #openIndex} and {@link #closeIndex} for the same
+   * reason: a lease is put and removed within seconds, two RocksDB writes per item, and there are
+   * at most as many as items leased (bounded by the consumers' demand).
+   */
+  private final java.util.TreeSet<TimerEntry> leaseTimers = new java.util.TreeSet<>(
+      java.util.Comparator.comparingLong(TimerEntry::dueAt).thenComparingLong(TimerEntry::offset));
   /**
    * Per timer kind (by ordinal), a time before which no live timer of the kind is due, learnt by a
    * scan that found nothing due and lowered by every timer added; {@code Long.MIN_VALUE}: unknown.
@@ -103,10 +113,36 @@ public final class PriorityStore {
    * is indexed again, in one scan on the calling (stream) thread.
    */
   public long openIndex() {
+    byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
+    highWater = hw == null ? -1 : java.nio.ByteBuffer.wrap(hw).getLong();
     byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
     byte[] indexGeneration = kv.get(INDEX_GENERATION_KEY);
     boolean trusted = itemsGeneration != null && java.util.Arrays.equals(itemsGeneration, indexGeneration);
-    return trusted ? 0 : rebuildIndex();
+    if (!trusted) {
+      return rebuildIndex();
+    }
+    loadCountsAndLeases();
+    return 0;
+  }
+
+  /** Reads what {@link #closeIndex} left of the counts and the lease timers into memory. */
+  private void loadCountsAndLeases() {
+    counts.clear();
+    leaseTimers.clear();
+    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.COUNTS}),
+        new BytesSerializer())) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        counts.put(e.key.get(), CountsKeySchema.counts(e.value));
+      }
+    }
+    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(TimerKeySchema.prefix(TimerKind.LEASE.code)),
+        new BytesSerializer())) {
+      while (it.hasNext()) {
+        byte[] key = it.next().key.get();
+        leaseTimers.add(new TimerEntry(TimerKind.LEASE, TimerKeySchema.dueAt(key), TimerKeySchema.offset(key)));
+      }
+    }
   }
 
   /** Starts a new generation of the item table (a changelogged write): call it before the first change. */
@@ -122,9 +158,20 @@ public final class PriorityStore {
    * only (no changelog, so no record context is needed).
    */
   public void closeIndex() {
-    if (generation != null) {
-      kv.put(INDEX_GENERATION_KEY, generation);
+    if (generation == null) {
+      return;
     }
+    // What lives in memory goes to the store first, the generation that vouches for it last.
+    deleteFamilyPrefix(new byte[] {dev.ordo.store.internal.KeyFamily.COUNTS});
+    for (Map.Entry<byte[], long[]> e : counts.entrySet()) {
+      long[] c = e.getValue();
+      kv.put(Bytes.wrap(e.getKey()), CountsKeySchema.value(c[0], c[1], c[2], c[3]));
+    }
+    deleteFamilyPrefix(TimerKeySchema.prefix(TimerKind.LEASE.code));
+    for (TimerEntry t : leaseTimers) {
+      kv.put(Bytes.wrap(TimerKeySchema.key(TimerKind.LEASE.code, t.dueAt(), t.offset())), EMPTY);
+    }
+    kv.put(INDEX_GENERATION_KEY, generation);
   }
 
   private long rebuildIndex() {
@@ -133,9 +180,9 @@ public final class PriorityStore {
     }
     heads = new HeadCache(HEAD_CAPACITY);
     cursors = new ScanCursors();
-    namespaceCounts.clear();
+    counts.clear();
+    leaseTimers.clear();
     java.util.Arrays.fill(quietUntil, Long.MIN_VALUE);
-    Map<Bytes, long[]> counts = new HashMap<>();
     long n = 0;
     byte[] prefix = {dev.ordo.store.internal.KeyFamily.ITEM};
     try (KeyValueIterator<Bytes, byte[]> it = items.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
@@ -143,25 +190,39 @@ public final class PriorityStore {
         KeyValue<Bytes, byte[]> e = it.next();
         StoredItem item = OrdoSerdes.STORED_ITEM.decode(e.value);
         index(ItemKeySchema.offset(e.key.get()), item, null);
-        counts.computeIfAbsent(Bytes.wrap(CountsKeySchema.key(item.getItem().getNamespace(), item.getItem().getTopic())),
-            k -> new long[4])[stateIndex(item.getState())]++;
+        addCount(item, +1);
         n++;
       }
-    }
-    for (Map.Entry<Bytes, long[]> e : counts.entrySet()) {
-      long[] c = e.getValue();
-      kv.put(e.getKey(), CountsKeySchema.value(c[0], c[1], c[2], c[3]));
     }
     return n;
   }
 
-  /** One pass over the family, deleting as it goes (a RocksDB iterator reads a snapshot). */
   private void deleteFamily(byte family) {
-    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {family}), new BytesSerializer())) {
+    deleteFamilyPrefix(new byte[] {family});
+  }
+
+  /** One pass over the keys with this prefix, deleting as it goes (a RocksDB iterator reads a snapshot). */
+  private void deleteFamilyPrefix(byte[] prefix) {
+    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
       while (it.hasNext()) {
         kv.delete(it.next().key);
       }
     }
+  }
+
+  /**
+   * True the first time an offset of the items topic is seen, false when it was taken in before (a
+   * replay after a crash under at-least-once): remembers the highest offset in the item table, which
+   * records of one partition reach in order. Unlike looking the item up, it also knows an item that
+   * was taken in and acked since, and it reads nothing from RocksDB.
+   */
+  public boolean firstSighting(long offset) {
+    if (offset <= highWater) {
+      return false;
+    }
+    highWater = offset;
+    items.put(ITEMS_HIGH_WATER_KEY, java.nio.ByteBuffer.allocate(8).putLong(offset).array());
+    return true;
   }
 
   /** The item at {@code offset}, or null when there is none. */
@@ -239,6 +300,15 @@ public final class PriorityStore {
       // An empty answer here means "not looked", not "none due": it must not move the cursor.
       return out;
     }
+    if (kind == TimerKind.LEASE) {
+      for (TimerEntry t : leaseTimers) {
+        if (t.dueAt() > now || out.size() == max) {
+          break;
+        }
+        out.add(t);
+      }
+      return out;
+    }
     if (now < quietUntil[kind.ordinal()]) {
       return out;
     }
@@ -274,88 +344,45 @@ public final class PriorityStore {
 
   /** The counts of one topic; zeros when it has no items. */
   public TopicCounts counts(String namespace, String topic) {
-    TreeMap<byte[], long[]> known = namespaceCounts.get(namespace);
-    if (known != null) {
-      long[] c = known.get(CountsKeySchema.key(namespace, topic));
-      return c == null ? new TopicCounts(namespace, topic, 0, 0, 0, 0) : new TopicCounts(namespace, topic, c[0], c[1], c[2], c[3]);
-    }
-    byte[] value = kv.get(Bytes.wrap(CountsKeySchema.key(namespace, topic)));
-    return toCounts(namespace, topic, value);
+    long[] c = counts.get(CountsKeySchema.key(namespace, topic));
+    return c == null ? new TopicCounts(namespace, topic, 0, 0, 0, 0) : new TopicCounts(namespace, topic, c[0], c[1], c[2], c[3]);
   }
 
   /** The topics of a namespace that hold items on this partition, by name. */
   public List<TopicCounts> topics(String namespace) {
-    TreeMap<byte[], long[]> known = namespaceCounts.get(namespace);
-    if (known == null) {
-      known = new TreeMap<>(OrderedBytes::compare);
-      byte[] prefix = CountsKeySchema.namespacePrefix(namespace);
-      try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
-        while (it.hasNext()) {
-          KeyValue<Bytes, byte[]> kvp = it.next();
-          known.put(kvp.key.get(), CountsKeySchema.counts(kvp.value));
-        }
+    byte[] prefix = CountsKeySchema.namespacePrefix(namespace);
+    List<TopicCounts> out = new ArrayList<>();
+    for (Map.Entry<byte[], long[]> e : counts.tailMap(prefix, true).entrySet()) {
+      if (!startsWith(e.getKey(), prefix)) {
+        break;
       }
-      if (namespaceCounts.size() >= MAX_NAMESPACES) {
-        namespaceCounts.clear();
-      }
-      namespaceCounts.put(namespace, known);
-    }
-    List<TopicCounts> out = new ArrayList<>(known.size());
-    for (Map.Entry<byte[], long[]> e : known.entrySet()) {
-      String[] names = CountsKeySchema.names(e.getKey());
-      long[] c = e.getValue();
-      out.add(new TopicCounts(names[0], names[1], c[0], c[1], c[2], c[3]));
+      out.add(toCounts(e.getKey(), e.getValue()));
     }
     return out;
   }
 
   /** Every topic with items on this partition, across namespaces. */
   public List<TopicCounts> allTopics() {
-    byte[] prefix = new byte[] {dev.ordo.store.internal.KeyFamily.COUNTS};
-    List<TopicCounts> out = new ArrayList<>();
-    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
-      while (it.hasNext()) {
-        KeyValue<Bytes, byte[]> kvp = it.next();
-        String[] names = CountsKeySchema.names(kvp.key.get());
-        out.add(toCounts(names[0], names[1], kvp.value));
-      }
-    }
+    List<TopicCounts> out = new ArrayList<>(counts.size());
+    counts.forEach((k, c) -> out.add(toCounts(k, c)));
     return out;
   }
 
-  private static TopicCounts toCounts(String namespace, String topic, byte[] value) {
-    if (value == null) {
-      return new TopicCounts(namespace, topic, 0, 0, 0, 0);
-    }
-    long[] c = CountsKeySchema.counts(value);
-    return new TopicCounts(namespace, topic, c[0], c[1], c[2], c[3]);
+  private static TopicCounts toCounts(byte[] key, long[] c) {
+    String[] names = CountsKeySchema.names(key);
+    return new TopicCounts(names[0], names[1], c[0], c[1], c[2], c[3]);
+  }
+
+  private static boolean startsWith(byte[] key, byte[] prefix) {
+    return key.length >= prefix.length && java.util.Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
   }
 
   private void addCount(StoredItem item, int delta) {
-    String ns = item.getItem().getNamespace();
-    String topic = item.getItem().getTopic();
-    byte[] rawKey = CountsKeySchema.key(ns, topic);
-    Bytes key = Bytes.wrap(rawKey);
-    TreeMap<byte[], long[]> known = namespaceCounts.get(ns);
-    long[] c;
-    if (known != null) {
-      long[] k = known.get(rawKey);
-      c = k == null ? new long[4] : k.clone();
-    } else {
-      byte[] value = kv.get(key);
-      c = value == null ? new long[4] : CountsKeySchema.counts(value);
-    }
+    byte[] key = CountsKeySchema.key(item.getItem().getNamespace(), item.getItem().getTopic());
+    long[] c = counts.computeIfAbsent(key, k -> new long[4]);
     c[stateIndex(item.getState())] += delta;
     if (c[0] == 0 && c[1] == 0 && c[2] == 0 && c[3] == 0) {
-      kv.delete(key);
-      if (known != null) {
-        known.remove(rawKey);
-      }
-    } else {
-      kv.put(key, CountsKeySchema.value(c[0], c[1], c[2], c[3]));
-      if (known != null) {
-        known.put(rawKey, c);
-      }
+      counts.remove(key);
     }
   }
 
@@ -440,6 +467,10 @@ public final class PriorityStore {
   }
 
   private void addTimer(TimerKind kind, long due, long offset) {
+    if (kind == TimerKind.LEASE) {
+      leaseTimers.add(new TimerEntry(kind, due, offset));
+      return;
+    }
     quietUntil[kind.ordinal()] = Math.min(quietUntil[kind.ordinal()], due);
     byte[] key = TimerKeySchema.key(kind.code, due, offset);
     kv.put(Bytes.wrap(key), EMPTY);
@@ -447,6 +478,10 @@ public final class PriorityStore {
   }
 
   private void removeTimer(TimerKind kind, long due, long offset) {
+    if (kind == TimerKind.LEASE) {
+      leaseTimers.remove(new TimerEntry(kind, due, offset));
+      return;
+    }
     byte[] key = TimerKeySchema.key(kind.code, due, offset);
     kv.delete(Bytes.wrap(key));
     cursors.removed(TimerKeySchema.prefix(kind.code), key);

@@ -95,7 +95,8 @@ class PriorityStoreModelProperties {
   record Fire(TimerKind kind, long now, int max, boolean redeliver) implements Op {}
 
   /** A new instance over the same state: the cursors are lost, as when a task moves. */
-  record Restart() implements Op {}
+  /** The stream thread stops and a new store object takes over: after an orderly close, or a crash. */
+  record Restart(boolean orderly) implements Op {}
 
   record Check() implements Op {}
 
@@ -122,7 +123,7 @@ class PriorityStoreModelProperties {
         Tuple.of(3, pop),
         Tuple.of(1, lease),
         Tuple.of(2, fire),
-        Tuple.of(1, Arbitraries.just(new Restart())),
+        Tuple.of(1, Arbitraries.of(true, false).map(Restart::new)),
         Tuple.of(2, Arbitraries.just(new Check())));
     return op.list().ofMinSize(1).ofMaxSize(80);
   }
@@ -136,7 +137,14 @@ class PriorityStoreModelProperties {
 
     Run(RocksKv rocks) {
       this.rocks = rocks;
-      this.store = new PriorityStore(rocks.kv);
+      this.store = opened(rocks);
+    }
+
+    private static PriorityStore opened(RocksKv rocks) {
+      PriorityStore s = new PriorityStore(rocks.kv);
+      s.openIndex();
+      s.startGeneration();
+      return s;
     }
 
     void apply(Op op) {
@@ -177,8 +185,11 @@ class PriorityStoreModelProperties {
           };
           transition(t.offset(), next);
         }
-      } else if (op instanceof Restart) {
-        store = new PriorityStore(rocks.kv);
+      } else if (op instanceof Restart r) {
+        if (r.orderly()) {
+          store.closeIndex();
+        }
+        store = opened(rocks);
       }
     }
 

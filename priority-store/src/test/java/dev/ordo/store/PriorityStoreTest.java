@@ -4,6 +4,7 @@ import static dev.ordo.store.Items.leased;
 import static dev.ordo.store.Items.ready;
 import static dev.ordo.store.Items.stored;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,6 +26,8 @@ class PriorityStoreTest {
   void open() {
     rocks = RocksKv.open("behaviour");
     store = new PriorityStore(rocks.kv);
+    store.openIndex();
+    store.startGeneration();
   }
 
   @AfterEach
@@ -229,11 +232,27 @@ class PriorityStoreTest {
     popAll(NS, "t", 250, 10);
     List<ReadyEntry> head = store.readyHead(NS, "t", 100);
 
+    store.closeIndex();
     PriorityStore restarted = new PriorityStore(rocks.kv);
+    assertEquals(0, restarted.openIndex(), "an orderly close leaves an index to trust");
     assertEquals(head, restarted.readyHead(NS, "t", 100));
     assertEquals(store.oldestReadyAt(NS, "t"), restarted.oldestReadyAt(NS, "t"));
     assertEquals(store.counts(NS, "t"), restarted.counts(NS, "t"));
     assertEquals(List.of(new TimerEntry(TimerKind.DUE, 77, 1_000)), restarted.dueTimers(TimerKind.DUE, 100, 10));
+  }
+
+  @Test
+  void anOffsetIsTakenInOnceEvenAfterItsItemIsGoneAndAfterARestart() {
+    assertTrue(store.firstSighting(10));
+    put(10, ready(NS, "t", 0, 1));
+    remove(10);
+    assertFalse(store.firstSighting(10), "a replayed record of an acked item");
+    assertFalse(store.firstSighting(3), "an older offset");
+    assertTrue(store.firstSighting(11));
+    PriorityStore crashed = new PriorityStore(rocks.kv);
+    crashed.openIndex();
+    assertFalse(crashed.firstSighting(11), "the high-water mark is in the item table");
+    assertTrue(crashed.firstSighting(12));
   }
 
   private void put(long offset, StoredItem item) {

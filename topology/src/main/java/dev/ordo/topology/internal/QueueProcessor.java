@@ -185,12 +185,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   // ---- items ----
 
   private void onItem(long offset, Record<byte[], byte[]> record) {
-    Item item = OrdoSerdes.ITEM.decode(record.value());
-    validate(item);
-    if (store.get(offset) != null) {
+    if (!store.firstSighting(offset)) {
       metrics.increment(QueueMetrics.DUPLICATE_ENQUEUE);
       return;
     }
+    Item item = OrdoSerdes.ITEM.decode(record.value());
+    validate(item);
     long now = now();
     StoredItem stored = Lifecycle.admit(item, record.timestamp(), now, defaults);
     if (stored.getExpiresAt() != null && stored.getExpiresAt() <= now) {
