@@ -1,6 +1,7 @@
 package dev.ordo.client;
 
 import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Backoff;
 import dev.ordo.client.internal.CreditSplit;
@@ -331,11 +332,14 @@ public final class LeaseConsumer implements AutoCloseable {
           e.getMessage());
       return;
     }
-    if (!(delivery.getBody() instanceof DeliveredItem item)) {
-      return;
-    }
     long now = time.milliseconds();
     String to = delivery.getRequesterId();
+    for (DeliveredItem item : Deliveries.items(delivery)) {
+      onDeliveredItem(to, item, record, now);
+    }
+  }
+
+  private void onDeliveredItem(String to, DeliveredItem item, ConsumerRecord<byte[], byte[]> record, long now) {
     if (to.equals(requesterId)) {
       accept(item, record, now, false);
     } else if (isGroupMember(to)) {

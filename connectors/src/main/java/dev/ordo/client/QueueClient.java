@@ -1,6 +1,7 @@
 package dev.ordo.client;
 
 import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
 import dev.ordo.client.internal.Commands;
@@ -639,12 +640,14 @@ public final class QueueClient implements AutoCloseable {
           callbacks.execute(() -> pending.future().complete(outcome));
         }
       }
-    } else if (delivery.getBody() instanceof DeliveredItem item && isOwn(requesterId, 'd')) {
+    } else if (isOwn(requesterId, 'd')) {
       PendingDequeue q = dequeues.get(requesterId);
-      if (q == null || q.future().isDone()) {
-        releaseQuietly(item); // arrived after its dequeue finished
-      } else {
-        q.offer(item, time.milliseconds());
+      for (DeliveredItem item : Deliveries.items(delivery)) {
+        if (q == null || q.future().isDone()) {
+          releaseQuietly(item); // arrived after its dequeue finished
+        } else {
+          q.offer(item, time.milliseconds());
+        }
       }
     }
   }

@@ -188,6 +188,8 @@ final class QueueDriver implements AutoCloseable {
       Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
       if (d.getBody() instanceof DeliveredItem item) {
         delivered.add(item);
+      } else if (d.getBody() instanceof dev.ordo.schema.DeliveredItems many) {
+        delivered.addAll(many.getItems());
       } else if (d.getBody() instanceof dev.ordo.schema.Outcomes many) {
         outcomes.addAll(many.getOutcomes());
       } else {

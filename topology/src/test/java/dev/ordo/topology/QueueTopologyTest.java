@@ -186,6 +186,25 @@ class QueueTopologyTest {
   }
 
   @Test
+  void itemsLeasedByOneDemandTravelTogetherInPriorityOrderInRecordsOfAtMost200() {
+    for (int i = 0; i < 250; i++) {
+      q.enqueue(item("t", 250 - i).build());
+    }
+    long before = q.deliveryRecords();
+    q.demand(ALICE, "t", 250);
+    List<DeliveredItem> d = q.delivered();
+    assertEquals(before + 2, q.deliveryRecords(), "250 items in records of 200 and 50");
+    assertEquals(250, d.size());
+    for (int i = 1; i < d.size(); i++) {
+      assertTrue(d.get(i - 1).getPriority() <= d.get(i).getPriority(), "priority order across the records");
+    }
+    q.enqueue(item("t", 0).build());
+    q.demand(ALICE, "t", 1);
+    assertEquals(before + 3, q.deliveryRecords(), "a single item travels alone");
+    assertEquals(1, q.delivered().size());
+  }
+
+  @Test
   void severalAcksInOneCommandAreEachAppliedOrRefusedAndAnsweredInOneDelivery() {
     q.enqueue(item("t", 0).build());
     q.enqueue(item("t", 1).build());

@@ -12,6 +12,7 @@ import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.DelayedRecord;
 import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.DeliveredItems;
 import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Demand;
 import dev.ordo.schema.Extend;
@@ -93,6 +94,16 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /** The command being processed and its requester, so a refusal can be answered. */
   private Command currentCommand;
+  /**
+   * Items leased while one record or timer run is processed, by requester id, in dispatch order:
+   * sent when it ends, several to a record ({@link DeliveredItems}), so a demand served with a
+   * hundred items costs one record on {@code deliveries}, not a hundred.
+   */
+  private final Map<String, List<DeliveredItem>> pendingDeliveries = new java.util.LinkedHashMap<>();
+  private final Map<String, Requester> pendingRequesters = new java.util.HashMap<>();
+  /** At most this many items, or about this many payload bytes, go in one deliveries record. */
+  static final int MAX_ITEMS_PER_DELIVERY = 200;
+  static final int MAX_BYTES_PER_DELIVERY = 256 * 1024;
   /** While an {@link Acks} command is processed: its outcomes, answered together; otherwise null. */
   private List<Outcome> collectedOutcomes;
 
@@ -151,6 +162,15 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     boolean isItem = meta.topic().equals(topics.items());
     currentCommand = null;
     try {
+      processOne(isItem, record, meta);
+      dispatchReady();
+    } finally {
+      sendPendingDeliveries();
+    }
+  }
+
+  private void processOne(boolean isItem, Record<byte[], byte[]> record, RecordMetadata meta) {
+    try {
       if (isItem) {
         onItem(meta.offset(), record);
       } else {
@@ -172,7 +192,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       metrics.increment(QueueMetrics.MALFORMED);
       deadLetterRaw(DeadLetterReason.INVALID, "internal error: " + e, record, meta);
     }
-    dispatchReady();
   }
 
   @Override
@@ -599,13 +618,47 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         .setGroupKey(i.getGroupKey())
         .setTraceId(i.getTraceId())
         .build();
-    send(requester, delivered);
+    pendingDeliveries.computeIfAbsent(requester.getId(), k -> new ArrayList<>()).add(delivered);
+    pendingRequesters.putIfAbsent(requester.getId(), requester);
+  }
+
+  /** Sends the items leased since the last call: one record per requester and chunk. */
+  private void sendPendingDeliveries() {
+    if (pendingDeliveries.isEmpty()) {
+      return;
+    }
+    for (Map.Entry<String, List<DeliveredItem>> e : pendingDeliveries.entrySet()) {
+      Requester requester = pendingRequesters.get(e.getKey());
+      List<DeliveredItem> items = e.getValue();
+      int from = 0;
+      while (from < items.size()) {
+        int to = from;
+        int bytes = 0;
+        while (to < items.size() && to - from < MAX_ITEMS_PER_DELIVERY
+            && (to == from || bytes + items.get(to).getPayload().remaining() <= MAX_BYTES_PER_DELIVERY)) {
+          bytes += items.get(to).getPayload().remaining();
+          to++;
+        }
+        send(requester, to - from == 1 ? items.get(from) : new DeliveredItems(new ArrayList<>(items.subList(from, to))));
+        from = to;
+      }
+    }
+    pendingDeliveries.clear();
+    pendingRequesters.clear();
   }
 
   // ---- timers ----
 
   private void onTimers(long now) {
     maybeStartGeneration();
+    try {
+      fireTimers(now);
+    } finally {
+      sendPendingDeliveries();
+    }
+  }
+
+  private void fireTimers(long now) {
     demands.expire(now);
     for (TimerEntry t : store.dueTimers(TimerKind.TTL, now, timerBatch)) {
       StoredItem item = store.get(t.offset());

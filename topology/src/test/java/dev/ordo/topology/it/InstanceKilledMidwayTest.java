@@ -194,7 +194,7 @@ class InstanceKilledMidwayTest {
         }
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
           Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
-          if (d.getBody() instanceof DeliveredItem item) {
+          for (DeliveredItem item : dev.ordo.api.Deliveries.items(d)) {
             Integer before = delivered.merge(item.getItemId(), 1, Integer::sum) - 1;
             if (before > 0 && item.getSemantics() == DeliverySemantics.AT_MOST_ONCE) {
               duplicateAtMostOnce.add(item.getItemId());
@@ -202,7 +202,8 @@ class InstanceKilledMidwayTest {
             int partition = Integer.parseInt(item.getItemId().substring(0, item.getItemId().indexOf('-')));
             Command ack = new Command(new Requester("tester", partition), now, new Ack(item.getItemId(), item.getLeaseId()));
             producer.send(new ProducerRecord<>(topics.commands(), partition, null, OrdoSerdes.COMMAND.encode(ack)));
-          } else if (d.getBody() instanceof Outcome o && o.getResult() == OutcomeResult.APPLIED) {
+          }
+          if (d.getBody() instanceof Outcome o && o.getResult() == OutcomeResult.APPLIED) {
             acked.add(o.getItemId());
           }
         }

@@ -126,7 +126,7 @@ class ParkedItemsTravelTheTiersTest {
   private void pollDeliveries() {
     for (ConsumerRecord<byte[], byte[]> r : deliveries.poll(Duration.ofMillis(50))) {
       Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
-      if (d.getBody() instanceof DeliveredItem item) {
+      for (DeliveredItem item : dev.ordo.api.Deliveries.items(d)) {
         delivered.add(item);
         deliveredAt.add(System.currentTimeMillis());
       }
