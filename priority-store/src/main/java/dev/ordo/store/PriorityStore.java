@@ -41,6 +41,7 @@ public final class PriorityStore {
   /** The index store: ready, age, timer and counts entries, rebuilt from {@link #STORE_NAME} when needed. */
   public static final String INDEX_STORE_NAME = "ordo-queue-index";
   private static final Bytes ITEMS_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'i'});
+  private static final Bytes ITEMS_CHANGES_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'c'});
   private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'x'});
   private static final int GENERATION_BYTES = 16;
   private static final Bytes ITEMS_HIGH_WATER_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'h'});
@@ -54,6 +55,8 @@ public final class PriorityStore {
   private final KeyValueStore<Bytes, byte[]> kv;
   /** The highest item offset taken in so far (see {@link #firstSighting}); -1: none. */
   private long highWater = -1;
+  /** The item table's count of changes (transitions), as read at open and kept up since. */
+  private long changes;
   /** The generation this instance started, or null before {@link #startGeneration}. */
   private byte[] generation;
   /** Where timer scans start (ready and age reads use {@link #heads}). */
@@ -105,19 +108,32 @@ public final class PriorityStore {
    * first change (Kafka Streams: in the first record or punctuation, when the item table can be
    * written), and {@link #closeIndex} when the stream thread stops using the stores.
    *
-   * <p>The index store is trusted when it holds the item table's generation. The item table gets a
-   * new generation before anything else changes, and its changelog keeps that order, so an item table
-   * restored after a crash either has no change past the last generation or has a newer generation;
-   * the index store gets the generation only as it is closed in order. A crash, or a task that ran
-   * elsewhere in between, makes them differ; then every index entry is deleted and the item table
-   * is indexed again, in one scan on the calling (stream) thread.
+   * <p>The index store is trusted when it vouches for exactly the item table's state: its
+   * generation and its count of changes.
+   * <ul>
+   *   <li>The item table gets a new random generation before anything else changes, and Kafka
+   *       Streams' record cache flushes keys in the order of their last write, so an item table
+   *       restored after a crash either has no change past the old generation or has a new one.</li>
+   *   <li>It also counts its changes (a key rewritten at every transition, so flushed last): an item
+   *       table that lost the record cache's last contents (a task closed dirty under at-least-once)
+   *       has a smaller count than the index store saw.</li>
+   *   <li>The index store gets both only from {@link #closeIndex}, and opening removes them first,
+   *       so no index state written after an open is vouched for without a close.</li>
+   * </ul>
+   * A crash, a dirty close, or a task that ran elsewhere in between makes them differ; then every
+   * index entry is deleted and the item table is indexed again, in one scan on the calling (stream)
+   * thread.
    */
   public long openIndex() {
     byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
     highWater = hw == null ? -1 : java.nio.ByteBuffer.wrap(hw).getLong();
     byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
-    byte[] indexGeneration = kv.get(INDEX_GENERATION_KEY);
-    boolean trusted = itemsGeneration != null && java.util.Arrays.equals(itemsGeneration, indexGeneration);
+    byte[] itemsChanges = items.get(ITEMS_CHANGES_KEY);
+    changes = itemsChanges == null ? 0 : java.nio.ByteBuffer.wrap(itemsChanges).getLong();
+    byte[] indexVouch = kv.get(INDEX_GENERATION_KEY);
+    kv.delete(INDEX_GENERATION_KEY);
+    boolean trusted = itemsGeneration != null && indexVouch != null
+        && java.util.Arrays.equals(vouch(itemsGeneration, changes), indexVouch);
     if (!trusted) {
       return rebuildIndex();
     }
@@ -171,7 +187,12 @@ public final class PriorityStore {
     for (TimerEntry t : leaseTimers) {
       kv.put(Bytes.wrap(TimerKeySchema.key(TimerKind.LEASE.code, t.dueAt(), t.offset())), EMPTY);
     }
-    kv.put(INDEX_GENERATION_KEY, generation);
+    kv.put(INDEX_GENERATION_KEY, vouch(generation, changes));
+  }
+
+  /** What the index store keeps to vouch that it matches an item table: its generation and change count. */
+  private static byte[] vouch(byte[] generation, long changes) {
+    return java.nio.ByteBuffer.allocate(generation.length + 8).put(generation).putLong(changes).array();
   }
 
   private long rebuildIndex() {
@@ -241,6 +262,8 @@ public final class PriorityStore {
     } else {
       items.put(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(after));
     }
+    changes++;
+    items.put(ITEMS_CHANGES_KEY, java.nio.ByteBuffer.allocate(8).putLong(changes).array());
     if (before != null) {
       unindex(offset, before, after);
     }

@@ -97,6 +97,33 @@ class IndexRebuildTest {
     assertTrue(back.readyHead(NS, "t", 1_000).stream().allMatch(e -> e.offset() >= 100), "no entry of a removed item");
   }
 
+  @Test
+  void anItemTableThatLostItsLastChangesIsNotTrustedEvenAfterAnOrderlyLookingClose() {
+    LossyKv lossy = new LossyKv(items.kv);
+    PriorityStore s = new PriorityStore(lossy, index.kv);
+    assertEquals(152, s.openIndex());
+    s.startGeneration();
+    lossy.losing = true; // the record cache's last contents never reach the item table
+    s.transition(900, null, ready(NS, "t", -100, 1));
+    s.closeIndex();
+    lossy.losing = false;
+
+    PriorityStore reopened = new PriorityStore(items.kv, index.kv);
+    assertEquals(152, reopened.openIndex(), "rebuilt from the item table as it is");
+    assertTrue(reopened.readyHead(NS, "t", 1_000).stream().noneMatch(e -> e.offset() == 900), "no entry of a lost item");
+  }
+
+  @Test
+  void anIndexVouchedForOnceIsNotTrustedAgainAfterAnotherOpenWithoutClose() {
+    store.closeIndex();
+    PriorityStore second = new PriorityStore(items.kv, index.kv);
+    assertEquals(0, second.openIndex());
+    // second writes its index (say a count in memory, a timer in RocksDB) and crashes before
+    // starting a generation or closing
+    PriorityStore third = new PriorityStore(items.kv, index.kv);
+    assertEquals(152, third.openIndex(), "the open took the vouch away");
+  }
+
   private PriorityStore started() {
     PriorityStore s = new PriorityStore(items.kv, index.kv);
     s.openIndex();

@@ -1,0 +1,118 @@
+package dev.ordo.store;
+
+import java.util.List;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * A store that silently drops writes while {@link #losing} is set: what an item table restored
+ * from its changelog looks like when a task closed dirty and its record cache's last contents
+ * never reached the changelog.
+ */
+final class LossyKv implements KeyValueStore<Bytes, byte[]> {
+  private final KeyValueStore<Bytes, byte[]> inner;
+  boolean losing;
+
+  LossyKv(KeyValueStore<Bytes, byte[]> inner) {
+    this.inner = inner;
+  }
+
+  @Override
+  public void put(Bytes key, byte[] value) {
+    if (!losing) {
+      inner.put(key, value);
+    }
+  }
+
+  @Override
+  public byte[] putIfAbsent(Bytes key, byte[] value) {
+    return losing ? inner.get(key) : inner.putIfAbsent(key, value);
+  }
+
+  @Override
+  public void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+    if (!losing) {
+      inner.putAll(entries);
+    }
+  }
+
+  @Override
+  public byte[] delete(Bytes key) {
+    return losing ? inner.get(key) : inner.delete(key);
+  }
+
+  @Override
+  public byte[] get(Bytes key) {
+    return inner.get(key);
+  }
+
+  @Override
+  public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+    return inner.range(from, to);
+  }
+
+  @Override
+  public KeyValueIterator<Bytes, byte[]> all() {
+    return inner.all();
+  }
+
+  @Override
+  public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS serializer) {
+    return inner.prefixScan(prefix, serializer);
+  }
+
+  @Override
+  public long approximateNumEntries() {
+    return inner.approximateNumEntries();
+  }
+
+  @Override
+  public String name() {
+    return inner.name();
+  }
+
+  @Override
+  public void init(StateStoreContext context, StateStore root) {
+    inner.init(context, root);
+  }
+
+  @Override
+  public void flush() {
+    inner.flush();
+  }
+
+  @Override
+  public void close() {
+    inner.close();
+  }
+
+  @Override
+  public boolean persistent() {
+    return inner.persistent();
+  }
+
+  @Override
+  public boolean isOpen() {
+    return inner.isOpen();
+  }
+
+  @Override
+  public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+    return inner.query(query, positionBound, config);
+  }
+
+  @Override
+  public Position getPosition() {
+    return inner.getPosition();
+  }
+}
