@@ -7,14 +7,20 @@ import dev.ordo.store.internal.AgeKeySchema;
 import dev.ordo.store.internal.CountsKeySchema;
 import dev.ordo.store.internal.HeadCache;
 import dev.ordo.store.internal.ItemKeySchema;
+import dev.ordo.store.internal.KeyFamily;
 import dev.ordo.store.internal.OrderedBytes;
 import dev.ordo.store.internal.ReadyKeySchema;
 import dev.ordo.store.internal.ScanCursors;
 import dev.ordo.store.internal.TimerKeySchema;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -40,11 +46,11 @@ public final class PriorityStore {
   public static final String STORE_NAME = "ordo-queue";
   /** The index store: ready, age, timer and counts entries, rebuilt from {@link #STORE_NAME} when needed. */
   public static final String INDEX_STORE_NAME = "ordo-queue-index";
-  private static final Bytes ITEMS_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'i'});
-  private static final Bytes ITEMS_CHANGES_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'c'});
-  private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'x'});
+  private static final Bytes ITEMS_GENERATION_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'i'});
+  private static final Bytes ITEMS_CHANGES_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'c'});
+  private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'x'});
   private static final int GENERATION_BYTES = 16;
-  private static final Bytes ITEMS_HIGH_WATER_KEY = Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.META, 'h'});
+  private static final Bytes ITEMS_HIGH_WATER_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'h'});
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
   private static final int HEAD_CAPACITY = 2_048;
@@ -76,8 +82,8 @@ public final class PriorityStore {
    * reason: a lease is put and removed within seconds, two RocksDB writes per item, and there are
    * at most as many as items leased (bounded by the consumers' demand).
    */
-  private final java.util.TreeSet<TimerEntry> leaseTimers = new java.util.TreeSet<>(
-      java.util.Comparator.comparingLong(TimerEntry::dueAt).thenComparingLong(TimerEntry::offset));
+  private final TreeSet<TimerEntry> leaseTimers = new TreeSet<>(
+      Comparator.comparingLong(TimerEntry::dueAt).thenComparingLong(TimerEntry::offset));
   /**
    * Per timer kind (by ordinal), a time before which no live timer of the kind is due, learnt by a
    * scan that found nothing due and lowered by every timer added; {@code Long.MIN_VALUE}: unknown.
@@ -99,7 +105,7 @@ public final class PriorityStore {
   public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
     this.items = items;
     this.kv = index;
-    java.util.Arrays.fill(quietUntil, Long.MIN_VALUE);
+    Arrays.fill(quietUntil, Long.MIN_VALUE);
   }
 
   /**
@@ -126,14 +132,14 @@ public final class PriorityStore {
    */
   public long openIndex() {
     byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
-    highWater = hw == null ? -1 : java.nio.ByteBuffer.wrap(hw).getLong();
+    highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
     byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
     byte[] itemsChanges = items.get(ITEMS_CHANGES_KEY);
-    changes = itemsChanges == null ? 0 : java.nio.ByteBuffer.wrap(itemsChanges).getLong();
+    changes = itemsChanges == null ? 0 : ByteBuffer.wrap(itemsChanges).getLong();
     byte[] indexVouch = kv.get(INDEX_GENERATION_KEY);
     kv.delete(INDEX_GENERATION_KEY);
     boolean trusted = itemsGeneration != null && indexVouch != null
-        && java.util.Arrays.equals(vouch(itemsGeneration, changes), indexVouch);
+        && Arrays.equals(vouch(itemsGeneration, changes), indexVouch);
     if (!trusted) {
       return rebuildIndex();
     }
@@ -145,7 +151,7 @@ public final class PriorityStore {
   private void loadCountsAndLeases() {
     counts.clear();
     leaseTimers.clear();
-    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {dev.ordo.store.internal.KeyFamily.COUNTS}),
+    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {KeyFamily.COUNTS}),
         new BytesSerializer())) {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
@@ -164,7 +170,7 @@ public final class PriorityStore {
   /** Starts a new generation of the item table (a changelogged write): call it before the first change. */
   public void startGeneration() {
     generation = new byte[GENERATION_BYTES];
-    new java.security.SecureRandom().nextBytes(generation);
+    new SecureRandom().nextBytes(generation);
     items.put(ITEMS_GENERATION_KEY, generation);
   }
 
@@ -178,7 +184,7 @@ public final class PriorityStore {
       return;
     }
     // What lives in memory goes to the store first, the generation that vouches for it last.
-    deleteFamilyPrefix(new byte[] {dev.ordo.store.internal.KeyFamily.COUNTS});
+    deleteFamilyPrefix(new byte[] {KeyFamily.COUNTS});
     for (Map.Entry<byte[], long[]> e : counts.entrySet()) {
       long[] c = e.getValue();
       kv.put(Bytes.wrap(e.getKey()), CountsKeySchema.value(c[0], c[1], c[2], c[3]));
@@ -192,20 +198,20 @@ public final class PriorityStore {
 
   /** What the index store keeps to vouch that it matches an item table: its generation and change count. */
   private static byte[] vouch(byte[] generation, long changes) {
-    return java.nio.ByteBuffer.allocate(generation.length + 8).put(generation).putLong(changes).array();
+    return ByteBuffer.allocate(generation.length + 8).put(generation).putLong(changes).array();
   }
 
   private long rebuildIndex() {
-    for (byte family : dev.ordo.store.internal.KeyFamily.INDEX_FAMILIES) {
+    for (byte family : KeyFamily.INDEX_FAMILIES) {
       deleteFamily(family);
     }
     heads = new HeadCache(HEAD_CAPACITY);
     cursors = new ScanCursors();
     counts.clear();
     leaseTimers.clear();
-    java.util.Arrays.fill(quietUntil, Long.MIN_VALUE);
+    Arrays.fill(quietUntil, Long.MIN_VALUE);
     long n = 0;
-    byte[] prefix = {dev.ordo.store.internal.KeyFamily.ITEM};
+    byte[] prefix = {KeyFamily.ITEM};
     try (KeyValueIterator<Bytes, byte[]> it = items.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
@@ -242,7 +248,7 @@ public final class PriorityStore {
       return false;
     }
     highWater = offset;
-    items.put(ITEMS_HIGH_WATER_KEY, java.nio.ByteBuffer.allocate(8).putLong(offset).array());
+    items.put(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(offset).array());
     return true;
   }
 
@@ -263,7 +269,7 @@ public final class PriorityStore {
       items.put(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(after));
     }
     changes++;
-    items.put(ITEMS_CHANGES_KEY, java.nio.ByteBuffer.allocate(8).putLong(changes).array());
+    items.put(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
     if (before != null) {
       unindex(offset, before, after);
     }
@@ -397,7 +403,7 @@ public final class PriorityStore {
   }
 
   private static boolean startsWith(byte[] key, byte[] prefix) {
-    return key.length >= prefix.length && java.util.Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+    return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
   }
 
   private void addCount(StoredItem item, int delta) {

@@ -40,6 +40,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -99,8 +101,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    * sent when it ends, several to a record ({@link DeliveredItems}), so a demand served with a
    * hundred items costs one record on {@code deliveries}, not a hundred.
    */
-  private final Map<String, List<DeliveredItem>> pendingDeliveries = new java.util.LinkedHashMap<>();
-  private final Map<String, Requester> pendingRequesters = new java.util.HashMap<>();
+  private final Map<String, List<DeliveredItem>> pendingDeliveries = new LinkedHashMap<>();
+  private final Map<String, Requester> pendingRequesters = new HashMap<>();
   /** At most this many items, or about this many payload bytes, go in one deliveries record. */
   static final int MAX_ITEMS_PER_DELIVERY = 200;
   static final int MAX_BYTES_PER_DELIVERY = 256 * 1024;
