@@ -63,6 +63,12 @@ public final class PriorityStore {
   private long highWater = -1;
   /** The item table's count of changes (transitions), as read at open and kept up since. */
   private long changes;
+  /** A rebuild in progress: which index family it deletes (past the last: it indexes), from where. */
+  private boolean rebuilding;
+  private int rebuildFamily;
+  private byte[] rebuildKey;
+  /** During the indexing phase: the items below this offset are indexed. */
+  private long rebuildFrom;
   /** The generation this instance started, or null before {@link #startGeneration}. */
   private byte[] generation;
   /** Where timer scans start (ready and age reads use {@link #heads}). */
@@ -126,11 +132,13 @@ public final class PriorityStore {
    *   <li>The index store gets both only from {@link #closeIndex}, and opening removes them first,
    *       so no index state written after an open is vouched for without a close.</li>
    * </ul>
-   * A crash, a dirty close, or a task that ran elsewhere in between makes them differ; then every
-   * index entry is deleted and the item table is indexed again, in one scan on the calling (stream)
-   * thread.
+   * A crash, a dirty close, or a task that ran elsewhere in between makes them differ; then the
+   * index is rebuilt from the item table, in bounded steps ({@link #rebuildStep}) so that a task's
+   * start never waits for a scan of its whole backlog.
+   *
+   * @return true when the index can be used at once; false when it is being rebuilt
    */
-  public long openIndex() {
+  public boolean openIndex() {
     byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
     highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
     byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
@@ -141,10 +149,11 @@ public final class PriorityStore {
     boolean trusted = itemsGeneration != null && indexVouch != null
         && Arrays.equals(vouch(itemsGeneration, changes), indexVouch);
     if (!trusted) {
-      return rebuildIndex();
+      startRebuild();
+      return false;
     }
     loadCountsAndLeases();
-    return 0;
+    return true;
   }
 
   /** Reads what {@link #closeIndex} left of the counts and the lease timers into memory. */
@@ -201,31 +210,84 @@ public final class PriorityStore {
     return ByteBuffer.allocate(generation.length + 8).put(generation).putLong(changes).array();
   }
 
-  private long rebuildIndex() {
-    for (byte family : KeyFamily.INDEX_FAMILIES) {
-      deleteFamily(family);
-    }
+  private void startRebuild() {
+    rebuilding = true;
+    rebuildFamily = 0;
+    rebuildKey = new byte[] {KeyFamily.INDEX_FAMILIES[0]};
+    rebuildFrom = Long.MIN_VALUE;
     heads = new HeadCache(HEAD_CAPACITY);
     cursors = new ScanCursors();
     counts.clear();
     leaseTimers.clear();
     Arrays.fill(quietUntil, Long.MIN_VALUE);
+  }
+
+  /** True while the index is being rebuilt: its answers are incomplete until {@link #rebuildStep} ends it. */
+  public boolean rebuilding() {
+    return rebuilding;
+  }
+
+  /**
+   * One bounded step of the rebuild: deletes entries of the old index, then indexes items of the
+   * item table in offset order, from where the last step stopped, {@code max} of both at most.
+   * Meanwhile {@link #transition} keeps the index up for the items already indexed and leaves the
+   * others to the steps to come (they read the item table as it is then).
+   *
+   * @return how many items this step indexed
+   */
+  public long rebuildStep(int max) {
+    if (!rebuilding) {
+      return 0;
+    }
+    int budget = max;
+    while (budget > 0 && rebuildFamily < KeyFamily.INDEX_FAMILIES.length) {
+      byte family = KeyFamily.INDEX_FAMILIES[rebuildFamily];
+      byte[] last = null;
+      int deleted = 0;
+      try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(rebuildKey),
+          Bytes.wrap(OrderedBytes.prefixEnd(new byte[] {family})))) {
+        while (deleted < budget && it.hasNext()) {
+          last = it.next().key.get();
+          kv.delete(Bytes.wrap(last));
+          deleted++;
+        }
+      }
+      budget -= deleted;
+      if (budget > 0) {
+        rebuildFamily++; // the family is empty now
+        if (rebuildFamily < KeyFamily.INDEX_FAMILIES.length) {
+          rebuildKey = new byte[] {KeyFamily.INDEX_FAMILIES[rebuildFamily]};
+        }
+      } else {
+        rebuildKey = OrderedBytes.successor(last);
+      }
+    }
     long n = 0;
-    byte[] prefix = {KeyFamily.ITEM};
-    try (KeyValueIterator<Bytes, byte[]> it = items.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
-      while (it.hasNext()) {
+    if (budget == 0) {
+      return n;
+    }
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(ItemKeySchema.key(rebuildFrom)),
+        Bytes.wrap(ItemKeySchema.key(Long.MAX_VALUE)))) {
+      while (n < budget && it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
+        long offset = ItemKeySchema.offset(e.key.get());
         StoredItem item = OrdoSerdes.STORED_ITEM.decode(e.value);
-        index(ItemKeySchema.offset(e.key.get()), item, null);
+        index(offset, item, null);
         addCount(item, +1);
+        rebuildFrom = offset + 1;
         n++;
+      }
+      if (!it.hasNext()) {
+        rebuilding = false;
+        heads = new HeadCache(HEAD_CAPACITY);
       }
     }
     return n;
   }
 
-  private void deleteFamily(byte family) {
-    deleteFamilyPrefix(new byte[] {family});
+  /** True when a change of this item must also change the index (always, but during a rebuild). */
+  private boolean indexed(long offset) {
+    return !rebuilding || rebuildFamily >= KeyFamily.INDEX_FAMILIES.length && offset < rebuildFrom;
   }
 
   /** One pass over the keys with this prefix, deleting as it goes (a RocksDB iterator reads a snapshot). */
@@ -270,6 +332,9 @@ public final class PriorityStore {
     }
     changes++;
     items.put(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
+    if (!indexed(offset)) {
+      return; // the rebuild indexes the item as the table holds it when it gets there
+    }
     if (before != null) {
       unindex(offset, before, after);
     }

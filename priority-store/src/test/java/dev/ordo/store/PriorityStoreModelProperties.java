@@ -142,7 +142,7 @@ class PriorityStoreModelProperties {
 
     private static PriorityStore opened(RocksKv rocks) {
       PriorityStore s = new PriorityStore(rocks.kv);
-      s.openIndex();
+      IndexRebuildTest.rebuilt(s);
       s.startGeneration();
       return s;
     }

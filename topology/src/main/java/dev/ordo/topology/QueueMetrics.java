@@ -31,6 +31,9 @@ public final class QueueMetrics {
   public static final String REENTERED = "reentered";
   public static final String REENTRY_DROPPED = "reentry.dropped";
   public static final String DEMANDS = "demands";
+  /** Items indexed by index rebuilds (a crash or a moved task), and the rebuild steps that did it. */
+  public static final String INDEX_REBUILT_ITEMS = "index.rebuilt.items";
+  public static final String INDEX_REBUILD_STEPS = "index.rebuild.steps";
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();

@@ -113,6 +113,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private PriorityStore store;
   private int partition = -1;
   private boolean generationStarted;
+  /** When the running index rebuild started (System.nanoTime), for its log line. */
+  private long rebuildStarted;
+  /** Items indexed per punctuation while the index is rebuilt ({@link QueueConfig#REBUILD_STEP_CONFIG}). */
+  private final int rebuildStep;
 
   public QueueProcessor(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions) {
     this.config = config;
@@ -122,6 +126,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.tiers = config.delayTiers();
     this.payloadLimit = config.getInt(QueueConfig.PAYLOAD_MAX_BYTES_CONFIG);
     this.timerBatch = config.getInt(QueueConfig.TIMER_BATCH_CONFIG);
+    this.rebuildStep = config.getInt(QueueConfig.REBUILD_STEP_CONFIG);
     this.redeliveryDelayMs = config.getLong(QueueConfig.REDELIVERY_DELAY_MS_CONFIG);
     this.ttlDeadLetter = config.getBoolean(QueueConfig.TTL_DEAD_LETTER_CONFIG);
     this.deliveriesPartitions = deliveriesPartitions;
@@ -137,11 +142,13 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     this.store = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME));
     this.partition = context.taskId().partition();
-    long started = System.nanoTime();
-    long indexed = store.openIndex();
-    if (indexed > 0) {
-      log.info("Partition {}: rebuilt the index of {} items from the item table in {} ms", partition, indexed,
-          (System.nanoTime() - started) / 1_000_000);
+    if (!store.openIndex()) {
+      rebuildStarted = System.nanoTime();
+      stepRebuild(); // a new or small partition is done at once
+      if (store.rebuilding()) {
+        log.info("Partition {}: the index store does not match the item table (a crash or a moved task); rebuilding"
+            + " it in steps of {} items per punctuation, dispatching when done", partition, rebuildStep);
+      }
     }
     context.schedule(Duration.ofMillis(config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG)),
         PunctuationType.WALL_CLOCK_TIME, this::onTimers);
@@ -222,7 +229,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       return;
     }
     metrics.increment(QueueMetrics.ENQUEUED);
-    if (stored.getState() == ItemState.READY && leaseOnArrival(offset, stored)) {
+    if (stored.getState() == ItemState.READY && !store.rebuilding() && leaseOnArrival(offset, stored)) {
       return;
     }
     store.transition(offset, null, stored);
@@ -334,6 +341,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     metrics.increment(QueueMetrics.DEMANDS);
     DemandBook.Open open = demands.put(requester, demand.getNamespace(), demand.getTopics(),
         now() + demand.getValidForMs(), demand.getReplace());
+    if (store.rebuilding()) {
+      return; // served when the index is rebuilt
+    }
     serve(open);
     demands.afterServing(open);
   }
@@ -514,7 +524,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /** Serves every open demand that wants a topic that got ready items since the last call. */
   private void dispatchReady() {
-    if (readyTopics.isEmpty()) {
+    if (readyTopics.isEmpty() || store.rebuilding()) {
       return;
     }
     if (demands.isEmpty()) {
@@ -653,11 +663,40 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   private void onTimers(long now) {
     maybeStartGeneration();
+    if (store.rebuilding() && !rebuildStep()) {
+      demands.expire(now);
+      return; // no timers and no dispatch from a half-built index
+    }
     try {
       fireTimers(now);
     } finally {
       sendPendingDeliveries();
     }
+  }
+
+  private void stepRebuild() {
+    metrics.add(QueueMetrics.INDEX_REBUILT_ITEMS, store.rebuildStep(rebuildStep));
+    metrics.increment(QueueMetrics.INDEX_REBUILD_STEPS);
+  }
+
+  /**
+   * One step of the index rebuild; true when it is done. Then every topic with ready items is
+   * dispatched to the demands that waited, and every topic's stats are published anew.
+   */
+  private boolean rebuildStep() {
+    stepRebuild();
+    if (store.rebuilding()) {
+      return false;
+    }
+    log.info("Partition {}: the index is rebuilt ({} ms)", partition, (System.nanoTime() - rebuildStarted) / 1_000_000);
+    for (TopicCounts t : store.allTopics()) {
+      List<String> nsTopic = List.of(t.namespace(), t.topic());
+      dirtyTopics.add(nsTopic);
+      if (t.ready() > 0) {
+        readyTopics.add(nsTopic);
+      }
+    }
+    return true;
   }
 
   private void fireTimers(long now) {
@@ -762,7 +801,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   }
 
   private void publishStats(long now) {
-    if (dirtyTopics.isEmpty()) {
+    if (dirtyTopics.isEmpty() || store.rebuilding()) {
       return;
     }
     for (List<String> nsTopic : dirtyTopics) {

@@ -19,6 +19,7 @@ import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import dev.ordo.topology.QueueConfig;
+import dev.ordo.topology.QueueMetrics;
 import dev.ordo.topology.QueueService;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -71,7 +72,8 @@ class InstanceKilledMidwayTest {
     try (QueueService survivor = new QueueService(
             Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                 StreamsConfig.STATE_DIR_CONFIG, dir.resolve("survivor").toString()),
-            Map.of(QueueConfig.CLUSTER_CONFIG, "crash"), PARTITIONS);
+            // small rebuild steps: the survivor rebuilds the dead instance's partitions over many punctuations
+            Map.of(QueueConfig.CLUSTER_CONFIG, "crash", QueueConfig.REBUILD_STEP_CONFIG, 100), PARTITIONS);
         KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
       survivor.start();
 
@@ -105,6 +107,11 @@ class InstanceKilledMidwayTest {
             .until(() -> client.acked.containsAll(atLeastOnce));
         assertTrue(ackedAtKill < ITEMS - atMostOnce.size(), "the kill happened mid-way (" + ackedAtKill + " acked)");
         assertEquals(List.of(), client.duplicateAtMostOnce, "at-most-once items delivered twice");
+        assertTrue(survivor.metrics().get(QueueMetrics.INDEX_REBUILT_ITEMS) > 100
+                && survivor.metrics().get(QueueMetrics.INDEX_REBUILD_STEPS) > 2 + PARTITIONS,
+            "the survivor rebuilt the partitions it took over in several steps: "
+                + survivor.metrics().get(QueueMetrics.INDEX_REBUILT_ITEMS) + " items in "
+                + survivor.metrics().get(QueueMetrics.INDEX_REBUILD_STEPS) + " steps");
         for (String id : client.delivered.keySet()) {
           assertTrue(atLeastOnce.contains(id) || atMostOnce.contains(id), "delivered an item never enqueued: " + id);
         }
