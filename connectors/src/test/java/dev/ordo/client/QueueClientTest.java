@@ -8,12 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.ItemId;
+import dev.ordo.schema.Ack;
+import dev.ordo.schema.Acks;
 import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
+import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +31,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -336,5 +346,49 @@ class QueueClientTest {
     byte[] out = new byte[b.remaining()];
     b.get(out);
     return new String(out, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void batchedAcksThatNobodyAnswersTravelAsOneCommandAndAllTimeOut(RealKafka kafka) throws Exception {
+    ClusterTopics silent = new ClusterTopics("qc-silent");
+    kafka.createTopics(TestQueue.PARTITIONS, silent.items(), silent.commands(), silent.deliveries(), silent.dlq(),
+        silent.topicStats());
+    Map<String, Object> config = new HashMap<>();
+    config.put("bootstrap.servers", kafka.bootstrapServers());
+    config.put(QueueClientConfig.CLUSTER_CONFIG, silent.cluster()); // no queue runs for this cluster
+    config.put(QueueClientConfig.REQUEST_TIMEOUT_CONFIG, 500L);
+    config.put(QueueClientConfig.ACK_LINGER_CONFIG, 100L);
+    try (QueueClient quiet = new QueueClient(config)) {
+      List<CompletableFuture<Outcome>> acks = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        acks.add(quiet.ackBatched(delivered("0-" + i, "lease-" + i)));
+      }
+      for (CompletableFuture<Outcome> ack : acks) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> ack.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(TimeoutException.class, e.getCause(), "unknown, not refused");
+      }
+    }
+    TopicPartition p0 = new TopicPartition(silent.commands(), 0);
+    List<Object> bodies = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> reader =
+        new KafkaConsumer<>(kafka.clientProperties(),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+      reader.assign(List.of(p0));
+      reader.seekToBeginning(List.of(p0));
+      long end = reader.endOffsets(List.of(p0)).get(p0);
+      while (reader.position(p0) < end) {
+        reader.poll(Duration.ofMillis(200)).forEach(r -> bodies.add(OrdoSerdes.COMMAND.decode(r.value()).getBody()));
+      }
+    }
+    assertEquals(1, bodies.size(), "one command for the three acks: " + bodies);
+    Acks sent = assertInstanceOf(Acks.class, bodies.get(0));
+    assertEquals(List.of("0-0", "0-1", "0-2"), sent.getAcks().stream().map(Ack::getItemId).toList());
+  }
+
+  private static DeliveredItem delivered(String id, String lease) {
+    return DeliveredItem.newBuilder().setItemId(id).setLeaseId(lease).setNamespace("ns").setTopic("t").setPriority(0)
+        .setAttempt(1).setPayload(ByteBuffer.wrap(new byte[0])).setEnqueuedAt(0).setLeaseExpiresAt(0)
+        .setSemantics(DeliverySemantics.AT_LEAST_ONCE).build();
   }
 }
