@@ -97,9 +97,10 @@ public final class Bench {
         // The queue's code paths (Kafka Streams, RocksDB, Avro, the clients) are cold in a new JVM: on
         // 2 cores the first Ordo round measured half the throughput of the next ones, at twice the CPU
         // per item, most of it the JIT compiler's. One discarded round makes every measured one warm.
-        OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), Math.min(options.items(), 30_000),
-            sizes.payloadBytes(), sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(),
-            sizes.delayItems(), sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
+        int warmItems = Math.max(1, Math.min(options.items() / 2, 30_000));
+        OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), warmItems, sizes.payloadBytes(),
+            sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(), sizes.delayItems(),
+            sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
         endToEnd(out, notes, -1, "exactly_once_v2 (warm-up, not counted)",
             () -> OrdoScenarios.endToEnd(kafka, runId + "-warmup-eos", "exactly_once_v2", warm));
       }
