@@ -65,23 +65,24 @@ public record BenchOptions(
     DELAY
   }
 
-  public static final String USAGE = String.join("\n",
-      "Options of ordo bench:",
-      "  --quick            small sizes, finishes in under 3 minutes (100k backlog)",
-      "  --full             the default: 1M backlog, under 20 minutes",
-      "  --large            as --full with a 10M backlog",
-      "  --rounds N         rounds of every scenario (figures are medians over rounds)",
-      "  --items N          records/items per throughput measurement",
-      "  --payload-bytes N  payload size (default 200)",
-      "  --partitions N     partitions of every topic (default 4)",
-      "  --backlog N        standing backlog of the backlog scenario",
-      "  --consumers N      consumers per measurement (default 2)",
-      "  --max-in-flight N  items leased at once per lease consumer (default 1000)",
-      "  --workers N        handler threads per lease consumer (default 4)",
-      "  --latency-seconds N  length of each fixed-load latency measurement",
-      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)",
-      "  --json FILE        also write the report as JSON to FILE",
-      "  --keep-topics      leave the bench's topics on the cluster");
+  /** The flags {@link #parse} takes, one per line (a constant: the CLI's help shows it too). */
+  public static final String USAGE =
+      "Options of ordo bench:\n" +
+      "  --quick            small sizes, finishes in under 3 minutes (100k backlog)\n" +
+      "  --full             the default: 1M backlog, under 20 minutes\n" +
+      "  --large            as --full with a 10M backlog\n" +
+      "  --rounds N         rounds of every scenario (figures are medians over rounds)\n" +
+      "  --items N          records/items per throughput measurement\n" +
+      "  --payload-bytes N  payload size (default 200)\n" +
+      "  --partitions N     partitions of every topic (default 4)\n" +
+      "  --backlog N        standing backlog of the backlog scenario\n" +
+      "  --consumers N      consumers per measurement (default 2)\n" +
+      "  --max-in-flight N  items leased at once per lease consumer (default 1000)\n" +
+      "  --workers N        handler threads per lease consumer (default 4)\n" +
+      "  --latency-seconds N  length of each fixed-load latency measurement\n" +
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)\n" +
+      "  --json FILE        also write the report as JSON to FILE\n" +
+      "  --keep-topics      leave the bench's topics on the cluster";
 
   public BenchOptions {
     if (size == null) {

@@ -33,22 +33,8 @@ import picocli.CommandLine.Unmatched;
     usageHelpAutoWidth = true,
     description = "Runs the scenarios of docs/benchmarks.md and prints a table (the median of several rounds "
         + "per figure). Without --bootstrap-servers it starts an embedded Kafka broker in a temporary directory.",
-    footer = {"",
-      "Options of the bench itself:",
-      "  --quick            small sizes, finishes in under 3 minutes (100k backlog)",
-      "  --full             the default: 1M backlog, under 20 minutes",
-      "  --large            as --full with a 10M backlog",
-      "  --rounds N         rounds of every scenario (figures are medians over rounds)",
-      "  --items N          records/items per throughput measurement",
-      "  --payload-bytes N  payload size (default 200)",
-      "  --partitions N     partitions of every topic (default 4)",
-      "  --backlog N        standing backlog of the backlog scenario",
-      "  --consumers N      consumers per measurement (default 2)",
-      "  --max-in-flight N  items leased at once per lease consumer",
-      "  --latency-seconds N  length of each fixed-load latency measurement",
-      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)",
-      "  --json FILE        also write the report as JSON to FILE",
-      "  --keep-topics      leave the bench's topics on the cluster"})
+    // The flags of the bench itself, from the one list it parses them by.
+    footer = {"", dev.ordo.bench.BenchOptions.USAGE})
 final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
