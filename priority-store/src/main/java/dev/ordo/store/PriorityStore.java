@@ -6,6 +6,7 @@ import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.store.internal.AgeKeySchema;
 import dev.ordo.store.internal.CountsKeySchema;
 import dev.ordo.store.internal.HeadCache;
+import dev.ordo.store.internal.IndexWrites;
 import dev.ordo.store.internal.ItemKeySchema;
 import dev.ordo.store.internal.KeyFamily;
 import dev.ordo.store.internal.OrderedBytes;
@@ -54,11 +55,15 @@ public final class PriorityStore {
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
   private static final int HEAD_CAPACITY = 2_048;
+  /** Index writes held back at most before they are applied in one batch; see {@link IndexWrites}. */
+  private static final int MAX_HELD_INDEX_WRITES = 8_192;
 
   /** The item table. */
   private final KeyValueStore<Bytes, byte[]> items;
   /** The index store (may be the same store as {@link #items}: the families never overlap). */
   private final KeyValueStore<Bytes, byte[]> kv;
+  /** The writes of index entries, held back and batched: every read of {@link #kv} flushes them first. */
+  private final IndexWrites writes;
   /** The highest item offset taken in so far (see {@link #firstSighting}); -1: none. */
   private long highWater = -1;
   /** The item table's count of changes (transitions), as read at open and kept up since. */
@@ -111,6 +116,7 @@ public final class PriorityStore {
   public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
     this.items = items;
     this.kv = index;
+    this.writes = new IndexWrites(index, MAX_HELD_INDEX_WRITES);
     Arrays.fill(quietUntil, Long.MIN_VALUE);
   }
 
@@ -144,8 +150,9 @@ public final class PriorityStore {
     byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
     byte[] itemsChanges = items.get(ITEMS_CHANGES_KEY);
     changes = itemsChanges == null ? 0 : ByteBuffer.wrap(itemsChanges).getLong();
+    writes.flush();
     byte[] indexVouch = kv.get(INDEX_GENERATION_KEY);
-    kv.delete(INDEX_GENERATION_KEY);
+    kv.put(INDEX_GENERATION_KEY, null);
     boolean trusted = itemsGeneration != null && indexVouch != null
         && Arrays.equals(vouch(itemsGeneration, changes), indexVouch);
     if (!trusted) {
@@ -193,6 +200,7 @@ public final class PriorityStore {
       return;
     }
     // What lives in memory goes to the store first, the generation that vouches for it last.
+    writes.flush();
     deleteFamilyPrefix(new byte[] {KeyFamily.COUNTS});
     for (Map.Entry<byte[], long[]> e : counts.entrySet()) {
       long[] c = e.getValue();
@@ -239,6 +247,7 @@ public final class PriorityStore {
     if (!rebuilding) {
       return 0;
     }
+    writes.flush();
     int budget = max;
     while (budget > 0 && rebuildFamily < KeyFamily.INDEX_FAMILIES.length) {
       byte family = KeyFamily.INDEX_FAMILIES[rebuildFamily];
@@ -248,7 +257,7 @@ public final class PriorityStore {
           Bytes.wrap(OrderedBytes.prefixEnd(new byte[] {family})))) {
         while (deleted < budget && it.hasNext()) {
           last = it.next().key.get();
-          kv.delete(Bytes.wrap(last));
+          kv.put(Bytes.wrap(last), null); // put(null), unlike delete, does not read the old value first
           deleted++;
         }
       }
@@ -292,9 +301,10 @@ public final class PriorityStore {
 
   /** One pass over the keys with this prefix, deleting as it goes (a RocksDB iterator reads a snapshot). */
   private void deleteFamilyPrefix(byte[] prefix) {
+    writes.flush();
     try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(prefix), new BytesSerializer())) {
       while (it.hasNext()) {
-        kv.delete(it.next().key);
+        kv.put(it.next().key, null);
       }
     }
   }
@@ -326,7 +336,8 @@ public final class PriorityStore {
    */
   public void transition(long offset, StoredItem before, StoredItem after) {
     if (after == null) {
-      items.delete(Bytes.wrap(ItemKeySchema.key(offset)));
+      // put(null), unlike delete, does not read the old value first.
+      items.put(Bytes.wrap(ItemKeySchema.key(offset)), null);
     } else {
       items.put(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(after));
     }
@@ -376,6 +387,7 @@ public final class PriorityStore {
       if (OrderedBytes.compare(from, upper) > 0) {
         return keys;
       }
+      writes.flush();
       try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(from), Bytes.wrap(upper))) {
         while (keys.size() < max && it.hasNext()) {
           keys.add(it.next().key.get());
@@ -408,6 +420,7 @@ public final class PriorityStore {
     }
     byte[] start = cursors.start(prefix);
     if (OrderedBytes.compare(start, upper) <= 0) {
+      writes.flush();
       try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(start), Bytes.wrap(upper))) {
         while (it.hasNext() && out.size() < max) {
           byte[] key = it.next().key.get();
@@ -431,6 +444,7 @@ public final class PriorityStore {
     if (OrderedBytes.compare(after, upper) >= 0) {
       return Long.MAX_VALUE;
     }
+    writes.flush();
     try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(OrderedBytes.successor(after)), Bytes.wrap(upper))) {
       return it.hasNext() ? TimerKeySchema.dueAt(it.next().key.get()) : Long.MAX_VALUE;
     }
@@ -494,11 +508,11 @@ public final class PriorityStore {
     if (old.getState() == ItemState.READY && !sameReady(old, next)) {
       byte[] rp = ReadyKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
       byte[] rk = ReadyKeySchema.key(rp, old.getItem().getPriority(), old.getReadyAt(), offset);
-      kv.delete(Bytes.wrap(rk));
+      writes.delete(rk);
       heads.removed(rp, rk);
       byte[] ap = AgeKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
       byte[] ak = AgeKeySchema.key(ap, old.getReadyAt(), offset);
-      kv.delete(Bytes.wrap(ak));
+      writes.delete(ak);
       heads.removed(ap, ak);
     }
     Long oldTimer = timerDue(old);
@@ -516,11 +530,11 @@ public final class PriorityStore {
     if (item.getState() == ItemState.READY && !sameReady(item, previous)) {
       byte[] rp = ReadyKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
       byte[] rk = ReadyKeySchema.key(rp, item.getItem().getPriority(), item.getReadyAt(), offset);
-      kv.put(Bytes.wrap(rk), EMPTY);
+      writes.putNew(rk, EMPTY);
       heads.inserted(rp, rk);
       byte[] ap = AgeKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
       byte[] ak = AgeKeySchema.key(ap, item.getReadyAt(), offset);
-      kv.put(Bytes.wrap(ak), EMPTY);
+      writes.putNew(ak, EMPTY);
       heads.inserted(ap, ak);
     }
     Long due = timerDue(item);
@@ -567,7 +581,7 @@ public final class PriorityStore {
     }
     quietUntil[kind.ordinal()] = Math.min(quietUntil[kind.ordinal()], due);
     byte[] key = TimerKeySchema.key(kind.code, due, offset);
-    kv.put(Bytes.wrap(key), EMPTY);
+    writes.putNew(key, EMPTY);
     cursors.inserted(TimerKeySchema.prefix(kind.code), key);
   }
 
@@ -577,7 +591,7 @@ public final class PriorityStore {
       return;
     }
     byte[] key = TimerKeySchema.key(kind.code, due, offset);
-    kv.delete(Bytes.wrap(key));
+    writes.delete(key);
     cursors.removed(TimerKeySchema.prefix(kind.code), key);
   }
 
