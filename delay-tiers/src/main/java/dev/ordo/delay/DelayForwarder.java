@@ -345,9 +345,16 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
       inTransaction = true;
     }
     if (out instanceof Outgoing.Produce produce) {
-      Send send = new Send(tp, offset, produce.kind());
+      SendFailure suspect = sendFailures.getOrDefault(tp, Map.of()).get(offset);
+      Send send = new Send(tp, offset, produce.kind(), suspect != null && suspect.count == 0);
       sends.add(send);
+      if (send.alone) {
+        producer.flush(); // what went before is written, so an error of this send is its own
+      }
       producer.send(produce.record(), send);
+      if (send.alone) {
+        producer.flush();
+      }
     }
   }
 
@@ -376,7 +383,7 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
   private Outgoing outgoing(ConsumerRecord<byte[], byte[]> record, long now, Map<String, Object> targetPartitions) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
     SendFailure failure = sendFailures.getOrDefault(tp, Map.of()).get(record.offset());
-    if (failure != null) {
+    if (failure != null && failure.count > 0) {
       if (failure.count >= MAX_SEND_FAILURES) {
         log.error("forwarder of {}: dropping {}-{}@{}: neither it nor its dead letter could be written: {}",
             topic, record.topic(), record.partition(), record.offset(), failure.error);
@@ -453,22 +460,49 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
     return new Outgoing.Produce(DeadLetters.record(dlqTopic, record, reason, detail, withRaw, now), Kind.DEAD_LETTER);
   }
 
-  /** Remembers the records whose own send failed the transaction; true if there were any. */
+  /**
+   * Remembers the records whose own send failed the transaction; true if there were any, or if it
+   * cannot tell which: a transactional producer fails every batch not sent yet with the error of the
+   * batch that failed, so several sends may carry one record's error. Those become suspects, sent
+   * alone (flushed before and after) on the next try, which tells the faulty one from the others.
+   */
   private boolean blame(List<Send> sends) {
-    boolean blamed = false;
+    List<Send> failed = new ArrayList<>();
+    Send firstAlone = null;
     for (Send send : sends) {
-      Exception e = send.error;
-      if (e instanceof RecordTooLargeException || e instanceof RecordBatchTooLargeException
-          || e instanceof InvalidRecordException || e instanceof InvalidTopicException
-          || e instanceof TopicAuthorizationException) {
-        SendFailure previous = sendFailures.computeIfAbsent(send.tp, k -> new HashMap<>()).get(send.offset);
-        sendFailures.get(send.tp).put(send.offset, new SendFailure(previous == null ? 1 : previous.count + 1, e.toString()));
-        log.warn("forwarder of {}: record {}@{} could not be written ({}); it goes to {}", topic, send.tp, send.offset,
-            e.toString(), dlqTopic);
-        blamed = true;
+      if (isOwnFault(send.error)) {
+        failed.add(send);
+        if (send.alone && firstAlone == null) {
+          firstAlone = send;
+        }
       }
     }
-    return blamed;
+    Send culprit = firstAlone != null ? firstAlone : failed.size() == 1 ? failed.get(0) : null;
+    if (culprit == null) {
+      for (Send send : failed) {
+        Map<Long, SendFailure> failures = sendFailures.computeIfAbsent(send.tp, k -> new HashMap<>());
+        failures.putIfAbsent(send.offset, new SendFailure(0, send.error.toString()));
+      }
+      if (!failed.isEmpty()) {
+        log.info("forwarder of {}: {} records of an aborted transaction failed with one error ({}); "
+            + "retrying them one by one", topic, failed.size(), failed.get(0).error.toString());
+      }
+      return !failed.isEmpty();
+    }
+    Exception e = culprit.error;
+    SendFailure previous = sendFailures.computeIfAbsent(culprit.tp, k -> new HashMap<>()).get(culprit.offset);
+    sendFailures.get(culprit.tp).put(culprit.offset,
+        new SendFailure(previous == null ? 1 : previous.count + 1, e.toString()));
+    log.warn("forwarder of {}: record {}@{} could not be written ({}); it goes to {}", topic, culprit.tp,
+        culprit.offset, e.toString(), dlqTopic);
+    return true;
+  }
+
+  /** Errors that come from the record itself (its size, its topic), not from the cluster's state. */
+  private static boolean isOwnFault(Exception e) {
+    return e instanceof RecordTooLargeException || e instanceof RecordBatchTooLargeException
+        || e instanceof InvalidRecordException || e instanceof InvalidTopicException
+        || e instanceof TopicAuthorizationException;
   }
 
   /** The group moved on (rebalance, new generation): nothing to wait for, the next poll catches up. */
@@ -635,6 +669,7 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
     record Skip() implements Outgoing {}
   }
 
+  /** How often a record's own send failed a transaction (0: a suspect, sent alone next time), and why. */
   private record SendFailure(int count, String error) {}
 
   private record Held(ConsumerRecord<byte[], byte[]> record, long until) {}
@@ -644,12 +679,15 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
     final TopicPartition tp;
     final long offset;
     final Kind kind;
+    /** Sent alone, flushed before and after: an error is this record's own. */
+    final boolean alone;
     volatile Exception error;
 
-    Send(TopicPartition tp, long offset, Kind kind) {
+    Send(TopicPartition tp, long offset, Kind kind, boolean alone) {
       this.tp = tp;
       this.offset = offset;
       this.kind = kind;
+      this.alone = alone;
     }
 
     @Override

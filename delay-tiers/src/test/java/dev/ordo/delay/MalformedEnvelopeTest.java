@@ -50,7 +50,7 @@ class MalformedEnvelopeTest {
     byte[] noSuchPartition = envelope(target, 7, "v".getBytes(StandardCharsets.UTF_8), now);
     byte[] tooLarge = envelope(small, null, new byte[4000], now);
     byte[] good = OrdoSerdes.DELAYED_RECORD.encode(DelayedRecords.envelope(target, null,
-        "k".getBytes(StandardCharsets.UTF_8), "the good one".getBytes(StandardCharsets.UTF_8), null, now + 300, now));
+        "k".getBytes(StandardCharsets.UTF_8), "the good one".getBytes(StandardCharsets.UTF_8), null, now, now));
 
     try (DelayTiers tiers = new DelayTiers(config);
          Arrivals arrivals = new Arrivals(kafka.bootstrapServers(), target, config.topics().dlq());
@@ -60,10 +60,18 @@ class MalformedEnvelopeTest {
              ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
       tiers.start();
       await().atMost(Duration.ofSeconds(30)).until(arrivals::ready);
-      // All in partition 0 of the 200ms tier, the good one last.
+      // All in partition 0 of the 200ms tier, the good one last. All are due when the tier releases
+      // them, so they leave in one transaction, which the too-large record fails: the producer then
+      // fails the sends of the others with the same error, and only the too-large one may be blamed.
       List<byte[]> values = Arrays.asList(garbage, null, badName, noSuchPartition, tooLarge, good);
+      // One batch: one append time, so the tier releases them together.
+      List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
       for (byte[] value : values) {
-        raw.send(new ProducerRecord<>(tier, 0, "key".getBytes(StandardCharsets.UTF_8), value)).get();
+        sent.add(raw.send(new ProducerRecord<>(tier, 0, "key".getBytes(StandardCharsets.UTF_8), value)));
+      }
+      raw.flush();
+      for (java.util.concurrent.Future<?> f : sent) {
+        f.get();
       }
 
       await().atMost(Duration.ofSeconds(30)).until(() -> arrivals.count() >= 6);
