@@ -230,6 +230,14 @@ public final class PriorityStore {
     Arrays.fill(quietUntil, Long.MIN_VALUE);
   }
 
+  /**
+   * Applies the index writes held on the heap to the index store now (reads of the store do it
+   * anyway; this bounds how long they wait, and lets tools see them).
+   */
+  public void flushIndexWrites() {
+    writes.flush();
+  }
+
   /** True while the index is being rebuilt: its answers are incomplete until {@link #rebuildStep} ends it. */
   public boolean rebuilding() {
     return rebuilding;

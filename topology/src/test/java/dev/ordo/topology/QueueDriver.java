@@ -219,8 +219,12 @@ final class QueueDriver implements AutoCloseable {
     return t.readRecordsToList().stream().map(TestRecord::key).toList();
   }
 
-  /** Keys in the index store now. */
+  /**
+   * Keys in the index store after the next punctuation (20 ms later), which applies the index writes
+   * the store holds back on the heap (writes undone before then never reach the store).
+   */
   List<byte[]> indexKeys() {
+    advance(Duration.ofMillis(20));
     List<byte[]> out = new ArrayList<>();
     org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> index =
         driver.getKeyValueStore(dev.ordo.store.PriorityStore.INDEX_STORE_NAME);

@@ -671,6 +671,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       fireTimers(now);
     } finally {
       sendPendingDeliveries();
+      store.flushIndexWrites(); // bounds how long index writes wait on the heap (and for what)
     }
   }
 
