@@ -94,21 +94,16 @@ public final class Bench {
             "records/s");
       }
       if (options.runs(Scenario.EOS) || options.runs(Scenario.ALOS) || options.runs(Scenario.BACKLOG)) {
-        // The queue's code paths (Kafka Streams, RocksDB, Avro, the clients) are cold in a new JVM: on
-        // 2 cores the first Ordo round measured half the throughput of the next ones, at twice the CPU
-        // per item, most of it the JIT compiler's. One discarded round makes every measured one warm.
-        int warmItems = Math.max(1, Math.min(options.items() / 2, 30_000));
-        OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), warmItems, sizes.payloadBytes(),
-            sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(), sizes.delayItems(),
-            sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
-        endToEnd(out, notes, -1, "exactly_once_v2 (warm-up, not counted)",
-            () -> OrdoScenarios.endToEnd(kafka, runId + "-warmup-eos", "exactly_once_v2", warm));
+        warmUp(kafka, runId, sizes, options, out, notes);
       }
+      JitClock jit = new JitClock();
       for (int r = 0; r < rounds; r++) {
         double load = loadAverage();
         loads.add(load);
         String round = "-r" + (r + 1);
-        out.printf(Locale.ROOT, "round %d/%d (load average %.1f)%n", r + 1, rounds, load);
+        out.printf(Locale.ROOT, "round %d/%d (load average %.1f%s)%n", r + 1, rounds, load,
+            r == 0 ? "" : String.format(Locale.ROOT, "; JIT compiler %.0f%% of a core in the last round", 100 * jit.share()));
+        jit.restart();
         int i = r;
         if (options.runs(Scenario.RAW)) {
           raw[r] = measure(out, notes, r, "Kafka producer -> consumer", () -> RawKafkaScenario.run(kafka,
@@ -235,6 +230,71 @@ public final class Bench {
   }
 
   // ---- helpers ----
+
+  /**
+   * Runs uncounted Ordo rounds, alternating the guarantees, until the JIT compiler settles: until it
+   * compiled for less than {@link #JIT_SETTLED} of a core's time over a round, or
+   * {@code warmUpSeconds} have passed (one round at least). Why: in a new JVM on 2 cores the
+   * compiler threads took a whole core for the first minute of a run (the broker's, Kafka Streams'
+   * and the clients' code all compile at once), so the first rounds measured the compiler more than
+   * the queue: half the throughput of later rounds at twice the CPU per item.
+   */
+  private static void warmUp(BenchKafka kafka, String runId, OrdoScenarios.Sizes sizes, BenchOptions options,
+      PrintStream out, List<String> notes) {
+    int warmItems = Math.max(1, Math.min(options.items() / 2, 30_000));
+    OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), warmItems, sizes.payloadBytes(),
+        sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(), sizes.delayItems(),
+        sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
+    long deadline = System.nanoTime() + options.warmUpSeconds() * 1_000_000_000L;
+    long started = System.nanoTime();
+    JitClock jit = new JitClock();
+    double share;
+    int n = 0;
+    do {
+      n++;
+      String guarantee = n % 2 == 1 ? "exactly_once_v2" : "at_least_once";
+      jit.restart();
+      String what = String.format(Locale.ROOT, "%s (warm-up %d, not counted)", guarantee, n);
+      int k = n;
+      endToEnd(out, notes, -1, what,
+          () -> OrdoScenarios.endToEnd(kafka, runId + "-warmup" + k, guarantee, warm));
+      share = jit.share();
+      out.printf(Locale.ROOT, "    JIT compiler: %.0f%% of a core during warm-up %d%n", 100 * share, n);
+    } while (share >= JIT_SETTLED && System.nanoTime() < deadline);
+    notes.add(String.format(Locale.ROOT, "warm-up: %d uncounted Ordo rounds in %.0f s; the JIT compiler took %.0f%%"
+        + " of a core in the last one%s", n, (System.nanoTime() - started) / 1e9, 100 * share,
+        share >= JIT_SETTLED ? " (not settled within --warm-up-seconds: early rounds include compilation)" : ""));
+  }
+
+  /** The JIT compiler's share of one core below which the warm-up counts it as settled. */
+  private static final double JIT_SETTLED = 0.15;
+
+  /** Time the JIT compiler threads spent compiling since a start, as a share of the wall clock. */
+  private static final class JitClock {
+    private final java.lang.management.CompilationMXBean bean =
+        java.lang.management.ManagementFactory.getCompilationMXBean();
+    private long compileMs;
+    private long wallNs;
+
+    JitClock() {
+      restart();
+    }
+
+    void restart() {
+      compileMs = compileMs();
+      wallNs = System.nanoTime();
+    }
+
+    /** Compilation time over wall time since {@link #restart} (summed over compiler threads: 1 = one core). */
+    double share() {
+      double wallMs = (System.nanoTime() - wallNs) / 1e6;
+      return wallMs <= 0 ? 0 : (compileMs() - compileMs) / wallMs;
+    }
+
+    private long compileMs() {
+      return bean != null && bean.isCompilationTimeMonitoringSupported() ? bean.getTotalCompilationTime() : 0;
+    }
+  }
 
   private static double measure(PrintStream out, List<String> notes, int round, String what, Supplier<Double> run,
       String unit) {

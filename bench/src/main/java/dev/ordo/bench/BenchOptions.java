@@ -21,6 +21,8 @@ import java.util.Set;
  * @param maxInFlight {@code ordo.consumer.max.in.flight} of each lease consumer
  * @param workers {@code ordo.consumer.workers} of each lease consumer
  * @param latencySeconds length of each fixed-load latency measurement
+ * @param warmUpSeconds how long uncounted Ordo rounds may run before the first round, to let the JIT
+ *     compiler settle (at least one runs whatever this is)
  * @param delayItems items of the delay scenario, scheduled evenly from 0 to {@code delayMaxMs}
  * @param delayMaxMs the longest delay of the delay scenario
  * @param delayTiers the shortened delay tiers of the delay scenario, e.g. {@code 200ms,500ms,2s,5s}
@@ -39,6 +41,7 @@ public record BenchOptions(
     int maxInFlight,
     int workers,
     int latencySeconds,
+    int warmUpSeconds,
     int delayItems,
     long delayMaxMs,
     String delayTiers,
@@ -80,6 +83,8 @@ public record BenchOptions(
       "  --max-in-flight N  items leased at once per lease consumer (default 1000)\n" +
       "  --workers N        handler threads per lease consumer (default 4)\n" +
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
+      "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
+      "                     (default 30 quick, 120 full; one round at least)\n" +
       "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)\n" +
       "  --json FILE        also write the report as JSON to FILE\n" +
       "  --keep-topics      leave the bench's topics on the cluster";
@@ -95,6 +100,9 @@ public record BenchOptions(
     positive("--max-in-flight", maxInFlight);
     positive("--workers", workers);
     positive("--latency-seconds", latencySeconds);
+    if (warmUpSeconds < 0) {
+      throw new IllegalArgumentException("--warm-up-seconds must be >= 0, got " + warmUpSeconds);
+    }
     positive("delay items", delayItems);
     if (payloadBytes < 16 || payloadBytes > 10 * 1024) {
       throw new IllegalArgumentException("--payload-bytes must be between 16 and 10240, got " + payloadBytes);
@@ -117,11 +125,11 @@ public record BenchOptions(
   /** The sizes of a run: quick is made to finish in under 3 minutes on 2 shared cores, full in under 20. */
   public static BenchOptions defaults(Size size) {
     return switch (size) {
-      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 1_000, 4, 3, 300, 3_000,
+      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 1_000, 4, 3, 30, 300, 3_000,
           "100ms,200ms,500ms,1s", EnumSet.allOf(Scenario.class), null, false);
-      case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 1_000, 4, 10, 1_000, 12_000,
+      case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 1_000, 4, 10, 120, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
-      case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 1_000, 4, 10, 1_000, 12_000,
+      case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 1_000, 4, 10, 120, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
     };
   }
@@ -172,6 +180,7 @@ public record BenchOptions(
         case "--max-in-flight" -> o.withMaxInFlight(intValue(flag, value));
         case "--workers" -> o.withWorkers(intValue(flag, value));
         case "--latency-seconds" -> o.withLatencySeconds(intValue(flag, value));
+        case "--warm-up-seconds" -> o.withWarmUpSeconds(intValue(flag, value));
         case "--scenarios" -> o.withScenarios(scenarios(value));
         case "--json" -> o.withJson(Path.of(value));
         default -> throw new IllegalArgumentException("unknown option: " + flag + "\n" + USAGE);
@@ -220,67 +229,72 @@ public record BenchOptions(
 
   public BenchOptions withRounds(int v) {
     return new BenchOptions(size, v, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withItems(int v) {
     return new BenchOptions(size, rounds, v, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withPayloadBytes(int v) {
     return new BenchOptions(size, rounds, items, v, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withPartitions(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, v, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withBacklogItems(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, v, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withConsumers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, v, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withMaxInFlight(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, v, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withWorkers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, v,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withLatencySeconds(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        v, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+  }
+
+  public BenchOptions withWarmUpSeconds(int v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
+        latencySeconds, v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
   }
 
   /** The delay scenario: {@code n} items with delays spread evenly over 0..{@code maxMs}, over {@code tiers}. */
   public BenchOptions withDelays(int n, long maxMs, String tiers) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, n, maxMs, tiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, n, maxMs, tiers, scenarios, json, keepTopics);
   }
 
   public BenchOptions withScenarios(Set<Scenario> v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics);
   }
 
   public BenchOptions withJson(Path v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics);
   }
 
   public BenchOptions withKeepTopics(boolean v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v);
   }
 }

@@ -37,10 +37,15 @@ class BenchOptionsTest {
     assertEquals(Path.of("out/b.json"), o.json());
     assertEquals(EnumSet.of(Scenario.RAW, Scenario.EOS), o.scenarios());
     assertTrue(o.keepTopics());
+    assertEquals(30, o.warmUpSeconds(), "--quick's warm-up budget");
+    assertEquals(120, BenchOptions.parse().warmUpSeconds(), "--full's warm-up budget");
+    assertEquals(0, BenchOptions.parse("--quick", "--warm-up-seconds", "0").warmUpSeconds());
   }
 
   @Test
   void badFlagsAreRefusedNamingTheFlag() {
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--warm-up-seconds", "-1"))
+        .getMessage().contains("--warm-up-seconds"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--rounds", "0"))
         .getMessage().startsWith("--rounds"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--items", "many"))

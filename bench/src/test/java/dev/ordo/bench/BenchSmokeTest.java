@@ -31,13 +31,16 @@ class BenchSmokeTest {
   void everyScenarioReportsItsFiguresInTheTableAndTheJson(RealKafka kafka, @TempDir Path dir) throws Exception {
     Path json = dir.resolve("out/bench.json");
     BenchOptions options = BenchOptions.parse("--quick", "--rounds", "1", "--items", "300", "--backlog", "500",
-            "--latency-seconds", "1", "--partitions", "2", "--max-in-flight", "20", "--json", json.toString())
+            "--latency-seconds", "1", "--partitions", "2", "--max-in-flight", "20", "--warm-up-seconds", "0",
+            "--json", json.toString())
         .withDelays(20, 1_000, "100ms,200ms");
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
     BenchReport report = Bench.run(kafka.bootstrapServers(), options, new PrintStream(printed, true, StandardCharsets.UTF_8));
 
     assertTrue(report.notes().stream().noneMatch(n -> n.contains("failed")), () -> "notes: " + report.notes());
+    assertTrue(report.notes().stream().anyMatch(n -> n.startsWith("warm-up: 1 uncounted Ordo rounds")),
+        () -> "--warm-up-seconds 0 runs exactly one warm-up round: " + report.notes());
     assertMeasured(report.rawKafka().median());
     assertMeasured(report.shareGroups().median());
     assertTrue(report.rawKafka().median() > 0 && report.shareGroups().median() > 0,
@@ -79,7 +82,7 @@ class BenchSmokeTest {
   @Test
   void theBenchLeavesNoTopicsBehind(RealKafka kafka) throws Exception {
     BenchOptions options = BenchOptions.parse("--quick", "--rounds", "1", "--items", "100", "--latency-seconds", "1",
-        "--partitions", "1", "--scenarios", "raw,alos");
+        "--partitions", "1", "--scenarios", "raw,alos", "--warm-up-seconds", "0");
     Bench.run(kafka.bootstrapServers(), options, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
 
     try (Admin admin = kafka.admin()) {
