@@ -84,7 +84,7 @@ public record BenchOptions(
       "  --workers N        handler threads per lease consumer (default 4)\n" +
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
       "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
-      "                     (default 30 quick, 120 full; one round at least)\n" +
+      "                     (default 15 quick, 120 full; one round at least)\n" +
       "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)\n" +
       "  --json FILE        also write the report as JSON to FILE\n" +
       "  --keep-topics      leave the bench's topics on the cluster";
@@ -125,7 +125,7 @@ public record BenchOptions(
   /** The sizes of a run: quick is made to finish in under 3 minutes on 2 shared cores, full in under 20. */
   public static BenchOptions defaults(Size size) {
     return switch (size) {
-      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 1_000, 4, 3, 30, 300, 3_000,
+      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 1_000, 4, 3, 15, 300, 3_000,
           "100ms,200ms,500ms,1s", EnumSet.allOf(Scenario.class), null, false);
       case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 1_000, 4, 10, 120, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);

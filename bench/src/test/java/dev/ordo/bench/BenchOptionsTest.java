@@ -37,7 +37,7 @@ class BenchOptionsTest {
     assertEquals(Path.of("out/b.json"), o.json());
     assertEquals(EnumSet.of(Scenario.RAW, Scenario.EOS), o.scenarios());
     assertTrue(o.keepTopics());
-    assertEquals(30, o.warmUpSeconds(), "--quick's warm-up budget");
+    assertEquals(15, o.warmUpSeconds(), "--quick's warm-up budget");
     assertEquals(120, BenchOptions.parse().warmUpSeconds(), "--full's warm-up budget");
     assertEquals(0, BenchOptions.parse("--quick", "--warm-up-seconds", "0").warmUpSeconds());
   }
