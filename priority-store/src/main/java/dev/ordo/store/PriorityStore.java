@@ -55,6 +55,8 @@ public final class PriorityStore {
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
   private static final int HEAD_CAPACITY = 2_048;
+  private static final int DECODED_MAX_ITEMS = 16_384;
+  private static final long DECODED_MAX_PAYLOAD_BYTES = 32L << 20;
   /** Index writes held back at most before they are applied in one batch; see {@link IndexWrites}. */
   private static final int MAX_HELD_INDEX_WRITES = 8_192;
 
@@ -64,6 +66,14 @@ public final class PriorityStore {
   private final KeyValueStore<Bytes, byte[]> kv;
   /** The writes of index entries, held back and batched: every read of {@link #kv} flushes them first. */
   private final IndexWrites writes;
+  /**
+   * The items written or read last, decoded, by offset: most items are read back soon after they
+   * were written (an ack comes within seconds of the lease that wrote the item), and each read was a
+   * record-cache or RocksDB look-up and an Avro decode. Items are immutable values here (every
+   * change makes a new one through {@link #transition}), so sharing them is safe. Bounded by count
+   * and by payload bytes.
+   */
+  private final DecodedItems decoded = new DecodedItems(DECODED_MAX_ITEMS, DECODED_MAX_PAYLOAD_BYTES);
   /** The highest item offset taken in so far (see {@link #firstSighting}); -1: none. */
   private long highWater = -1;
   /** The item table's count of changes (transitions), as read at open and kept up since. */
@@ -334,8 +344,17 @@ public final class PriorityStore {
 
   /** The item at {@code offset}, or null when there is none. */
   public StoredItem get(long offset) {
+    StoredItem known = decoded.get(offset);
+    if (known != null) {
+      return known;
+    }
     byte[] value = items.get(Bytes.wrap(ItemKeySchema.key(offset)));
-    return value == null ? null : OrdoSerdes.STORED_ITEM.decode(value);
+    if (value == null) {
+      return null;
+    }
+    StoredItem item = OrdoSerdes.STORED_ITEM.decode(value);
+    decoded.put(offset, item);
+    return item;
   }
 
   /**
@@ -346,8 +365,10 @@ public final class PriorityStore {
     if (after == null) {
       // put(null), unlike delete, does not read the old value first.
       items.put(Bytes.wrap(ItemKeySchema.key(offset)), null);
+      decoded.remove(offset);
     } else {
       items.put(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(after));
+      decoded.put(offset, after);
     }
     changes++;
     items.put(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
