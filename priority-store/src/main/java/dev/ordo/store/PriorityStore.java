@@ -78,6 +78,8 @@ public final class PriorityStore {
   private long highWater = -1;
   /** The item table's count of changes (transitions), as read at open and kept up since. */
   private long changes;
+  /** True when {@link #changes} moved since {@link #markChanges} last wrote it to the item table. */
+  private boolean changesUnmarked;
   /** A rebuild in progress: which index family it deletes (past the last: it indexes), from where. */
   private boolean rebuilding;
   private int rebuildFamily;
@@ -142,9 +144,10 @@ public final class PriorityStore {
    *   <li>The item table gets a new random generation before anything else changes, and Kafka
    *       Streams' record cache flushes keys in the order of their last write, so an item table
    *       restored after a crash either has no change past the old generation or has a new one.</li>
-   *   <li>It also counts its changes (a key rewritten at every transition, so flushed last): an item
-   *       table that lost the record cache's last contents (a task closed dirty under at-least-once)
-   *       has a smaller count than the index store saw.</li>
+   *   <li>It also counts its changes, a key rewritten by {@link #markChanges} after the transitions
+   *       of each record or punctuation (so flushed after them): an item table that lost the record
+   *       cache's last contents (a task closed dirty under at-least-once) has a smaller count than
+   *       the index store saw. A close with changes not marked vouches for nothing.</li>
    *   <li>The index store gets both only from {@link #closeIndex}, and opening removes them first,
    *       so no index state written after an open is vouched for without a close.</li>
    * </ul>
@@ -206,11 +209,11 @@ public final class PriorityStore {
    * only (no changelog, so no record context is needed).
    */
   public void closeIndex() {
-    if (generation == null) {
-      return;
+    writes.flush();
+    if (generation == null || changesUnmarked) {
+      return; // nothing to vouch for, or an item table that may lack changes: the next open rebuilds
     }
     // What lives in memory goes to the store first, the generation that vouches for it last.
-    writes.flush();
     deleteFamilyPrefix(new byte[] {KeyFamily.COUNTS});
     for (Map.Entry<byte[], long[]> e : counts.entrySet()) {
       long[] c = e.getValue();
@@ -342,6 +345,19 @@ public final class PriorityStore {
     return true;
   }
 
+  /**
+   * Writes the count of changes to the item table if transitions moved it since the last call. Call
+   * it after the transitions of each record and punctuation: rewriting it at every transition was
+   * a record-cache write per transition, two or three per item, for a value only the last write of
+   * which reaches RocksDB and the changelog at a commit.
+   */
+  public void markChanges() {
+    if (changesUnmarked) {
+      items.put(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
+      changesUnmarked = false;
+    }
+  }
+
   /** The item at {@code offset}, or null when there is none. */
   public StoredItem get(long offset) {
     StoredItem known = decoded.get(offset);
@@ -371,7 +387,7 @@ public final class PriorityStore {
       decoded.put(offset, after);
     }
     changes++;
-    items.put(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
+    changesUnmarked = true;
     if (!indexed(offset)) {
       return; // the rebuild indexes the item as the table holds it when it gets there
     }

@@ -187,6 +187,7 @@ class PriorityStoreModelProperties {
         }
       } else if (op instanceof Restart r) {
         if (r.orderly()) {
+          store.markChanges(); // as the processor does after each record and punctuation
           store.closeIndex();
         }
         store = opened(rocks);

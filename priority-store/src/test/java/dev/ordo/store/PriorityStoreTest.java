@@ -232,6 +232,7 @@ class PriorityStoreTest {
     popAll(NS, "t", 250, 10);
     List<ReadyEntry> head = store.readyHead(NS, "t", 100);
 
+    store.markChanges();
     store.closeIndex();
     PriorityStore restarted = new PriorityStore(rocks.kv);
     assertTrue(restarted.openIndex(), "an orderly close leaves an index to trust");

@@ -175,6 +175,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       dispatchReady();
     } finally {
       sendPendingDeliveries();
+      store.markChanges();
     }
   }
 
@@ -671,6 +672,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       fireTimers(now);
     } finally {
       sendPendingDeliveries();
+      store.markChanges();
       store.flushIndexWrites(); // bounds how long index writes wait on the heap (and for what)
     }
   }
