@@ -25,7 +25,8 @@ public final class QueueService implements AutoCloseable {
   /**
    * @param streamsOverrides Kafka Streams settings; must hold {@code bootstrap.servers} and
    *     {@code state.dir}; Ordo's defaults (application id from the cluster, exactly_once_v2,
-   *     commit interval 20 ms, a stream thread per core up to the partition count) apply where not given
+   *     commit interval 20 ms, a stream thread per core but one, up to the partition count) apply where
+   *     not given
    * @param queue the queue settings ({@link QueueConfig})
    * @param partitions partition count of the cluster's co-partitioned topics
    */
@@ -47,14 +48,18 @@ public final class QueueService implements AutoCloseable {
   }
 
   /**
-   * One stream thread per core, but no more than the partitions to share among them (decisions D14):
-   * a partition's records go through one thread, so one thread was the queue's ceiling while cores
-   * idled (ordo bench, 2 cores: 14,000 → 16,400 items/s exactly-once, 15,800 → 22,100 at-least-once).
+   * A stream thread per core but one, at least one, and no more than the partitions to share among
+   * them (decisions D14). A partition's records go through one thread, so one thread is the queue's
+   * ceiling on a machine with cores to spare; the core left over is for what else runs beside the
+   * stream threads (their producers' network threads, RocksDB's compactions, the garbage collector,
+   * the embedded broker when there is one). Measured on 2 cores (ordo bench, full run): a second
+   * thread took throughput from about 16,000 to 18,500 items/s exactly-once and 23,700 at-least-once,
+   * but at-least-once p99 at half load from about 35 ms to 53 ms.
    *
    * @param partitions the cluster's partition count; 0 when unknown (one thread)
    */
   static int defaultStreamThreads(int partitions) {
-    return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), partitions));
+    return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors() - 1, partitions));
   }
 
   public void start() {
