@@ -55,8 +55,8 @@ public final class PriorityStore {
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
   private static final int HEAD_CAPACITY = 2_048;
-  private static final int DECODED_MAX_ITEMS = 16_384;
-  private static final long DECODED_MAX_PAYLOAD_BYTES = 32L << 20;
+  private static final int DECODED_MAX_ITEMS = 4_096;
+  private static final long DECODED_MAX_PAYLOAD_BYTES = 4L << 20;
   /** Index writes held back at most before they are applied in one batch; see {@link IndexWrites}. */
   private static final int MAX_HELD_INDEX_WRITES = 8_192;
 
