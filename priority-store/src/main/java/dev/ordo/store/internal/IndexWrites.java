@@ -1,7 +1,6 @@
 package dev.ordo.store.internal;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -99,12 +98,5 @@ public final class IndexWrites {
   /** Writes applied to the store, since this buffer was made. */
   public long written() {
     return written;
-  }
-
-  /** The held writes by key, for tests: the value to put, or null for a delete. */
-  Map<Bytes, byte[]> heldForTest() {
-    Map<Bytes, byte[]> out = new HashMap<>();
-    held.forEach((k, w) -> out.put(k, w.value));
-    return out;
   }
 }
