@@ -59,6 +59,9 @@ public final class PriorityStore {
   private static final long DECODED_MAX_PAYLOAD_BYTES = 4L << 20;
   /** Index writes held back at most before they are applied in one batch; see {@link IndexWrites}. */
   private static final int MAX_HELD_INDEX_WRITES = 8_192;
+  /** Item writes held back at most, by count and by payload bytes; see {@link ItemWrites}. */
+  private static final int MAX_HELD_ITEM_WRITES = 8_192;
+  private static final long MAX_HELD_ITEM_PAYLOAD_BYTES = 4L << 20;
 
   /** The item table. */
   private final KeyValueStore<Bytes, byte[]> items;
@@ -66,6 +69,11 @@ public final class PriorityStore {
   private final KeyValueStore<Bytes, byte[]> kv;
   /** The writes of index entries, held back and batched: every read of {@link #kv} flushes them first. */
   private final IndexWrites writes;
+  /**
+   * The writes of the item table: applied at once, or, after {@link #holdItemWrites}, held until
+   * {@link #flushItemWrites} (Kafka Streams' commit) and read from the heap meanwhile.
+   */
+  private final ItemWrites itemWrites;
   /**
    * The items written or read last, decoded, by offset: most items are read back soon after they
    * were written (an ack comes within seconds of the lease that wrote the item), and each read was a
@@ -129,6 +137,7 @@ public final class PriorityStore {
     this.items = items;
     this.kv = index;
     this.writes = new IndexWrites(index, MAX_HELD_INDEX_WRITES);
+    this.itemWrites = new ItemWrites(items, MAX_HELD_ITEM_WRITES, MAX_HELD_ITEM_PAYLOAD_BYTES);
     Arrays.fill(quietUntil, Long.MIN_VALUE);
   }
 
@@ -141,13 +150,14 @@ public final class PriorityStore {
    * <p>The index store is trusted when it vouches for exactly the item table's state: its
    * generation and its count of changes.
    * <ul>
-   *   <li>The item table gets a new random generation before anything else changes, and Kafka
-   *       Streams' record cache flushes keys in the order of their last write, so an item table
-   *       restored after a crash either has no change past the old generation or has a new one.</li>
+   *   <li>The item table gets a new random generation, written at once, before anything else
+   *       changes, so an item table restored after a crash either has no change past the old
+   *       generation or has a new one.</li>
    *   <li>It also counts its changes, a key rewritten by {@link #markChanges} after the transitions
-   *       of each record or punctuation (so flushed after them): an item table that lost the record
-   *       cache's last contents (a task closed dirty under at-least-once) has a smaller count than
-   *       the index store saw. A close with changes not marked vouches for nothing.</li>
+   *       of each record or punctuation and written after the items of the batch it goes out with
+   *       ({@link ItemWrites}): an item table that lost its held writes (a task closed dirty under
+   *       at-least-once) has a smaller count than the index store saw. A close with changes not
+   *       marked, or with item writes still held, vouches for nothing.</li>
    *   <li>The index store gets both only from {@link #closeIndex}, and opening removes them first,
    *       so no index state written after an open is vouched for without a close.</li>
    * </ul>
@@ -210,7 +220,7 @@ public final class PriorityStore {
    */
   public void closeIndex() {
     writes.flush();
-    if (generation == null || changesUnmarked) {
+    if (generation == null || changesUnmarked || !itemWrites.isEmpty()) {
       return; // nothing to vouch for, or an item table that may lack changes: the next open rebuilds
     }
     // What lives in memory goes to the store first, the generation that vouches for it last.
@@ -296,6 +306,7 @@ public final class PriorityStore {
     if (budget == 0) {
       return n;
     }
+    itemWrites.flush();
     try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(ItemKeySchema.key(rebuildFrom)),
         Bytes.wrap(ItemKeySchema.key(Long.MAX_VALUE)))) {
       while (n < budget && it.hasNext()) {
@@ -341,7 +352,7 @@ public final class PriorityStore {
       return false;
     }
     highWater = offset;
-    items.put(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(offset).array());
+    itemWrites.putMeta(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(offset).array());
     return true;
   }
 
@@ -353,9 +364,27 @@ public final class PriorityStore {
    */
   public void markChanges() {
     if (changesUnmarked) {
-      items.put(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
+      itemWrites.putMeta(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
       changesUnmarked = false;
     }
+  }
+
+  /**
+   * From now on the item table's writes are held on the heap until {@link #flushItemWrites}, or
+   * until 8,192 items or 4 MiB of payloads are held. Call it when something calls
+   * {@link #flushItemWrites} before every commit of the item table's changes (the queue's
+   * processor: Kafka Streams' cache flush, {@code CommitHook}); without it every write is applied at once.
+   */
+  public void holdItemWrites() {
+    itemWrites.holdUntilFlush();
+  }
+
+  /**
+   * Applies the item table's held writes, items first, then the high-water mark and the count of
+   * changes, in one batch: one RocksDB write batch, and the changelog records in that order.
+   */
+  public void flushItemWrites() {
+    itemWrites.flush();
   }
 
   /** The item at {@code offset}, or null when there is none. */
@@ -363,6 +392,9 @@ public final class PriorityStore {
     StoredItem known = decoded.get(offset);
     if (known != null) {
       return known;
+    }
+    if (itemWrites.holds(offset)) {
+      return itemWrites.heldItem(offset); // null: a held delete
     }
     byte[] value = items.get(Bytes.wrap(ItemKeySchema.key(offset)));
     if (value == null) {
@@ -379,11 +411,10 @@ public final class PriorityStore {
    */
   public void transition(long offset, StoredItem before, StoredItem after) {
     if (after == null) {
-      // put(null), unlike delete, does not read the old value first.
-      items.put(Bytes.wrap(ItemKeySchema.key(offset)), null);
+      itemWrites.delete(offset);
       decoded.remove(offset);
     } else {
-      items.put(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(after));
+      itemWrites.put(offset, after, before == null);
       decoded.put(offset, after);
     }
     changes++;

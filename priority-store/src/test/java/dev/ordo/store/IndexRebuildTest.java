@@ -106,7 +106,7 @@ class IndexRebuildTest {
     PriorityStore s = new PriorityStore(lossy, index.kv);
     assertEquals(152, rebuilt(s));
     s.startGeneration();
-    lossy.losing = true; // the record cache's last contents never reach the item table
+    lossy.losing = true; // the item writes of a task closed dirty never reach the item table
     s.transition(900, null, ready(NS, "t", -100, 1));
     s.markChanges(); // lost too
     s.closeIndex();

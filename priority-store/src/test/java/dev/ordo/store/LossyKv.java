@@ -1,5 +1,6 @@
 package dev.ordo.store;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -16,12 +17,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * A store that silently drops writes while {@link #losing} is set: what an item table restored
- * from its changelog looks like when a task closed dirty and its record cache's last contents
- * never reached the changelog.
+ * from its changelog looks like when a task closed dirty and its last held writes never reached
+ * the changelog. It also records the batches written through {@link #putAll}, in order.
  */
 final class LossyKv implements KeyValueStore<Bytes, byte[]> {
   private final KeyValueStore<Bytes, byte[]> inner;
   boolean losing;
+  /** Every batch of {@link #putAll} that reached the inner store. */
+  final List<List<KeyValue<Bytes, byte[]>>> batches = new ArrayList<>();
 
   LossyKv(KeyValueStore<Bytes, byte[]> inner) {
     this.inner = inner;
@@ -43,6 +46,7 @@ final class LossyKv implements KeyValueStore<Bytes, byte[]> {
   public void putAll(List<KeyValue<Bytes, byte[]>> entries) {
     if (!losing) {
       inner.putAll(entries);
+      batches.add(List.copyOf(entries));
     }
   }
 

@@ -148,6 +148,20 @@ class QueueTopologyTest {
   }
 
   @Test
+  void theItemTablesWritesReachTheChangelogAtTheCommitTheMarksAfterTheItems() {
+    // The test driver commits after every record; the commit hook writes out what the record changed.
+    q.enqueue(item("t", 0).build());
+    List<byte[]> keys = q.changelogKeys();
+    assertEquals(4, keys.size(), "the generation, the item, the high-water mark, the count of changes");
+    assertArrayEquals(new byte[] {KeyFamily.META, 'i'}, keys.get(0), "a new generation first, before any change");
+    assertEquals(KeyFamily.ITEM, keys.get(1)[0]);
+    assertArrayEquals(new byte[] {KeyFamily.META, 'h'}, keys.get(2));
+    assertArrayEquals(new byte[] {KeyFamily.META, 'c'}, keys.get(3), "the count of changes last");
+    q.enqueue(item("t", 0).build());
+    assertEquals(3, q.changelogKeys().size(), "the next commit: the item and the two marks");
+  }
+
+  @Test
   void demandIsSoftStateThatLapsesUnlessRefreshed() {
     q.demand(ALICE, Map.of("t", 5), Duration.ofMillis(100));
     q.advance(Duration.ofMillis(150));

@@ -136,11 +136,14 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   public void init(ProcessorContext<Out, byte[]> context) {
     this.context = context;
     KeyValueStore<Bytes, byte[]> kv = context.getStateStore(PriorityStore.STORE_NAME);
-    if (!CacheFlush.skipUnwrittenTombstones(kv)) {
-      log.warn("The store {} has no record cache with a flush hook: every short-lived key will be written and "
-          + "deleted in RocksDB and the changelog", PriorityStore.STORE_NAME);
+    PriorityStore opened = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME));
+    if (CommitHook.attach(kv, opened::flushItemWrites)) {
+      opened.holdItemWrites();
+    } else {
+      log.warn("The store {} has no commit hook: every item write goes to RocksDB and the changelog at once",
+          PriorityStore.STORE_NAME);
     }
-    this.store = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME));
+    this.store = opened;
     this.partition = context.taskId().partition();
     if (!store.openIndex()) {
       rebuildStarted = System.nanoTime();
