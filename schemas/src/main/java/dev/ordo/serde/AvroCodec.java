@@ -1,10 +1,10 @@
 package dev.ordo.serde;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +54,11 @@ public final class AvroCodec<T extends SpecificRecord> {
     }
   }
 
+  /** Encoding buffers, one per thread, kept while they stay at most {@link #MAX_KEPT_BUFFER} bytes. */
+  private static final ThreadLocal<ByteArrayOutputStream> BUFFER =
+      ThreadLocal.withInitial(() -> new ByteArrayOutputStream(4096));
+  private static final int MAX_KEPT_BUFFER = 1 << 20;
+
   private final Class<T> type;
   private final BinaryMessageEncoder<T> encoder;
   private final BinaryMessageDecoder<T> decoder;
@@ -74,13 +79,18 @@ public final class AvroCodec<T extends SpecificRecord> {
   }
 
   public byte[] encode(T record) {
+    // Into a buffer of this thread's, copied out once (encode(record) copies into a ByteBuffer first).
+    ByteArrayOutputStream out = BUFFER.get();
+    out.reset();
     try {
-      ByteBuffer buffer = encoder.encode(record);
-      byte[] bytes = new byte[buffer.remaining()];
-      buffer.get(bytes);
-      return bytes;
+      encoder.encode(record, out);
+      return out.toByteArray();
     } catch (IOException | RuntimeException e) {
       throw new OrdoSerdeException("cannot encode " + type.getSimpleName() + ": " + e.getMessage(), e);
+    } finally {
+      if (out.size() > MAX_KEPT_BUFFER) {
+        BUFFER.remove(); // a rare large record: do not keep its buffer for the thread's life
+      }
     }
   }
 
