@@ -35,6 +35,6 @@ public final class AgeKeySchema {
   }
 
   public static long readyAt(byte[] key) {
-    return OrderedBytes.getLong(ByteBuffer.wrap(key, key.length - 16, 8));
+    return OrderedBytes.getLong(key, key.length - 16);
   }
 }

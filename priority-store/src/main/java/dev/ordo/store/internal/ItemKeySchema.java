@@ -16,7 +16,6 @@ public final class ItemKeySchema {
   }
 
   public static long offset(byte[] key) {
-    ByteBuffer buf = ByteBuffer.wrap(key, 1, 8);
-    return OrderedBytes.getLong(buf);
+    return OrderedBytes.getLong(key, 1);
   }
 }

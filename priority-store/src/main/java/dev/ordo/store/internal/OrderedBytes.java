@@ -1,6 +1,9 @@
 package dev.ordo.store.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The order-preserving primitives of every key layout.
@@ -29,6 +32,25 @@ public final class OrderedBytes {
 
   public static long getLong(ByteBuffer buf) {
     return buf.getLong() ^ Long.MIN_VALUE;
+  }
+
+  private static final VarHandle BIG_ENDIAN_INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle BIG_ENDIAN_LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+  /**
+   * The int written by {@link #putInt} at {@code at} in {@code bytes}. Reading keys is on the hot
+   * path (every entry of a topic's head, every timer), and a {@code ByteBuffer.wrap} per field was
+   * the stream thread's largest single allocation.
+   */
+  public static int getInt(byte[] bytes, int at) {
+    return (int) BIG_ENDIAN_INT.get(bytes, at) ^ Integer.MIN_VALUE;
+  }
+
+  /** The long written by {@link #putLong} at {@code at} in {@code bytes}. */
+  public static long getLong(byte[] bytes, int at) {
+    return (long) BIG_ENDIAN_LONG.get(bytes, at) ^ Long.MIN_VALUE;
   }
 
   /** The smallest key greater than every key that starts with {@code prefix}, or null when none exists. */

@@ -40,14 +40,14 @@ public final class ReadyKeySchema {
   }
 
   public static int priority(byte[] key) {
-    return OrderedBytes.getInt(ByteBuffer.wrap(key, key.length - SUFFIX_SIZE, 4));
+    return OrderedBytes.getInt(key, key.length - SUFFIX_SIZE);
   }
 
   public static long readyAt(byte[] key) {
-    return OrderedBytes.getLong(ByteBuffer.wrap(key, key.length - 16, 8));
+    return OrderedBytes.getLong(key, key.length - 16);
   }
 
   public static long offset(byte[] key) {
-    return OrderedBytes.getLong(ByteBuffer.wrap(key, key.length - 8, 8));
+    return OrderedBytes.getLong(key, key.length - 8);
   }
 }

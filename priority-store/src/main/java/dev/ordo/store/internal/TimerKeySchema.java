@@ -30,10 +30,10 @@ public final class TimerKeySchema {
   }
 
   public static long dueAt(byte[] key) {
-    return OrderedBytes.getLong(ByteBuffer.wrap(key, 2, 8));
+    return OrderedBytes.getLong(key, 2);
   }
 
   public static long offset(byte[] key) {
-    return OrderedBytes.getLong(ByteBuffer.wrap(key, 10, 8));
+    return OrderedBytes.getLong(key, 10);
   }
 }
