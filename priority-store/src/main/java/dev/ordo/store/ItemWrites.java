@@ -38,7 +38,6 @@ final class ItemWrites {
   /** False: every write is applied at once (tests, tools); true: held until {@link #flush}. */
   private boolean holding;
   private long cancelled;
-  private long written;
 
   /**
    * @param maxHeld item writes held at most; one more applies them all
@@ -128,16 +127,10 @@ final class ItemWrites {
     meta.clear();
     heldPayloadBytes = 0;
     store.putAll(batch);
-    written += batch.size();
   }
 
   /** Item writes that never reached the store because a delete undid a put, since this buffer was made. */
   long cancelled() {
     return cancelled;
-  }
-
-  /** Writes applied to the store (items and meta values), since this buffer was made. */
-  long written() {
-    return written;
   }
 }
