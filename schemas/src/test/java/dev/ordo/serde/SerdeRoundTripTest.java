@@ -110,6 +110,19 @@ class SerdeRoundTripTest {
   }
 
   @Test
+  void aRecordThatFailsHalfEncodedLeavesNothingInTheNextOnesBytes() {
+    StoredItem good = StoredItem.newBuilder()
+        .setItem(item()).setState(ItemState.READY).setAttempts(0).setEnqueuedAt(1L).setReadyAt(2L)
+        .setLeaseDurationMs(5_000L).setMaxAttempts(3).setSemantics(DeliverySemantics.AT_LEAST_ONCE)
+        .setHistory(List.of())
+        .build();
+    StoredItem broken = StoredItem.newBuilder(good).build();
+    broken.setState(null); // a required field, after the item: its bytes are encoded, then it fails
+    assertThrows(OrdoSerdeException.class, () -> OrdoSerdes.STORED_ITEM.encode(broken));
+    roundTrip(OrdoSerdes.STORED_ITEM, good); // same thread: byte for byte Avro's encoding of good
+  }
+
+  @Test
   void bytesThatAreNotARecordGiveAClearError() {
     OrdoSerdeException notAvro = assertThrows(OrdoSerdeException.class,
         () -> OrdoSerdes.ITEM.decode("hello".getBytes(StandardCharsets.UTF_8)));
