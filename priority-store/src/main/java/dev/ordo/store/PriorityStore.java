@@ -55,8 +55,8 @@ public final class PriorityStore {
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
   private static final int HEAD_CAPACITY = 2_048;
-  private static final int DECODED_MAX_ITEMS = 4_096;
-  private static final long DECODED_MAX_PAYLOAD_BYTES = 4L << 20;
+  /** The heap budget of {@link #decoded} when none is given: about 7,000 items of 200-byte payloads. */
+  public static final long DEFAULT_DECODED_BYTES = 4L << 20;
   /** Index writes held back at most before they are applied in one batch; see {@link IndexWrites}. */
   private static final int MAX_HELD_INDEX_WRITES = 8_192;
   /** Item writes held back at most, by count and by payload bytes; see {@link ItemWrites}. */
@@ -78,10 +78,10 @@ public final class PriorityStore {
    * The items written or read last, decoded, by offset: most items are read back soon after they
    * were written (an ack comes within seconds of the lease that wrote the item), and each read was a
    * record-cache or RocksDB look-up and an Avro decode. Items are immutable values here (every
-   * change makes a new one through {@link #transition}), so sharing them is safe. Bounded by count
-   * and by payload bytes.
+   * change makes a new one through {@link #transition}), so sharing them is safe. Bounded by an
+   * estimate of their heap (decisions D16).
    */
-  private final DecodedItems decoded = new DecodedItems(DECODED_MAX_ITEMS, DECODED_MAX_PAYLOAD_BYTES);
+  private final DecodedItems decoded;
   /** The highest item offset taken in so far (see {@link #firstSighting}); -1: none. */
   private long highWater = -1;
   /** The item table's count of changes (transitions), as read at open and kept up since. */
@@ -126,15 +126,23 @@ public final class PriorityStore {
 
   /** The item table and its indexes in one store (tests, tools). */
   public PriorityStore(KeyValueStore<Bytes, byte[]> kv) {
-    this(kv, kv);
+    this(kv, kv, DEFAULT_DECODED_BYTES);
+  }
+
+  /** The item table and the index store, keeping {@link #DEFAULT_DECODED_BYTES} of decoded items. */
+  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
+    this(items, index, DEFAULT_DECODED_BYTES);
   }
 
   /**
    * @param items the item table (changelogged)
    * @param index the index store; call {@link #openIndex} before anything else
+   * @param decodedBytes the heap budget of the decoded items kept, estimated (payload, metadata and
+   *     {@value DecodedItems#OVERHEAD_BYTES} bytes per item)
    */
-  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
+  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
     this.items = items;
+    this.decoded = new DecodedItems(decodedBytes);
     this.kv = index;
     this.writes = new IndexWrites(index, MAX_HELD_INDEX_WRITES);
     this.itemWrites = new ItemWrites(items, MAX_HELD_ITEM_WRITES, MAX_HELD_ITEM_PAYLOAD_BYTES);

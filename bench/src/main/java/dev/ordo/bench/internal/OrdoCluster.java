@@ -73,12 +73,13 @@ public final class OrdoCluster implements AutoCloseable {
     streams.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     streams.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     streams.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
-    // Experiments: -Dordo.bench.streams.<key>=<value> overrides a Kafka Streams setting of the queue.
-    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("ordo.bench.streams."))
-        .forEach(k -> streams.put(k.substring("ordo.bench.streams.".length()), System.getProperty(k)));
     Map<String, Object> queue = new HashMap<>();
     queue.put(QueueConfig.CLUSTER_CONFIG, cluster);
     queue.put(QueueConfig.DELAY_TIERS_CONFIG, delayTiers);
+    // Experiments: -Dordo.bench.streams.<key>=<value> overrides a Kafka Streams setting of the queue,
+    // -Dordo.bench.queue.<key>=<value> a queue setting (QueueConfig).
+    overrides("ordo.bench.streams.", streams);
+    overrides("ordo.bench.queue.", queue);
     this.service = new QueueService(streams, queue, partitions);
     DelayTiers t = null;
     try {
@@ -171,5 +172,10 @@ public final class OrdoCluster implements AutoCloseable {
     } catch (IOException e) {
       log.warn("Could not delete {}: {}", dir, e.toString());
     }
+  }
+
+  private static void overrides(String prefix, Map<String, Object> into) {
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(prefix))
+        .forEach(k -> into.put(k.substring(prefix.length()), System.getProperty(k)));
   }
 }

@@ -136,7 +136,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   public void init(ProcessorContext<Out, byte[]> context) {
     this.context = context;
     KeyValueStore<Bytes, byte[]> kv = context.getStateStore(PriorityStore.STORE_NAME);
-    PriorityStore opened = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME));
+    PriorityStore opened = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME),
+        config.getLong(QueueConfig.ITEM_CACHE_BYTES_CONFIG) / Math.max(1, deliveriesPartitions));
     if (CommitHook.attach(kv, opened::flushItemWrites)) {
       opened.holdItemWrites();
     } else {
