@@ -80,7 +80,7 @@ public record BenchOptions(
       "  --partitions N     partitions of every topic (default 4)\n" +
       "  --backlog N        standing backlog of the backlog scenario\n" +
       "  --consumers N      consumers per measurement (default 2)\n" +
-      "  --max-in-flight N  items leased at once per lease consumer (default 1000)\n" +
+      "  --max-in-flight N  items leased at once per lease consumer (default 4000)\n" +
       "  --workers N        handler threads per lease consumer (default 4)\n" +
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
       "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
@@ -125,11 +125,11 @@ public record BenchOptions(
   /** The sizes of a run: quick is made to finish in under 3 minutes on 2 shared cores, full in under 20. */
   public static BenchOptions defaults(Size size) {
     return switch (size) {
-      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 1_000, 4, 3, 15, 300, 3_000,
+      case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 4_000, 4, 3, 15, 300, 3_000,
           "100ms,200ms,500ms,1s", EnumSet.allOf(Scenario.class), null, false);
-      case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 1_000, 4, 10, 120, 1_000, 12_000,
+      case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
-      case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 1_000, 4, 10, 120, 1_000, 12_000,
+      case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
           "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
     };
   }
