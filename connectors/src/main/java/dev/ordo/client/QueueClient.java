@@ -5,6 +5,7 @@ import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
 import dev.ordo.client.internal.Commands;
+import dev.ordo.client.internal.DemandPlan;
 import dev.ordo.client.internal.PendingDequeue;
 import dev.ordo.client.internal.Selection;
 import dev.ordo.client.internal.StatsView;
@@ -30,6 +31,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -62,18 +65,24 @@ import org.slf4j.LoggerFactory;
  * <p>A dequeue, step by step:
  * <ol>
  *   <li>it takes a requester id of its own, {@code <client id>/<incarnation>/d<n>}, and registers;</li>
- *   <li>it sends a demand for the wanted counts to every partition of {@code commands}
- *       (replace=true, valid for the wait, at most twice the refresh interval), naming this
- *       client's reply partition; each partition at once leases its best ready items to it, and
- *       later ones as they become ready while the demand is open;</li>
- *   <li>the poll thread collects the deliveries addressed to it. When
- *       {@code ordo.client.dequeue.gather.ms} have passed since the first one arrived (time for the
- *       other partitions to offer better items), or at the end of the wait if none came, it keeps
- *       the best by priority up to the counts, releases the rest (ready again, no attempt counted),
- *       cancels its demand on every partition (empty counts) and completes the future. So, like
- *       SQS's long polling, a dequeue waits only while nothing is ready;</li>
- *   <li>a long wait refreshes the demand every {@code ordo.client.demand.refresh.ms} with the
- *       counts still missing, so demand lost when a queue partition moves is rebuilt;</li>
+ *   <li>it plans where to ask ({@link DemandPlan}): from the per-partition ready counts and head
+ *       priorities of {@code <cluster>.topics} (less what this client was handed since), the
+ *       partitions with the best heads are asked for as many items as they hold until the counts
+ *       are covered, and what the stats cannot cover is asked of every partition. Each demand
+ *       (replace=true, valid for the wait, at most twice the refresh interval) names this client's
+ *       reply partition; each partition at once leases its best ready items to it, and later ones
+ *       as they become ready while the demand is open;</li>
+ *   <li>the poll thread collects the deliveries addressed to it. It finishes at once when a plan
+ *       the stats covered has brought every count; otherwise when {@code ordo.client.dequeue.gather.ms}
+ *       have passed since the first item arrived (time for the other partitions to offer better
+ *       items), or at the end of the wait if none came. It keeps the best by priority up to the
+ *       counts, releases the rest (ready again, no attempt counted), cancels its demand on every
+ *       partition it asked (empty counts) and completes the future. So, like SQS's long polling, a
+ *       dequeue waits only while nothing is ready;</li>
+ *   <li>a plan the stats covered that brought nothing within the gather window (stale stats: other
+ *       consumers took those items) is widened once to every partition;</li>
+ *   <li>a long wait re-plans every {@code ordo.client.demand.refresh.ms} with the counts still
+ *       missing, so demand lost when a queue partition moves is rebuilt;</li>
  *   <li>anything addressed to a finished dequeue is released.</li>
  * </ol>
  *
@@ -281,24 +290,61 @@ public final class QueueClient implements AutoCloseable {
     return dequeue(namespace, Map.of(topic == null ? "" : topic, count), wait);
   }
 
+  /**
+   * Asks the partitions that {@link DemandPlan} picks from the stats, and every partition for what
+   * the stats cannot cover. Before the stats table is read (a new client) every partition is asked.
+   */
   private void sendDemands(PendingDequeue q, Map<String, Integer> counts, long now) {
+    int partitions = partitions();
+    synchronized (q) {
+      unreserve(q); // a refresh plans anew
+    }
+    List<DemandPlan.Entry> ready = stats.caughtUp().isDone() ? stats.readyEntries(q.namespace()) : List.of();
+    DemandPlan plan = DemandPlan.of(counts, ready, partitions);
     long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
     Requester requester = new Requester(q.requesterId(), replyPartition);
-    int partitions = partitions();
-    for (int p = 0; p < partitions; p++) {
-      send(Commands.demand(topics, p, requester, q.namespace(), counts, validFor, true, now))
-          .whenComplete((m, e) -> {
-            if (e != null) {
-              q.fail(e);
-            }
-          });
+    // A partition asked before but left out now (a refresh) must stop serving the old counts.
+    Set<Integer> dropped = new TreeSet<>(q.asked());
+    dropped.removeAll(plan.partitions());
+    synchronized (q) {
+      q.planned(plan, now, gatherMs);
+      q.reserve(plan.takes());
+      plan.takes().forEach((entry, n) -> stats.reserve(q.namespace(), entry, n));
     }
+    plan.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now));
+    dropped.forEach(p -> demand(q, p, requester, Map.of(), 1, now));
+  }
+
+  private void demand(PendingDequeue q, int partition, Requester requester, Map<String, Integer> counts, long validFor,
+      long now) {
+    send(Commands.demand(topics, partition, requester, q.namespace(), counts, validFor, true, now))
+        .whenComplete((m, e) -> {
+          if (e != null) {
+            q.fail(e);
+          }
+        });
+  }
+
+  /** Gives back what the dequeue still counts on, so other dequeues plan with those items. */
+  private void unreserve(PendingDequeue q) {
+    q.dropReservations().forEach((entry, n) -> stats.reserve(q.namespace(), entry, -n));
+  }
+
+  /** An exact plan that brought nothing: the stats were stale, ask every partition for what is still wanted. */
+  private void widen(PendingDequeue q, long now) {
+    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
+    Requester requester = new Requester(q.requesterId(), replyPartition);
+    DemandPlan everywhere = DemandPlan.of(q.stillWanted(), List.of(), partitions());
+    synchronized (q) {
+      unreserve(q);
+      q.planned(everywhere, now, gatherMs);
+    }
+    everywhere.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now));
   }
 
   private void cancelDemands(PendingDequeue q, long now) {
     Requester requester = new Requester(q.requesterId(), replyPartition);
-    int partitions = partitions();
-    for (int p = 0; p < partitions; p++) {
+    for (int p : q.asked()) {
       send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now))
           .whenComplete((m, e) -> {
             if (e != null) {
@@ -643,6 +689,16 @@ public final class QueueClient implements AutoCloseable {
     } else if (isOwn(requesterId, 'd')) {
       PendingDequeue q = dequeues.get(requesterId);
       for (DeliveredItem item : Deliveries.items(delivery)) {
+        int from = ItemId.parse(item.getItemId()).partition();
+        stats.taken(item.getNamespace(), item.getTopic(), from);
+        if (q != null) {
+          synchronized (q) {
+            String entry = DemandPlan.entryKey(from, item.getTopic());
+            if (q.useReservation(entry)) {
+              stats.reserve(q.namespace(), entry, -1);
+            }
+          }
+        }
         if (q == null || q.future().isDone()) {
           releaseQuietly(item); // arrived after its dequeue finished
         } else {
@@ -670,6 +726,9 @@ public final class QueueClient implements AutoCloseable {
     if (q.future().isDone() || q.failure() != null) {
       // Cancelled by the caller, or a demand could not be sent.
       dequeues.remove(q.requesterId());
+      synchronized (q) {
+        unreserve(q);
+      }
       cancelDemands(q, now);
       q.received().forEach(this::releaseQuietly);
       if (q.failure() != null) {
@@ -677,6 +736,9 @@ public final class QueueClient implements AutoCloseable {
       }
     } else if (q.shouldFinish(now, gatherMs)) {
       dequeues.remove(q.requesterId());
+      synchronized (q) {
+        unreserve(q);
+      }
       cancelDemands(q, now);
       Selection s = Selection.of(q.wanted(), q.received());
       s.surplus().forEach(this::releaseQuietly);
@@ -685,6 +747,8 @@ public final class QueueClient implements AutoCloseable {
           s.chosen().forEach(this::releaseQuietly); // the caller cancelled meanwhile
         }
       });
+    } else if (q.widenDue(now)) {
+      widen(q, now);
     } else if (q.refreshDue(now)) {
       Map<String, Integer> still = q.stillWanted();
       if (!still.isEmpty()) {
@@ -722,6 +786,9 @@ public final class QueueClient implements AutoCloseable {
     IllegalStateException closed = new IllegalStateException("client " + clientId + " is closed");
     for (PendingDequeue q : dequeues.values()) {
       dequeues.remove(q.requesterId());
+      synchronized (q) {
+        unreserve(q);
+      }
       q.received().forEach(this::releaseQuietly);
       q.future().completeExceptionally(closed);
     }

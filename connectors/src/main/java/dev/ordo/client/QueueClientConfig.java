@@ -75,9 +75,9 @@ public final class QueueClientConfig extends AbstractConfig {
 
   public static final String DEQUEUE_MAX_ITEMS_CONFIG = "ordo.client.dequeue.max.items";
   public static final String DEQUEUE_MAX_ITEMS_DOC = "Most items one dequeue may ask for, over all its topics; more is"
-      + " refused with an IllegalArgumentException. Every partition is asked for the full count and leases up"
-      + " to that many in one transaction before the surplus is released, so this bounds the work one call"
-      + " can cause.";
+      + " refused with an IllegalArgumentException. The partitions the stats show ready items on are asked for"
+      + " what they hold; when the stats show fewer than wanted, every partition is asked for the rest and"
+      + " leases up to that many before the surplus is released, so this bounds the work one call can cause.";
 
   private static final ConfigDef CONFIG = define(new ConfigDef());
 

@@ -113,6 +113,39 @@ class QueueClientTest {
   }
 
   @Test
+  void aDequeueOfReadyItemsLeasesOnlyWhatItReturnsAskingThePartitionsWithTheBestHeads() throws Exception {
+    List<CompletableFuture<ItemId>> sends = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      int partition = i % TestQueue.PARTITIONS;
+      // Partition 2 holds the best head (priority 0 and 1); every other item has priority 5.
+      int priority = partition == 2 && i < 8 ? i / 4 : 5;
+      sends.add(producer.enqueue(item("lean", "t", priority, "p" + i).groupKey(keyFor(partition)).build()));
+    }
+    for (CompletableFuture<ItemId> f : sends) {
+      f.get(10, TimeUnit.SECONDS);
+    }
+    String clientId = "lean-client";
+    Map<String, Object> config = new HashMap<>(queue.clientConfig());
+    config.put(QueueClientConfig.CLIENT_ID_CONFIG, clientId);
+    try (QueueClient lean = new QueueClient(config)) {
+      // The plan reads the per-partition stats: wait until they show every item.
+      await().atMost(Duration.ofSeconds(15)).until(() -> lean.activeTopics("lean").get().stream()
+          .anyMatch(t -> t.topic().equals("t") && t.ready() == 40));
+      List<DeliveredItem> got = lean.dequeue("lean", Map.of("t", 5), Duration.ZERO).get(10, TimeUnit.SECONDS);
+      assertEquals(5, got.size());
+      got.sort(dev.ordo.client.internal.Selection.ORDER);
+      assertEquals(List.of(0, 1, 5, 5, 5), got.stream().map(DeliveredItem::getPriority).toList(),
+          "partition 2's whole head, the best of the cluster, was asked for first");
+
+      // Every item leased to the client's dequeues, read from its reply partition: five, not five per partition.
+      int leased = itemsDeliveredTo(clientId + "/", lean.replyPartition());
+      assertEquals(5, leased, "a dequeue of 5 ready items leases 5, none to release");
+      ackAll(got);
+    }
+    ackAll(dequeueUntil("lean", "t", 35));
+  }
+
+  @Test
   void ackNackExtendAndCancelAnswerAppliedStaleLeaseOrUnknownItem() throws Exception {
     producer.enqueue(item("outcomes", "t", 0, "x").lease(Duration.ofSeconds(5)).build()).get(10, TimeUnit.SECONDS);
     DeliveredItem item = dequeueUntil("outcomes", "t", 1).get(0);
@@ -331,6 +364,29 @@ class QueueClientTest {
       out.put(t.topic(), List.of(t.ready(), t.delayed(), t.leased()));
     }
     return out;
+  }
+
+  /** Items on {@code deliveries} partition {@code partition} addressed to requesters starting with {@code prefix}. */
+  private static int itemsDeliveredTo(String prefix, int partition) {
+    TopicPartition tp = new TopicPartition(queue.topics.deliveries(), partition);
+    java.util.Properties props = queue.kafka.clientProperties();
+    props.put("isolation.level", "read_committed");
+    int n = 0;
+    try (KafkaConsumer<byte[], byte[]> reader =
+        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      reader.assign(List.of(tp));
+      reader.seekToBeginning(List.of(tp));
+      long end = reader.endOffsets(List.of(tp)).get(tp);
+      while (reader.position(tp) < end) {
+        for (var r : reader.poll(Duration.ofMillis(200))) {
+          dev.ordo.schema.Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
+          if (d.getRequesterId().startsWith(prefix)) {
+            n += dev.ordo.api.Deliveries.items(d).size();
+          }
+        }
+      }
+    }
+    return n;
   }
 
   private static Set<ItemId> ids(List<DeliveredItem> items) {

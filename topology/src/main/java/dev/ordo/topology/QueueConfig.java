@@ -71,6 +71,14 @@ public final class QueueConfig extends AbstractConfig {
       + " so that leasing or acking them needs no RocksDB read and no Avro decode. Counted as payload, metadata and"
       + " 400 bytes per item. 0 keeps none.";
 
+  public static final String REPLY_COMMIT_GAP_CONFIG = "ordo.reply.commit.gap.ms";
+  private static final String REPLY_COMMIT_GAP_DOC = "Under exactly-once, what the queue writes for a requester"
+      + " (the items leased to a demand, the outcome of an ack, nack, extend, release or cancel) becomes visible"
+      + " only when the stream thread commits. When the queue answers a requester it asks Kafka Streams to commit"
+      + " at once (at the end of the current batch of records) unless it asked less than this many milliseconds"
+      + " ago, instead of waiting for commit.interval.ms: answers come about a commit interval sooner, and a busy"
+      + " thread commits at most once per this gap more often. -1: never ask; answers wait for the regular commit.";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)
       .define(LEASE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(1), Importance.MEDIUM, LEASE_MS_DOC)
@@ -85,7 +93,9 @@ public final class QueueConfig extends AbstractConfig {
       .define(DELAY_TIERS_CONFIG, Type.STRING, "", Importance.MEDIUM, DELAY_TIERS_DOC)
       .define(TTL_DEAD_LETTER_CONFIG, Type.BOOLEAN, false, Importance.LOW, TTL_DEAD_LETTER_DOC)
       .define(ITEM_CACHE_BYTES_CONFIG, Type.LONG, 16L << 20, Range.atLeast(0), Importance.LOW,
-          ITEM_CACHE_BYTES_DOC);
+          ITEM_CACHE_BYTES_DOC)
+      .define(REPLY_COMMIT_GAP_CONFIG, Type.LONG, 5L, Range.between(-1, 60_000), Importance.LOW,
+          REPLY_COMMIT_GAP_DOC);
 
   private final List<Duration> tiers;
 

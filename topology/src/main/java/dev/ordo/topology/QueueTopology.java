@@ -9,6 +9,7 @@ import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -58,6 +59,14 @@ public final class QueueTopology {
         StreamsConfig.APPLICATION_ID_CONFIG, topics.applicationId(),
         StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2,
         StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20,
+        // The stream thread checks commits and wall-clock punctuations only between polls; Kafka
+        // Streams' 100 ms would hold an idle partition's commit (and so its answers) and its 20 ms
+        // timers up to 100 ms (decisions D19).
+        StreamsConfig.POLL_MS_CONFIG, 5,
+        // A transaction begun right after a commit can find the last one's markers still being
+        // written and is retried after retry.backoff.ms (100 ms by default): with commits asked for
+        // by answers (ordo.reply.commit.gap.ms) that stalled one answer in ten by 100-170 ms here.
+        StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5,
         StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 0);
   }
 }

@@ -4,12 +4,14 @@ import dev.ordo.schema.DeliveredItem;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * One dequeue in progress: its requester id, what it wants, until when, and the items received
- * so far. Created by the calling thread; after registration only the client's poll thread
- * touches its mutable state. The decisions ({@link #shouldFinish}) are pure functions of
+ * so far. Created by the calling thread, which also plans its first demands ({@link #planned});
+ * otherwise only the client's poll thread touches its mutable state (reservations under the
+ * object's lock). The decisions ({@link #shouldFinish}) are pure functions of
  * {@code now}.
  */
 public final class PendingDequeue {
@@ -21,6 +23,12 @@ public final class PendingDequeue {
   private final List<DeliveredItem> received = new ArrayList<>();
   private long firstArrivalAt = -1;
   private long nextRefreshAt;
+  /** Every partition a demand of this dequeue went to, so that all of them are cancelled at the end. */
+  private final Set<Integer> asked = new java.util.concurrent.ConcurrentSkipListSet<>();
+  /** The last plan asked exactly what the stats showed ready (see {@link DemandPlan#exact()}). */
+  private volatile boolean exact;
+  /** When a plan that got nothing yet is widened to every partition; -1 once widened or when not exact. */
+  private volatile long widenAt = -1;
   private volatile Throwable failure;
 
   public PendingDequeue(String requesterId, String namespace, Map<String, Integer> wanted, long deadline,
@@ -56,6 +64,59 @@ public final class PendingDequeue {
     return received;
   }
 
+  /**
+   * The demands of {@code plan} were sent at {@code now}. An exact plan that brought nothing by
+   * {@code now + widenAfterMs} (the stats were stale: other consumers took those items) is widened
+   * to every partition once ({@link #widenDue}).
+   */
+  public void planned(DemandPlan plan, long now, long widenAfterMs) {
+    asked.addAll(plan.partitions());
+    exact = plan.exact();
+    widenAt = exact ? now + widenAfterMs : -1;
+  }
+
+  /** Stats entries this dequeue counts on and has not received yet ({@link DemandPlan#takes}). */
+  private final Map<String, Long> reservations = new java.util.HashMap<>();
+
+  /** Adds {@code takes} to this dequeue's reservations. */
+  public void reserve(Map<String, Long> takes) {
+    takes.forEach((k, n) -> reservations.merge(k, n, Long::sum));
+  }
+
+  /** An item of the entry arrived: true if it used one of this dequeue's reservations (then gone). */
+  public boolean useReservation(String entryKey) {
+    Long n = reservations.get(entryKey);
+    if (n == null) {
+      return false;
+    }
+    if (n <= 1) {
+      reservations.remove(entryKey);
+    } else {
+      reservations.put(entryKey, n - 1);
+    }
+    return true;
+  }
+
+  /** Takes every reservation left, to give back. */
+  public Map<String, Long> dropReservations() {
+    Map<String, Long> left = Map.copyOf(reservations);
+    reservations.clear();
+    return left;
+  }
+
+  public Set<Integer> asked() {
+    return asked;
+  }
+
+  /** True once when an exact plan got nothing in its time: ask every partition for what is still wanted. */
+  public boolean widenDue(long now) {
+    if (widenAt >= 0 && now >= widenAt && received.isEmpty()) {
+      widenAt = -1;
+      return true;
+    }
+    return false;
+  }
+
   public void offer(DeliveredItem item, long now) {
     if (firstArrivalAt < 0) {
       firstArrivalAt = now;
@@ -75,12 +136,19 @@ public final class PendingDequeue {
   }
 
   /**
-   * Done at the deadline, or {@code gatherMs} after the first item arrived: like SQS's long poll,
-   * a dequeue waits only while nothing is ready, and the gather window lets the other partitions
-   * offer better items.
+   * Done at the deadline; at once when an exact plan's counts have all arrived (the partitions
+   * asked were those with the best heads, so nothing better is coming); otherwise {@code gatherMs}
+   * after the first item arrived: like SQS's long poll, a dequeue waits only while nothing is ready,
+   * and the gather window lets the other partitions offer better items.
    */
   public boolean shouldFinish(long now, long gatherMs) {
-    return now >= deadline || firstArrivalAt >= 0 && now >= firstArrivalAt + gatherMs;
+    if (now >= deadline) {
+      return true;
+    }
+    if (firstArrivalAt < 0) {
+      return false;
+    }
+    return now >= firstArrivalAt + gatherMs || exact && stillWanted().isEmpty();
   }
 
   /** What to ask the partitions for now: the counts not yet covered, or empty when covered. */

@@ -31,6 +31,10 @@ public final class StatsView {
 
   private final String topic;
   private final Map<String, TopicStats> stats = new ConcurrentHashMap<>();
+  /** Items this client was handed since the key's last stats record, which that record does not know of yet. */
+  private final Map<String, Long> takenSince = new ConcurrentHashMap<>();
+  /** Items that running dequeues count on, by {@code <namespace>/<partition>/<topic>}. */
+  private final Map<String, Long> reserved = new ConcurrentHashMap<>();
   private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
   private Map<TopicPartition, Long> endOffsets = Map.of();
 
@@ -66,6 +70,7 @@ public final class StatsView {
     if (key == null) {
       return;
     }
+    takenSince.remove(key);
     if (record.value() == null) {
       stats.remove(key);
       return;
@@ -124,6 +129,42 @@ public final class StatsView {
           at == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - at))));
     });
     out.sort(Comparator.comparing(TopicActivity::topic));
+    return out;
+  }
+
+  /**
+   * This client was handed an item of {@code namespace/topic} from {@code partition}: until that
+   * partition's next stats record, {@link #readyEntries} counts one ready item fewer there, so that
+   * the client's next dequeues do not aim at the items it already took.
+   */
+  public void taken(String namespace, String topic, int partition) {
+    takenSince.merge(namespace + "/" + topic + "/" + partition, 1L, Long::sum);
+  }
+
+  /**
+   * A dequeue of this client counts on {@code n} items of a stats entry ({@link DemandPlan#takes}),
+   * positive when planned, negative when they arrived or the dequeue ended: {@link #readyEntries}
+   * leaves them out meanwhile, so concurrent dequeues of one client spread over the ready items instead
+   * of all asking the partition with the best head.
+   */
+  public void reserve(String namespace, String entryKey, long n) {
+    reserved.merge(namespace + "/" + entryKey, n, (a, b) -> a + b == 0 ? null : a + b);
+  }
+
+  /** The namespace's (partition, topic) entries with ready items, less those taken since, for {@link DemandPlan}. */
+  public List<DemandPlan.Entry> readyEntries(String namespace) {
+    List<DemandPlan.Entry> out = new ArrayList<>();
+    for (Map.Entry<String, TopicStats> e : stats.entrySet()) {
+      TopicStats s = e.getValue();
+      if (!s.getNamespace().equals(namespace) || s.getHeadPriority() == null) {
+        continue;
+      }
+      long ready = s.getReady() - takenSince.getOrDefault(e.getKey(), 0L)
+          - reserved.getOrDefault(namespace + "/" + DemandPlan.entryKey(s.getPartition(), s.getTopic()), 0L);
+      if (ready > 0) {
+        out.add(new DemandPlan.Entry(s.getPartition(), s.getTopic(), ready, s.getHeadPriority()));
+      }
+    }
     return out;
   }
 

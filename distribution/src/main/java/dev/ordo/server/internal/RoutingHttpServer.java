@@ -37,6 +37,16 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
 
   private record Route(String method, String pattern, String[] segments, Handler handler) {}
 
+  static {
+    // The JDK's server writes a response's headers and its body in two writes. With Nagle's algorithm
+    // on (its default) the body waits for the client's ACK of the headers, which a client delays by up
+    // to 40 ms: measured here, a Python client's enqueue took 52 ms instead of 10 (decisions D19). The
+    // JDK reads the property once, when its server classes load, so it is set before the first one.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private final HttpServer server;
   private final ExecutorService executor;
   private final List<Route> routes = new CopyOnWriteArrayList<>();

@@ -43,6 +43,60 @@ class RoutingHttpServerTest {
     assertEquals(400, send("GET", "/topics/x/y?limit=many", null).statusCode(), "NumberFormatException is an IllegalArgumentException");
   }
 
+  /**
+   * A worker that reuses one connection (Python's requests.Session, http.client) must get every answer
+   * on it: keep-alive, also after an error status and a POST with a body. Nagle's algorithm is off
+   * for the server's sockets (a small body written after its headers would otherwise wait for the
+   * client's delayed ACK, 40 ms on Linux).
+   */
+  @Test
+  void oneKeepAliveConnectionCarriesManyRequestsAndAnswers() throws Exception {
+    server.post("/echo", r -> HttpResponse.json(201, r.bodyAs(Echo.class)));
+    assertEquals("true", System.getProperty("sun.net.httpserver.nodelay"));
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+      socket.setSoTimeout(10_000);
+      var out = socket.getOutputStream();
+      var in = new java.io.BufferedInputStream(socket.getInputStream());
+      for (int i = 0; i < 3; i++) {
+        String body = "{\"text\":\"n" + i + "\",\"n\":" + i + "}";
+        out.write(("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+            + body.length() + "\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        out.flush();
+        String[] answer = readResponse(in);
+        assertEquals("HTTP/1.1 201 Created", answer[0], "request " + i + " on the same connection");
+        assertEquals(body, answer[1]);
+        out.write("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        out.flush();
+        assertEquals("HTTP/1.1 404 Not Found", readResponse(in)[0], "an error keeps the connection");
+      }
+    }
+  }
+
+  /** Status line and body of one HTTP/1.1 response with a Content-Length (or none). */
+  private static String[] readResponse(java.io.InputStream in) throws java.io.IOException {
+    String status = readLine(in);
+    int length = 0;
+    for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
+      if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+        length = Integer.parseInt(line.substring(15).trim());
+      }
+    }
+    return new String[] {status, new String(in.readNBytes(length), java.nio.charset.StandardCharsets.UTF_8)};
+  }
+
+  private static String readLine(java.io.InputStream in) throws java.io.IOException {
+    StringBuilder b = new StringBuilder();
+    for (int c = in.read(); c != '\n'; c = in.read()) {
+      if (c < 0) {
+        throw new java.io.EOFException("connection closed after: " + b);
+      }
+      if (c != '\r') {
+        b.append((char) c);
+      }
+    }
+    return b.toString();
+  }
+
   @Test
   void jsonBodiesAndErrors() throws Exception {
     server.post("/echo", r -> {

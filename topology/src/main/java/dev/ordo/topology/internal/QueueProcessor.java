@@ -88,6 +88,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final long redeliveryDelayMs;
   private final boolean ttlDeadLetter;
   private final int deliveriesPartitions;
+  /** {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG}: -1 never asks for a commit. */
+  private final long replyCommitGapMs;
+  /** When this task last asked for a commit because a requester waits for an answer (stream time of the wall clock). */
+  private long commitAskedAt = Long.MIN_VALUE / 2;
   private final SplittableRandom random = new SplittableRandom();
 
   private final DemandBook demands = new DemandBook();
@@ -130,6 +134,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.redeliveryDelayMs = config.getLong(QueueConfig.REDELIVERY_DELAY_MS_CONFIG);
     this.ttlDeadLetter = config.getBoolean(QueueConfig.TTL_DEAD_LETTER_CONFIG);
     this.deliveriesPartitions = deliveriesPartitions;
+    this.replyCommitGapMs = config.getLong(QueueConfig.REPLY_COMMIT_GAP_CONFIG);
   }
 
   @Override
@@ -837,8 +842,22 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void send(Requester requester, Object body) {
     Delivery delivery = new Delivery(requester.getId(), body);
     byte[] key = requester.getId().getBytes(StandardCharsets.UTF_8);
+    long now = now();
     context.forward(new Record<>(new Out(topics.deliveries(), requester.getReplyPartition(), key),
-        OrdoSerdes.DELIVERY.encode(delivery), now()));
+        OrdoSerdes.DELIVERY.encode(delivery), now));
+    askCommitForAnswer(now);
+  }
+
+  /**
+   * Someone waits for what was just sent, and under exactly-once it is visible only once committed:
+   * ask for a commit at the end of this batch of records rather than at the next commit interval, at
+   * most once per {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG} (decisions D19).
+   */
+  private void askCommitForAnswer(long now) {
+    if (replyCommitGapMs >= 0 && now - commitAskedAt >= replyCommitGapMs) {
+      commitAskedAt = now;
+      context.commit();
+    }
   }
 
   private void reply(Requester requester, Outcome outcome) {

@@ -1,0 +1,127 @@
+package dev.ordo.topology.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.schema.Ack;
+import dev.ordo.schema.Command;
+import dev.ordo.schema.Demand;
+import dev.ordo.schema.Item;
+import dev.ordo.schema.Release;
+import dev.ordo.schema.Requester;
+import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.store.PriorityStore;
+import dev.ordo.topology.QueueConfig;
+import dev.ordo.topology.QueueMetrics;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Under exactly-once an answer is visible only once committed: the processor asks for a commit when it
+ * answers a requester, at most once per {@code ordo.reply.commit.gap.ms}, and never for work nobody waits on.
+ */
+class AnswerCommitTest {
+  private static final long T0 = 1_700_000_000_000L;
+  private static final ClusterTopics TOPICS = new ClusterTopics("ordo");
+  private static final Requester ALICE = new Requester("alice", 0);
+
+  private MockProcessorContext<Out, byte[]> context;
+  private QueueProcessor processor;
+  private long offset;
+
+  private void start(long gapMs) {
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ordo-answer-commit");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    context = new MockProcessorContext<>(props);
+    context.setCurrentSystemTimeMs(T0);
+    for (String name : new String[] {PriorityStore.STORE_NAME, PriorityStore.INDEX_STORE_NAME}) {
+      KeyValueStore<Bytes, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name),
+          Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
+      store.init(context.getStateStoreContext(), store);
+      context.addStateStore(store);
+    }
+    Map<String, Object> config = new HashMap<>();
+    config.put(QueueConfig.CLUSTER_CONFIG, "ordo");
+    config.put(QueueConfig.REPLY_COMMIT_GAP_CONFIG, gapMs);
+    processor = new QueueProcessor(new QueueConfig(config), new QueueMetrics(), 1);
+    processor.init(context);
+  }
+
+  @AfterEach
+  void close() {
+    if (processor != null) {
+      processor.close();
+    }
+  }
+
+  @Test
+  void answeringARequesterAsksForACommitAndSilentWorkDoesNot() {
+    start(5);
+    enqueue();
+    assertFalse(context.committed(), "an enqueue answers nobody: the regular commit interval is soon enough");
+
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true));
+    assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
+        .count(), "the item was leased to alice");
+    assertTrue(context.committed(), "alice waits for the item, visible only once committed");
+  }
+
+  @Test
+  void answersAskForAtMostOneCommitPerGap() {
+    start(5);
+    enqueue();
+    command(ALICE, new Ack("0-0", "not-the-lease"));
+    assertTrue(context.committed(), "the stale-lease outcome is an answer too");
+    context.resetCommit();
+
+    context.setCurrentSystemTimeMs(T0 + 4);
+    command(ALICE, new Ack("0-0", "still-not-the-lease"));
+    assertFalse(context.committed(), "4 ms after the last ask: the commit asked for then covers this answer");
+
+    context.setCurrentSystemTimeMs(T0 + 5);
+    command(ALICE, new Ack("0-0", "again-not-the-lease"));
+    assertTrue(context.committed(), "the gap passed");
+  }
+
+  @Test
+  void aNegativeGapNeverAsksAndACommandWithoutRequesterNeither() {
+    start(-1);
+    enqueue();
+    command(ALICE, new Ack("0-0", "not-the-lease"));
+    assertFalse(context.committed(), "-1: answers wait for the regular commit");
+
+    close();
+    start(5);
+    enqueue();
+    command(null, new Release("0-0", "not-the-lease"));
+    assertFalse(context.committed(), "nobody waits for a quiet release");
+  }
+
+  private void enqueue() {
+    Item item = Item.newBuilder().setNamespace("ns").setTopic("t").setPriority(0)
+        .setPayload(ByteBuffer.wrap("p".getBytes(StandardCharsets.UTF_8))).build();
+    context.setRecordMetadata(TOPICS.items(), 0, offset++);
+    processor.process(new Record<>(null, OrdoSerdes.ITEM.encode(item), context.currentSystemTimeMs()));
+  }
+
+  private void command(Requester requester, Object body) {
+    context.setRecordMetadata(TOPICS.commands(), 0, offset++);
+    byte[] value = OrdoSerdes.COMMAND.encode(new Command(requester, context.currentSystemTimeMs(), body));
+    processor.process(new Record<>("0-0".getBytes(StandardCharsets.UTF_8), value, context.currentSystemTimeMs()));
+  }
+}
