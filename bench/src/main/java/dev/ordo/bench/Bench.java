@@ -32,7 +32,9 @@ import java.util.function.Supplier;
  *   <li>Ordo end to end under exactly_once_v2 and at_least_once: throughput of a producer and lease
  *       consumers acking, then enqueue-to-handler latency at half that throughput;</li>
  *   <li>Ordo's dequeue throughput with an empty queue and with a standing backlog;</li>
- *   <li>the lateness of delayed items over every (shortened) delay tier.</li>
+ *   <li>the lateness of delayed items over every (shortened) delay tier;</li>
+ *   <li>Ordo over HTTP: an {@code ordo server} worked by keep-alive HTTP workers, with the run's
+ *       partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario}).</li>
  * </ol>
  * Every scenario of every round creates its own topics (and Ordo cluster: a queue instance and
  * delay-tier forwarders in this process, state in a temporary directory) under a name unique to
@@ -58,6 +60,20 @@ public final class Bench {
    * @throws UncheckedIOException when the JSON file cannot be written
    */
   public static BenchReport run(String bootstrapServers, BenchOptions options, PrintStream out) {
+    return run(bootstrapServers, options, out, null);
+  }
+
+  /** HTTP workers of the {@code http} scenario, and what each dequeues at once (issue 12). */
+  static final int HTTP_WORKERS = 8;
+  static final int HTTP_DEQUEUE = 50;
+  /** The partition count the {@code http} scenario compares the run's with. */
+  static final int HTTP_WIDE_PARTITIONS = 32;
+
+  /**
+   * {@link #run(String, BenchOptions, PrintStream)} with a way to start an {@code ordo server} for the
+   * {@code http} scenario; without one (null) that scenario is skipped with a note.
+   */
+  public static BenchReport run(String bootstrapServers, BenchOptions options, PrintStream out, HttpFrontEnd http) {
     long t0 = System.nanoTime();
     String startedAt = Instant.now().toString();
     String runId = "bench-" + Long.toString(System.currentTimeMillis(), 36);
@@ -70,6 +86,11 @@ public final class Bench {
     OrdoScenarios.EndToEnd[] alos = new OrdoScenarios.EndToEnd[rounds];
     OrdoScenarios.Backlog[] backlog = new OrdoScenarios.Backlog[rounds];
     Stats.Latency[] delays = new Stats.Latency[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] httpNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] httpWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    if (options.runs(Scenario.HTTP) && http == null) {
+      notes.add("the http scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
+    }
     OrdoScenarios.Sizes sizes = new OrdoScenarios.Sizes(options.partitions(), options.items(), options.payloadBytes(),
         options.consumers(), options.maxInFlight(), options.workers(), options.latencySeconds(), options.backlogItems(),
         options.delayItems(), options.delayMaxMs(), options.delayTiers(), options.keepTopics());
@@ -141,6 +162,23 @@ public final class Bench {
             failed(out, notes, r, "delays", e);
           }
         }
+        if (options.runs(Scenario.HTTP) && http != null) {
+          try {
+            httpNarrow[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-http" + round,
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0.5,
+                options.latencySeconds());
+            httpWide[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-httpw" + round,
+                HTTP_WIDE_PARTITIONS, options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0,
+                options.latencySeconds());
+            out.printf(Locale.ROOT, "  Ordo over HTTP: %,.0f items/s with %d partitions, %,.0f with %d; dequeue p50 %.1f"
+                    + " p99 %.1f ms; ack at %,.0f items/s p50 %.1f p99 %.1f ms%n", httpNarrow[i].itemsPerSec(),
+                options.partitions(), httpWide[i].itemsPerSec(), HTTP_WIDE_PARTITIONS, httpNarrow[i].dequeue().p50(),
+                httpNarrow[i].dequeue().p99(), httpNarrow[i].offeredPerSec(), httpNarrow[i].ack().p50(),
+                httpNarrow[i].ack().p99());
+          } catch (RuntimeException e) {
+            failed(out, notes, r, "http", e);
+          }
+        }
       }
     }
     loads.add(loadAverage());
@@ -170,6 +208,28 @@ public final class Bench {
           medianLatency(each), each);
     }
     double[] eosRates = rates(eos);
+    BenchReport.Http httpFigure = null;
+    if (options.runs(Scenario.HTTP) && http != null) {
+      double[] narrow = nans(rounds);
+      double[] wide = nans(rounds);
+      double[] offered = nans(rounds);
+      List<Latency> dequeue = new ArrayList<>();
+      List<Latency> ack = new ArrayList<>();
+      for (int r = 0; r < rounds; r++) {
+        if (httpNarrow[r] != null) {
+          narrow[r] = httpNarrow[r].itemsPerSec();
+          offered[r] = httpNarrow[r].offeredPerSec();
+          dequeue.add(latency(httpNarrow[r].dequeue()));
+          ack.add(latency(httpNarrow[r].ack()));
+        }
+        if (httpWide[r] != null) {
+          wide[r] = httpWide[r].itemsPerSec();
+        }
+      }
+      httpFigure = new BenchReport.Http(HTTP_WORKERS, HTTP_DEQUEUE, HTTP_WIDE_PARTITIONS, figure(narrow), figure(wide),
+          medianLatency(dequeue), figure(offered), medianLatency(ack), medianRatio(narrow, eosRates),
+          medianRatio(wide, narrow));
+    }
     double[] alosRates = rates(alos);
     BenchReport.Ratios ratios = new BenchReport.Ratios(
         medianRatio(eosRates, raw), medianRatio(eosRates, share), Stats.median(list(backlogRatios)),
@@ -179,7 +239,7 @@ public final class Bench {
         System.getProperty("os.name") + " " + System.getProperty("os.arch"), loads, bootstrapServers, brokers,
         heartbeat, minHeartbeat);
     BenchReport report = new BenchReport(options, env, rawFigure, shareFigure, eosFigure, alosFigure, backlogFigure,
-        delayFigure, ratios, List.copyOf(notes));
+        delayFigure, httpFigure, ratios, List.copyOf(notes));
     out.println();
     out.print(report.table());
     if (options.json() != null) {

@@ -52,7 +52,7 @@ public record BenchOptions(
   /** How big a run is. */
   public enum Size { QUICK, FULL, LARGE }
 
-  /** The scenarios of issue 6, in the order a round runs them. */
+  /** The scenarios (issues 6 and 12), in the order a round runs them. */
   public enum Scenario {
     /** Plain KafkaProducer to KafkaConsumer. */
     RAW,
@@ -65,7 +65,13 @@ public record BenchOptions(
     /** Ordo's dequeue throughput with an empty queue and with a standing backlog. */
     BACKLOG,
     /** Lateness of delayed items over every delay tier. */
-    DELAY
+    DELAY,
+    /**
+     * Ordo over HTTP (issue 12): 8 keep-alive workers dequeuing 50 and acking in batches, with the
+     * run's partitions and with 32; dequeue and single-ack round trips. Needs the distribution's
+     * {@code ordo bench}, which can start an {@code ordo server}.
+     */
+    HTTP
   }
 
   /** The flags {@link #parse} takes, one per line (a constant: the CLI's help shows it too). */
@@ -85,7 +91,7 @@ public record BenchOptions(
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
       "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
       "                     (default 15 quick, 120 full; one round at least)\n" +
-      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay (default all)\n" +
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http (default all)\n" +
       "  --json FILE        also write the report as JSON to FILE\n" +
       "  --keep-topics      leave the bench's topics on the cluster";
 

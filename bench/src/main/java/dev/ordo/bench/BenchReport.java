@@ -26,6 +26,7 @@ public record BenchReport(
     Ordo atLeastOnce,
     Backlog backlog,
     Delays delays,
+    Http http,
     Ratios ratios,
     List<String> notes) {
 
@@ -48,6 +49,16 @@ public record BenchReport(
 
   /** Lateness of delayed items (handler time minus due time), over the tiers. */
   public record Delays(String tiers, int items, long maxDelayMs, Latency latenessMs, List<Latency> roundLateness) {}
+
+  /**
+   * Ordo over HTTP ({@code ordo server}, keep-alive workers): throughput of {@code workers} workers
+   * dequeuing {@code dequeueCount} and acking in batches, with the cluster's partitions and with
+   * {@code widePartitions}; the round trip of a dequeue of ready items; and the round trip of a
+   * single ack at half the first throughput. The ratios: over the exactly-once lease consumers of
+   * the same round, and the wide partition count's throughput over the first's.
+   */
+  public record Http(int workers, int dequeueCount, int widePartitions, Figure itemsPerSec, Figure wideItemsPerSec,
+      Latency dequeueMs, Figure offeredPerSec, Latency ackMs, double vsLeaseConsumers, double wideVsNarrow) {}
 
   /** The ratios the issue asks for, plus the at-least-once ones; NaN when a side did not run. */
   public record Ratios(double ordoVsRawKafka, double ordoVsShareGroups, double backlogVsEmpty,
@@ -109,6 +120,16 @@ public record BenchReport(
           String.format(Locale.ROOT, "Ordo delays 0-%ss, tiers %s", trim(delays.maxDelayMs() / 1000.0), delays.tiers()),
           "lateness " + latency(delays.latenessMs()), delays.roundLateness().stream().map(BenchReport::latencyShort).toList()));
     }
+    if (http != null) {
+      b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "Ordo over HTTP, %d workers, %d partitions",
+          http.workers(), o.partitions()), rate(http.itemsPerSec().median(), "items/s"), rounds(http.itemsPerSec())));
+      b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "  the same, %d partitions",
+          http.widePartitions()), rate(http.wideItemsPerSec().median(), "items/s"), rounds(http.wideItemsPerSec())));
+      b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "  dequeue(%d) of ready items",
+          http.dequeueCount()), latency(http.dequeueMs()), ""));
+      b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "  ack at %,.0f items/s (half)",
+          http.offeredPerSec().median()), latency(http.ackMs()), ""));
+    }
     b.append(String.format(Locale.ROOT, "%nratios (median of per-round ratios)%n"));
     b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / raw Kafka    %s%n", ratio(ratios.ordoVsRawKafka())));
     b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / share groups %s%n", ratio(ratios.ordoVsShareGroups())));
@@ -116,6 +137,11 @@ public record BenchReport(
     b.append(String.format(Locale.ROOT, "  Ordo e2e (at-least-once) / share groups %s%n",
         ratio(ratios.atLeastOnceVsShareGroups())));
     b.append(String.format(Locale.ROOT, "  backlog / empty                        %s%n", ratio(ratios.backlogVsEmpty())));
+    if (http != null) {
+      b.append(String.format(Locale.ROOT, "  HTTP workers / lease consumers (e-o)   %s%n", ratio(http.vsLeaseConsumers())));
+      b.append(String.format(Locale.ROOT, "  HTTP %d partitions / %d partitions      %s%n", http.widePartitions(),
+          o.partitions(), ratio(http.wideVsNarrow())));
+    }
     for (String note : notes) {
       b.append("note: ").append(note).append(System.lineSeparator());
     }
@@ -190,6 +216,19 @@ public record BenchReport(
       latency(d.putObject("latenessMs"), delays.latenessMs());
       ArrayNode rounds = d.putArray("rounds");
       delays.roundLateness().forEach(l -> latency(rounds.addObject(), l));
+    }
+    ObjectNode h = root.putObject("http");
+    if (http != null) {
+      h.put("workers", http.workers());
+      h.put("dequeueCount", http.dequeueCount());
+      h.put("widePartitions", http.widePartitions());
+      figure(h.putObject("throughput"), "itemsPerSec", http.itemsPerSec());
+      figure(h.putObject("wideThroughput"), "itemsPerSec", http.wideItemsPerSec());
+      latency(h.putObject("dequeueMs"), http.dequeueMs());
+      figure(h.putObject("offered"), "itemsPerSec", http.offeredPerSec());
+      latency(h.putObject("ackMs"), http.ackMs());
+      num(h, "vsLeaseConsumers", http.vsLeaseConsumers());
+      num(h, "wideVsNarrow", http.wideVsNarrow());
     }
     ObjectNode opts = root.putObject("options");
     opts.put("size", options.size().name().toLowerCase(Locale.ROOT));

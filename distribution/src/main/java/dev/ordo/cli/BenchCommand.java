@@ -58,7 +58,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, Level.ERROR);
     if (bootstrapServers != null) {
-      Bench.run(bootstrapServers, options, System.out);
+      Bench.run(bootstrapServers, options, System.out, BenchCommand::httpServer);
       return 0;
     }
     Path dir = Files.createTempDirectory("ordo-bench-");
@@ -66,11 +66,43 @@ final class BenchCommand implements Callable<Integer> {
     try (OrdoServer broker = new OrdoServer(config, List.of())) {
       broker.start();
       System.out.println("Embedded Kafka at " + broker.bootstrapServers() + " (data in " + dir + ")");
-      Bench.run(broker.bootstrapServers(), options, System.out);
+      Bench.run(broker.bootstrapServers(), options, System.out, BenchCommand::httpServer);
       return 0;
     } finally {
       delete(dir);
     }
+  }
+
+  /**
+   * An {@code ordo server} on the bench's cluster for the http scenario: the standard components
+   * (queue, delay tiers, HTTP API) with their defaults, an HTTP port of its own, state in a
+   * temporary directory.
+   */
+  static dev.ordo.bench.HttpFrontEnd.Running httpServer(String bootstrap, String cluster, int partitions)
+      throws IOException {
+    Path dir = Files.createTempDirectory("ordo-bench-http-");
+    ServerConfig config = ServerConfig.builder().bootstrapServers(bootstrap).cluster(cluster).partitions(partitions)
+        .stateDir(dir).httpPort(0).build();
+    OrdoServer server = new OrdoServer(config, dev.ordo.server.Components.standard());
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      server.close();
+      delete(dir);
+      throw e;
+    }
+    return new dev.ordo.bench.HttpFrontEnd.Running() {
+      @Override
+      public java.net.URI address() {
+        return server.httpAddress();
+      }
+
+      @Override
+      public void close() {
+        server.close();
+        delete(dir);
+      }
+    };
   }
 
   private static void delete(Path dir) {

@@ -1,0 +1,253 @@
+package dev.ordo.bench.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ordo.bench.HttpFrontEnd;
+import dev.ordo.client.EnqueueRequest;
+import dev.ordo.client.QueueProducer;
+import dev.ordo.client.QueueProducerConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The queue as HTTP clients see it: an {@code ordo server} on the bench's cluster, worked by
+ * {@code workers} threads, each with a keep-alive HTTP/1.1 connection of its own (the JDK's
+ * {@link HttpClient}, as a Python {@code requests.Session} would hold one), in this JVM.
+ *
+ * <ol>
+ *   <li><b>throughput</b>: {@code items} items are enqueued (by a Java producer, so that the phase
+ *       measures dequeue and ack) and become ready; then every worker loops: dequeue up to
+ *       {@code dequeueCount} ready items ({@code waitMs} 0) and ack them in one batch request
+ *       ({@code POST /v1/items/ack}), until all are acked. Items/s from the first dequeue to the
+ *       last ack; each dequeue's round trip is recorded (items are always ready then);</li>
+ *   <li><b>latency</b> (when {@code loadShare} > 0): a producer enqueues at that share of the
+ *       throughput just measured for {@code seconds}; the workers long-poll dequeue up to 10 items
+ *       and ack each with its own request ({@code POST /v1/items/{id}/ack}), recording each ack's
+ *       round trip.</li>
+ * </ol>
+ */
+public final class HttpScenario {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String NS = "bench";
+  private static final String TOPIC = "t";
+
+  private HttpScenario() {}
+
+  public record Result(int partitions, double itemsPerSec, Stats.Latency dequeue, Stats.Latency ack,
+      double offeredPerSec) {}
+
+  public static Result run(BenchKafka kafka, HttpFrontEnd frontEnd, String cluster, int partitions, int items,
+      int payloadBytes, int workers, int dequeueCount, double loadShare, int seconds) {
+    try (HttpFrontEnd.Running server = frontEnd.start(kafka.bootstrapServers(), cluster, partitions);
+        QueueProducer producer = new QueueProducer(producerConfig(kafka, cluster))) {
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(10)).build();
+      URI base = server.address();
+      byte[] payload = new byte[payloadBytes];
+      java.util.Arrays.fill(payload, (byte) 'x');
+
+      List<CompletableFuture<?>> sends = new ArrayList<>(items);
+      for (int i = 0; i < items; i++) {
+        sends.add(producer.enqueue(EnqueueRequest.builder(NS, TOPIC, payload).priority(i % 10).build()));
+      }
+      CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+      awaitReady(http, base, items);
+
+      AtomicInteger acked = new AtomicInteger();
+      long[][] dequeueNs = new long[workers][];
+      int[] dequeues = new int[workers];
+      Thread[] threads = new Thread[workers];
+      long t0 = System.nanoTime();
+      long deadline = t0 + TimeUnit.SECONDS.toNanos(300);
+      for (int w = 0; w < workers; w++) {
+        int me = w;
+        dequeueNs[w] = new long[items + 16];
+        threads[w] = new Thread(() -> {
+          HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+          while (acked.get() < items && System.nanoTime() < deadline) {
+            long d0 = System.nanoTime();
+            JsonNode got = post(own, base, "/v1/namespaces/" + NS + "/dequeue",
+                "{\"topics\": {\"" + TOPIC + "\": " + dequeueCount + "}, \"waitMs\": 0}");
+            long took = System.nanoTime() - d0;
+            ArrayNode list = JSON.createArrayNode();
+            for (JsonNode item : got.get("items")) {
+              ObjectNode a = list.addObject();
+              a.put("id", item.get("id").asText());
+              a.put("lease", item.get("lease").asText());
+            }
+            if (list.isEmpty()) {
+              continue;
+            }
+            dequeueNs[me][dequeues[me]++ % dequeueNs[me].length] = took;
+            ObjectNode body = JSON.createObjectNode();
+            body.set("items", list);
+            JsonNode results = post(own, base, "/v1/items/ack", body.toString());
+            for (JsonNode r : results.get("results")) {
+              if ("APPLIED".equals(r.path("result").asText())) {
+                acked.incrementAndGet();
+              }
+            }
+          }
+        }, "bench-http-" + w);
+        threads[w].start();
+      }
+      for (Thread t : threads) {
+        t.join();
+      }
+      double seconds0 = (System.nanoTime() - t0) / 1e9;
+      if (acked.get() < items) {
+        throw new IllegalStateException("HTTP workers acked " + acked.get() + " of " + items + " items in 300 s");
+      }
+      Stats.Latency dequeue = Stats.latency(concat(dequeueNs, dequeues), total(dequeues), 1e6);
+
+      Stats.Latency ack = new Stats.Latency(Double.NaN, Double.NaN, Double.NaN, 0);
+      double rate = items / seconds0;
+      double offered = loadShare > 0 ? loadShare * rate : Double.NaN;
+      if (loadShare > 0) {
+        ack = halfLoad(http, base, producer, payload, workers, offered, seconds);
+      }
+      return new Result(partitions, rate, dequeue, ack, offered);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e.toString(), e);
+    } finally {
+      kafka.deleteTopicsStartingWith(cluster + ".", cluster + "-");
+    }
+  }
+
+  /** Paced enqueues; workers long-poll and ack each item alone, timing each ack. */
+  private static Stats.Latency halfLoad(HttpClient http, URI base, QueueProducer producer, byte[] payload, int workers,
+      double perSec, int seconds) throws Exception {
+    int total = (int) Math.max(1, perSec * seconds);
+    AtomicInteger acked = new AtomicInteger();
+    AtomicLong ackCount = new AtomicLong();
+    long[] ackNs = new long[total + 1024];
+    Thread[] threads = new Thread[workers];
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds + 60L);
+    for (int w = 0; w < workers; w++) {
+      threads[w] = new Thread(() -> {
+        HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        while (acked.get() < total && System.nanoTime() < deadline) {
+          JsonNode got = post(own, base, "/v1/namespaces/" + NS + "/dequeue",
+              "{\"topics\": {\"" + TOPIC + "\": 10}, \"waitMs\": 1000}");
+          for (JsonNode item : got.get("items")) {
+            long a0 = System.nanoTime();
+            JsonNode r = post(own, base, "/v1/items/" + item.get("id").asText() + "/ack",
+                "{\"lease\": \"" + item.get("lease").asText() + "\"}");
+            long took = System.nanoTime() - a0;
+            if ("APPLIED".equals(r.path("result").asText())) {
+              acked.incrementAndGet();
+            }
+            long n = ackCount.getAndIncrement();
+            if (n < ackNs.length) {
+              ackNs[(int) n] = took;
+            }
+          }
+        }
+      }, "bench-http-latency-" + w);
+      threads[w].start();
+    }
+    long start = System.nanoTime();
+    long interval = (long) (1e9 / perSec);
+    for (int i = 0; i < total; i++) {
+      long due = start + i * interval;
+      long wait = due - System.nanoTime();
+      if (wait > 0) {
+        LockSupport.parkNanos(wait);
+      }
+      producer.enqueue(EnqueueRequest.builder(NS, TOPIC, payload).build());
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    if (acked.get() < total) {
+      throw new IllegalStateException("HTTP workers acked " + acked.get() + " of " + total + " paced items");
+    }
+    int n = (int) Math.min(ackCount.get(), ackNs.length);
+    return Stats.latency(ackNs, n, 1e6);
+  }
+
+  private static void awaitReady(HttpClient http, URI base, int items) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (System.nanoTime() < deadline) {
+      JsonNode topics = get(http, base, "/v1/namespaces/" + NS + "/topics").get("topics");
+      for (JsonNode t : topics) {
+        if (TOPIC.equals(t.path("topic").asText()) && t.path("ready").asLong() >= items) {
+          return;
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("the " + items + " items were not all ready within 120 s");
+  }
+
+  private static JsonNode post(HttpClient http, URI base, String path, String body) {
+    return send(http, HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  }
+
+  private static JsonNode get(HttpClient http, URI base, String path) {
+    return send(http, HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60)).GET().build());
+  }
+
+  private static JsonNode send(HttpClient http, HttpRequest request) {
+    try {
+      HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+      JsonNode body = JSON.readTree(r.body());
+      if (r.statusCode() >= 500) {
+        throw new IllegalStateException(request.method() + " " + request.uri().getPath() + " answered "
+            + r.statusCode() + ": " + r.body());
+      }
+      return body;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static Map<String, Object> producerConfig(BenchKafka kafka, String cluster) {
+    Map<String, Object> c = new HashMap<>();
+    c.put("bootstrap.servers", kafka.bootstrapServers());
+    c.put(QueueProducerConfig.CLUSTER_CONFIG, cluster);
+    return c;
+  }
+
+  private static long[] concat(long[][] perWorker, int[] counts) {
+    long[] all = new long[total(counts)];
+    int k = 0;
+    for (int w = 0; w < perWorker.length; w++) {
+      int n = Math.min(counts[w], perWorker[w].length);
+      System.arraycopy(perWorker[w], 0, all, k, n);
+      k += n;
+    }
+    return java.util.Arrays.copyOf(all, k);
+  }
+
+  private static int total(int[] counts) {
+    int n = 0;
+    for (int c : counts) {
+      n += c;
+    }
+    return n;
+  }
+}
