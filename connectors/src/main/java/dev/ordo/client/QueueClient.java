@@ -317,7 +317,7 @@ public final class QueueClient implements AutoCloseable {
 
   private void demand(PendingDequeue q, int partition, Requester requester, Map<String, Integer> counts, long validFor,
       long now) {
-    send(Commands.demand(topics, partition, requester, q.namespace(), counts, validFor, true, now))
+    send(Commands.demand(topics, partition, requester, q.namespace(), counts, validFor, true, now, true))
         .whenComplete((m, e) -> {
           if (e != null) {
             q.fail(e);
@@ -345,7 +345,7 @@ public final class QueueClient implements AutoCloseable {
   private void cancelDemands(PendingDequeue q, long now) {
     Requester requester = new Requester(q.requesterId(), replyPartition);
     for (int p : q.asked()) {
-      send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now))
+      send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now, false))
           .whenComplete((m, e) -> {
             if (e != null) {
               log.warn("Could not cancel the demand of {}; it lapses by itself", q.requesterId(), e);
@@ -450,7 +450,7 @@ public final class QueueClient implements AutoCloseable {
         batched));
     future.whenComplete((o, e) -> outcomes.remove(requesterId));
     send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), body))
+        time.milliseconds(), body, !batched))
         .whenComplete((m, e) -> {
           if (e != null) {
             callbacks.execute(() -> future.completeExceptionally(e));
@@ -532,7 +532,7 @@ public final class QueueClient implements AutoCloseable {
       acks.add(new Ack(a.itemId(), a.leaseId()));
     }
     send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), new Acks(acks)))
+        time.milliseconds(), new Acks(acks), false))
         .whenComplete((m, e) -> {
           if (e != null) {
             callbacks.execute(() -> whole.completeExceptionally(e));
@@ -553,14 +553,14 @@ public final class QueueClient implements AutoCloseable {
   CompletableFuture<RecordMetadata> sendDemand(int partition, Requester requester, String namespace,
       Map<String, Integer> counts, long validForMs, boolean replace) {
     return send(Commands.demand(topics, partition, requester, namespace, counts, validForMs, replace,
-        time.milliseconds()));
+        time.milliseconds(), false));
   }
 
   /** Releases an item nobody will use, telling nobody: fire and forget. */
   void releaseQuietly(DeliveredItem item) {
     ItemId id = ItemId.parse(item.getItemId());
     send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-        new Release(id.toString(), item.getLeaseId())))
+        new Release(id.toString(), item.getLeaseId()), false))
         .whenComplete((m, e) -> {
           if (e != null) {
             log.warn("Could not release item {}; it returns when its lease runs out", id, e);

@@ -55,4 +55,33 @@ class SchemaEvolutionTest {
     assertNull(read.getGroupKey(), "a field new in version 2 takes its default");
     assertNull(read.getTraceId());
   }
+
+  @Test
+  void commandWrittenWithVersionOneIsReadAsNotUrgent() throws Exception {
+    Schema v1;
+    try (InputStream in = getClass().getResourceAsStream("/dev/ordo/schema/history/Command-v1.avsc")) {
+      v1 = new Schema.Parser().parse(in);
+    }
+    assertNull(v1.getField("urgent"), "version 1 has no urgent flag");
+    GenericRecord requester = new GenericData.Record(v1.getField("requester").schema().getTypes().get(1));
+    requester.put("id", "old-client/1/c7");
+    requester.put("replyPartition", 2);
+    Schema ackSchema = v1.getField("body").schema().getTypes().stream()
+        .filter(t -> t.getName().equals("Ack")).findFirst().orElseThrow();
+    GenericRecord ack = new GenericData.Record(ackSchema);
+    ack.put("itemId", "2-40");
+    ack.put("leaseId", "a1-ff");
+    GenericRecord old = new GenericData.Record(v1);
+    old.put("requester", requester);
+    old.put("sentAt", 1_000L);
+    old.put("body", ack);
+    ByteBuffer buf = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old);
+    byte[] written = new byte[buf.remaining()];
+    buf.get(written);
+
+    dev.ordo.schema.Command read = OrdoSerdes.COMMAND.decode(written);
+    assertEquals("old-client/1/c7", read.getRequester().getId());
+    assertEquals("2-40", ((dev.ordo.schema.Ack) read.getBody()).getItemId());
+    assertEquals(false, read.getUrgent(), "a field new in version 2 takes its default");
+  }
 }

@@ -89,7 +89,7 @@ class SerdeRoundTripTest {
         new Extend("0-1", "l", 5_000L), new Release("0-1", "l"),
         new Demand("billing", Map.of("*", 10, "invoices", 2), 3_000L, true), new ReEntry("0-1", 99L),
         new Cancel("0-1"))) {
-      roundTrip(OrdoSerdes.COMMAND, new Command(r, 42L, body));
+      roundTrip(OrdoSerdes.COMMAND, new Command(r, 42L, body, true));
     }
     roundTrip(OrdoSerdes.DELIVERY, new Delivery("consumer-1", DeliveredItem.newBuilder()
         .setItemId("0-1").setLeaseId("l").setNamespace("n").setTopic("t").setPriority(1).setAttempt(1)
@@ -128,7 +128,7 @@ class SerdeRoundTripTest {
         () -> OrdoSerdes.ITEM.decode("hello".getBytes(StandardCharsets.UTF_8)));
     assertTrue(notAvro.getMessage().contains("Item"), notAvro.getMessage());
     OrdoSerdeException otherType = assertThrows(OrdoSerdeException.class,
-        () -> OrdoSerdes.ITEM.decode(OrdoSerdes.COMMAND.encode(new Command(null, 1L, new Cancel("0-1")))));
+        () -> OrdoSerdes.ITEM.decode(OrdoSerdes.COMMAND.encode(new Command(null, 1L, new Cancel("0-1"), false))));
     assertTrue(otherType.getMessage().contains("unknown schema"), otherType.getMessage());
     byte[] truncated = OrdoSerdes.ITEM.encode(item());
     assertThrows(OrdoSerdeException.class,

@@ -117,7 +117,7 @@ final class QueueDriver implements AutoCloseable {
   }
 
   void command(Requester requester, Object body) {
-    commandRaw(OrdoSerdes.COMMAND.encode(new Command(requester, now(), body)));
+    commandRaw(OrdoSerdes.COMMAND.encode(new Command(requester, now(), body, false)));
   }
 
   void commandRaw(byte[] value) {

@@ -17,9 +17,14 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class Commands {
   private Commands() {}
 
+  /**
+   * A command on an item. {@code urgent}: the requester waits for the answer (a caller blocked on
+   * it), so the queue commits as soon as it answered; a pipelining client (a lease consumer's acks
+   * and heartbeats) leaves it false and its answers ride the next regular commit.
+   */
   public static ProducerRecord<byte[], byte[]> forItem(ClusterTopics topics, int partition, String itemId,
-      Requester requester, long now, Object body) {
-    Command command = new Command(requester, now, body);
+      Requester requester, long now, Object body, boolean urgent) {
+    Command command = new Command(requester, now, body, urgent);
     return new ProducerRecord<>(topics.commands(), partition, itemId.getBytes(StandardCharsets.UTF_8),
         OrdoSerdes.COMMAND.encode(command));
   }
@@ -27,11 +32,13 @@ public final class Commands {
   /**
    * A demand on one partition. {@code replace}: these counts replace the requester's open demand
    * on the partition (empty counts cancel it); otherwise they add to it and extend its validity.
+   * {@code urgent} as for {@link #forItem}: a dequeue that a caller waits on sets it, a lease
+   * consumer's standing demand does not.
    */
   public static ProducerRecord<byte[], byte[]> demand(ClusterTopics topics, int partition, Requester requester,
-      String namespace, Map<String, Integer> counts, long validForMs, boolean replace, long now) {
+      String namespace, Map<String, Integer> counts, long validForMs, boolean replace, long now, boolean urgent) {
     Command command = new Command(requester, now,
-        new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace));
+        new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace), urgent);
     return new ProducerRecord<>(topics.commands(), partition, requester.getId().getBytes(StandardCharsets.UTF_8),
         OrdoSerdes.COMMAND.encode(command));
   }

@@ -24,12 +24,19 @@ public final class DemandBook {
     final String namespace;
     final Map<String, Integer> remaining;
     long expiresAt;
+    final boolean urgent;
 
-    Open(Requester requester, String namespace, Map<String, Integer> remaining, long expiresAt) {
+    Open(Requester requester, String namespace, Map<String, Integer> remaining, long expiresAt, boolean urgent) {
       this.requester = requester;
       this.namespace = namespace;
       this.remaining = remaining;
       this.expiresAt = expiresAt;
+      this.urgent = urgent;
+    }
+
+    /** The requester waits on this demand (a dequeue call), so what it is handed is committed at once. */
+    public boolean urgent() {
+      return urgent;
     }
 
     public Requester requester() {
@@ -68,6 +75,12 @@ public final class DemandBook {
 
   /** Opens, refreshes or adds to a requester's demand. Counts of 0 or less are ignored. */
   public Open put(Requester requester, String namespace, Map<String, Integer> topics, long expiresAt, boolean replace) {
+    return put(requester, namespace, topics, expiresAt, replace, false);
+  }
+
+  /** {@link #put(Requester, String, Map, long, boolean)}, {@code urgent} when the requester waits on it. */
+  public Open put(Requester requester, String namespace, Map<String, Integer> topics, long expiresAt, boolean replace,
+      boolean urgent) {
     String key = requester.getId() + "\u0000" + namespace;
     Open existing = open.remove(key);
     Map<String, Integer> remaining = new HashMap<>();
@@ -79,7 +92,7 @@ public final class DemandBook {
         remaining.merge(topic, n, Integer::sum);
       }
     });
-    Open demand = new Open(requester, namespace, remaining, expiresAt);
+    Open demand = new Open(requester, namespace, remaining, expiresAt, urgent);
     if (!demand.satisfied()) {
       open.put(key, demand);
     }

@@ -92,6 +92,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final long replyCommitGapMs;
   /** When this task last asked for a commit because a requester waits for an answer (stream time of the wall clock). */
   private long commitAskedAt = Long.MIN_VALUE / 2;
+  /** Something was sent to a requester that waits for it since the last {@link #flushAnswers}. */
+  private boolean answeredUrgently;
+  /** Requesters of {@link #pendingDeliveries} whose demand is urgent. */
+  private final Set<String> pendingUrgent = new java.util.HashSet<>();
   private final SplittableRandom random = new SplittableRandom();
 
   private final DemandBook demands = new DemandBook();
@@ -183,8 +187,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       processOne(isItem, record, meta);
       dispatchReady();
     } finally {
-      sendPendingDeliveries();
+      flushAnswers();
       store.markChanges();
+      currentCommand = null;
     }
   }
 
@@ -265,7 +270,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     DemandBook.Open open = wanting.get(0);
     String key = open.wanted(topic) > 0 ? topic : DemandBook.ANY_TOPIC;
-    lease(offset, null, ready, open.requester());
+    lease(offset, null, ready, open.requester(), open.urgent());
     open.served(key, 1);
     demands.afterServing(open);
     return true;
@@ -350,7 +355,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     metrics.increment(QueueMetrics.DEMANDS);
     DemandBook.Open open = demands.put(requester, demand.getNamespace(), demand.getTopics(),
-        now() + demand.getValidForMs(), demand.getReplace());
+        now() + demand.getValidForMs(), demand.getReplace(), urgentCommand());
     if (store.rebuilding()) {
       return; // served when the index is rebuilt
     }
@@ -421,7 +426,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       collectedOutcomes = null;
     }
     if (requester != null) {
-      send(requester, new Outcomes(outcomes));
+      send(requester, new Outcomes(outcomes), urgentCommand());
     }
   }
 
@@ -575,7 +580,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         if (n == any) {
           break;
         }
-        if (leaseOut(c.entry.offset(), open.requester())) {
+        if (leaseOut(c.entry.offset(), open)) {
           n++;
         }
       }
@@ -594,7 +599,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       }
       int n = 0;
       for (ReadyEntry e : store.readyHead(open.namespace(), topic, wanted)) {
-        if (leaseOut(e.offset(), open.requester())) {
+        if (leaseOut(e.offset(), open)) {
           n++;
         }
       }
@@ -602,12 +607,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
   }
 
-  private boolean leaseOut(long offset, Requester requester) {
+  private boolean leaseOut(long offset, DemandBook.Open open) {
     StoredItem item = store.get(offset);
     if (item == null || item.getState() != ItemState.READY) {
       return false;
     }
-    lease(offset, item, item, requester);
+    lease(offset, item, item, open.requester(), open.urgent());
     return true;
   }
 
@@ -617,7 +622,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    * @param before what the store holds for the item (null: nothing yet, it is arriving)
    * @param item the item, READY
    */
-  private void lease(long offset, StoredItem before, StoredItem item, Requester requester) {
+  private void lease(long offset, StoredItem before, StoredItem item, Requester requester, boolean urgent) {
     long now = now();
     String leaseId = "a" + (item.getAttempts() + 1) + "-" + Long.toHexString(random.nextLong());
     StoredItem leased = Lifecycle.lease(item, leaseId, requester, now);
@@ -642,6 +647,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         .build();
     pendingDeliveries.computeIfAbsent(requester.getId(), k -> new ArrayList<>()).add(delivered);
     pendingRequesters.putIfAbsent(requester.getId(), requester);
+    if (urgent) {
+      pendingUrgent.add(requester.getId());
+    }
   }
 
   /** Sends the items leased since the last call: one record per requester and chunk. */
@@ -661,12 +669,14 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           bytes += items.get(to).getPayload().remaining();
           to++;
         }
-        send(requester, to - from == 1 ? items.get(from) : new DeliveredItems(new ArrayList<>(items.subList(from, to))));
+        send(requester, to - from == 1 ? items.get(from) : new DeliveredItems(new ArrayList<>(items.subList(from, to))),
+            pendingUrgent.contains(e.getKey()));
         from = to;
       }
     }
     pendingDeliveries.clear();
     pendingRequesters.clear();
+    pendingUrgent.clear();
   }
 
   // ---- timers ----
@@ -680,7 +690,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     try {
       fireTimers(now);
     } finally {
-      sendPendingDeliveries();
+      flushAnswers();
       store.markChanges();
       store.flushIndexWrites(); // bounds how long index writes wait on the heap (and for what)
     }
@@ -839,19 +849,39 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   // ---- output ----
 
-  private void send(Requester requester, Object body) {
+  /** {@code urgent}: the requester waits for this (see {@link #flushAnswers}). */
+  private void send(Requester requester, Object body, boolean urgent) {
     Delivery delivery = new Delivery(requester.getId(), body);
     byte[] key = requester.getId().getBytes(StandardCharsets.UTF_8);
-    long now = now();
     context.forward(new Record<>(new Out(topics.deliveries(), requester.getReplyPartition(), key),
-        OrdoSerdes.DELIVERY.encode(delivery), now));
-    askCommitForAnswer(now);
+        OrdoSerdes.DELIVERY.encode(delivery), now()));
+    answeredUrgently |= urgent;
+  }
+
+  /** True when the command being processed asked for a quick answer ({@code Command.urgent}). */
+  private boolean urgentCommand() {
+    return currentCommand != null && currentCommand.getUrgent();
+  }
+
+  /**
+   * Sends the items leased by this record or timer run, and when someone waits for what was
+   * answered (an urgent command or demand) asks for a commit: under exactly-once an answer is visible
+   * only once committed.
+   */
+  private void flushAnswers() {
+    sendPendingDeliveries();
+    if (answeredUrgently) {
+      answeredUrgently = false;
+      askCommitForAnswer(now());
+    }
   }
 
   /**
    * Someone waits for what was just sent, and under exactly-once it is visible only once committed:
    * ask for a commit at the end of this batch of records rather than at the next commit interval, at
-   * most once per {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG} (decisions D19).
+   * most once per {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG} (decisions D19). Only for requesters
+   * that said they wait ({@code Command.urgent}): asked for every answer, a lease consumer's stream
+   * of demands and acks made a busy thread commit every 5 ms and halved its throughput.
    */
   private void askCommitForAnswer(long now) {
     if (replyCommitGapMs >= 0 && now - commitAskedAt >= replyCommitGapMs) {
@@ -864,7 +894,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     if (collectedOutcomes != null) {
       collectedOutcomes.add(outcome);
     } else if (requester != null) {
-      send(requester, outcome);
+      send(requester, outcome, urgentCommand());
     }
   }
 

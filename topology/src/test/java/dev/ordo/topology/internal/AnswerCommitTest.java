@@ -112,6 +112,29 @@ class AnswerCommitTest {
     assertFalse(context.committed(), "nobody waits for a quiet release");
   }
 
+  @Test
+  void aPipeliningRequesterIsAnsweredAtTheRegularCommit() {
+    start(5);
+    enqueue();
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true), false);
+    assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
+        .count(), "the item was leased to alice");
+    assertFalse(context.committed(), "a lease consumer's demand is not urgent: its items ride the next commit");
+    command(ALICE, new Ack("0-0", "not-the-lease"), false);
+    assertFalse(context.committed(), "nor its acks");
+  }
+
+  @Test
+  void itemsArrivingForAnUrgentDemandAskForACommit() {
+    start(5);
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true));
+    assertFalse(context.committed(), "nothing to hand out yet: nothing to commit for alice");
+    enqueue();
+    assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
+        .count(), "the arriving item went to the waiting demand");
+    assertTrue(context.committed(), "alice's dequeue waits for it");
+  }
+
   private void enqueue() {
     Item item = Item.newBuilder().setNamespace("ns").setTopic("t").setPriority(0)
         .setPayload(ByteBuffer.wrap("p".getBytes(StandardCharsets.UTF_8))).build();
@@ -120,8 +143,12 @@ class AnswerCommitTest {
   }
 
   private void command(Requester requester, Object body) {
+    command(requester, body, true);
+  }
+
+  private void command(Requester requester, Object body, boolean urgent) {
     context.setRecordMetadata(TOPICS.commands(), 0, offset++);
-    byte[] value = OrdoSerdes.COMMAND.encode(new Command(requester, context.currentSystemTimeMs(), body));
+    byte[] value = OrdoSerdes.COMMAND.encode(new Command(requester, context.currentSystemTimeMs(), body, urgent));
     processor.process(new Record<>("0-0".getBytes(StandardCharsets.UTF_8), value, context.currentSystemTimeMs()));
   }
 }

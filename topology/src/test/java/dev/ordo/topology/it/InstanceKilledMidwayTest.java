@@ -193,7 +193,7 @@ class InstanceKilledMidwayTest {
           for (int p = 0; p < PARTITIONS; p++) {
             Map<String, Integer> want = new HashMap<>();
             want.put("*", 500);
-            Command demand = new Command(new Requester("tester", p), now, new Demand("ns", want, 2_000L, true));
+            Command demand = new Command(new Requester("tester", p), now, new Demand("ns", want, 2_000L, true), false);
             producer.send(new ProducerRecord<>(topics.commands(), p, null, OrdoSerdes.COMMAND.encode(demand)));
           }
           nextDemand = now + 300;
@@ -207,7 +207,7 @@ class InstanceKilledMidwayTest {
               duplicateAtMostOnce.add(item.getItemId());
             }
             int partition = Integer.parseInt(item.getItemId().substring(0, item.getItemId().indexOf('-')));
-            Command ack = new Command(new Requester("tester", partition), now, new Ack(item.getItemId(), item.getLeaseId()));
+            Command ack = new Command(new Requester("tester", partition), now, new Ack(item.getItemId(), item.getLeaseId()), false);
             producer.send(new ProducerRecord<>(topics.commands(), partition, null, OrdoSerdes.COMMAND.encode(ack)));
           }
           if (d.getBody() instanceof Outcome o && o.getResult() == OutcomeResult.APPLIED) {
