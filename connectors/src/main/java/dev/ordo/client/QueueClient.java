@@ -515,8 +515,54 @@ public final class QueueClient implements AutoCloseable {
     partitions.forEach(this::flushAcks);
   }
 
+  /**
+   * Acks many items at once, for a caller that waits on them (the HTTP API's batch ack): the acks of
+   * each partition travel as one {@link Acks} command, answered by one {@link Outcomes} record, and
+   * the queue commits as soon as it answered. One future per item, in the order given, with its
+   * {@link Outcome}; an item ID naming a partition the cluster does not have is answered
+   * UNKNOWN_ITEM locally.
+   *
+   * @throws IllegalArgumentException for a missing item ID or lease (nothing is sent then)
+   */
+  public List<CompletableFuture<Outcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
+    for (Map.Entry<ItemId, String> e : items) {
+      checkLease(e.getKey(), e.getValue());
+    }
+    List<CompletableFuture<Outcome>> futures = new ArrayList<>(items.size());
+    if (!running) {
+      items.forEach(e -> futures.add(CompletableFuture.failedFuture(
+          new IllegalStateException("client " + clientId + " is closed"))));
+      return futures;
+    }
+    int partitions = partitions();
+    Map<Integer, List<PendingAck>> byPartition = new java.util.TreeMap<>();
+    for (Map.Entry<ItemId, String> e : items) {
+      ItemId id = e.getKey();
+      CompletableFuture<Outcome> future = new CompletableFuture<>();
+      futures.add(future);
+      if (id.partition() >= partitions) {
+        future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
+            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null));
+        continue;
+      }
+      byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>())
+          .add(new PendingAck(id.toString(), e.getValue(), future));
+    }
+    byPartition.forEach((partition, acks) -> {
+      for (int from = 0; from < acks.size(); from += MAX_ACK_BATCH) {
+        sendAcks(partition, acks.subList(from, Math.min(acks.size(), from + MAX_ACK_BATCH)), true);
+      }
+    });
+    return futures;
+  }
+
   /** One command for a batch of acks; the batch's futures complete from its one outcome record. */
   private void sendAcks(int partition, List<PendingAck> batch) {
+    sendAcks(partition, batch, false);
+  }
+
+  /** {@code urgent}: a caller waits on the batch (see {@link Commands#forItem}). */
+  private void sendAcks(int partition, List<PendingAck> batch, boolean urgent) {
     String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> whole = new CompletableFuture<>();
     whole.whenComplete((o, e) -> {
@@ -532,7 +578,7 @@ public final class QueueClient implements AutoCloseable {
       acks.add(new Ack(a.itemId(), a.leaseId()));
     }
     send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), new Acks(acks), false))
+        time.milliseconds(), new Acks(acks), urgent))
         .whenComplete((m, e) -> {
           if (e != null) {
             callbacks.execute(() -> whole.completeExceptionally(e));

@@ -201,6 +201,116 @@ final class QueueCommands {
     }
   }
 
+  @Command(name = "release", header = "Gives a leased item back unused: ready again, no attempt counted.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Gives a leased item back unused, as a consumer that took more than it can handle does: it is "
+          + "ready again at its place and the delivery does not count as an attempt. Exit 3 if the lease is stale, "
+          + "4 if the item is unknown.")
+  static final class Release extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
+    ItemId id;
+
+    @Parameters(index = "1", paramLabel = "LEASE", description = "The lease it was dequeued with.")
+    String lease;
+
+    @Override
+    void run(ApiClient api) {
+      print(api.post("/v1/items/" + id + "/release", Map.of("lease", lease), TIMEOUT));
+    }
+  }
+
+  @Command(name = "cancel", header = "Deletes an item in whatever state, leased or not.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Deletes an item whatever its state (ready, delayed, parked or leased: a consumer holding it "
+          + "loses its lease, and its ack then answers unknown item). Needs no lease. Exit 4 if the item is "
+          + "unknown (acked, expired, dead-lettered, cancelled already).")
+  static final class Cancel extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
+    ItemId id;
+
+    @Override
+    void run(ApiClient api) {
+      print(api.post("/v1/items/" + id + "/cancel", Map.of(), TIMEOUT));
+    }
+  }
+
+  @Command(name = "schedule", header = "Schedules a record for any Kafka topic, delivered at or after its due time.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "The delay service: writes VALUE (with --key and --header) to the existing topic --topic at or "
+          + "after its due time (--delay from now, or --at), never before, through the delay tiers. Prints where it "
+          + "was written first once that is durable; a delay shorter than the shortest tier is held by the server "
+          + "and the command returns when the record is written to its topic.")
+  static final class Schedule extends ApiCommand {
+    @Option(names = "--topic", paramLabel = "T", required = true, description = "The Kafka topic the record is for.")
+    String topic;
+
+    @Option(names = "--key", paramLabel = "K", description = "The record's key (text). Default: none.")
+    String key;
+
+    @Option(names = "--header", paramLabel = "NAME=VALUE", description = "A header (text); repeat for more.")
+    java.util.List<String> headers;
+
+    @picocli.CommandLine.ArgGroup(exclusive = true, multiplicity = "1")
+    When when;
+
+    static final class When {
+      @Option(names = "--delay", paramLabel = "DUR", converter = Converters.DurationValue.class,
+          description = "Due this long from now (500ms, 30s, 5m, 2h, 1d).")
+      Duration delay;
+
+      @Option(names = "--at", paramLabel = "TIME",
+          description = "Due at this ISO-8601 UTC time, e.g. 2026-11-24T10:00:00Z.")
+      String at;
+    }
+
+    @Parameters(index = "0", paramLabel = "VALUE", description = "The record's value as text; '-' reads it from stdin.")
+    String value;
+
+    @Override
+    void run(ApiClient api) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("topic", topic);
+      putIf(body, "key", key);
+      if ("-".equals(value)) {
+        byte[] bytes;
+        try {
+          bytes = System.in.readAllBytes();
+        } catch (IOException e) {
+          throw new ApiClient.Failure(OrdoMain.EXIT_FAILURE, "cannot read the value from stdin: " + e.getMessage());
+        }
+        String text = utf8(bytes);
+        if (text != null) {
+          body.put("value", text);
+        } else {
+          body.put("valueBase64", Base64.getEncoder().encodeToString(bytes));
+        }
+      } else {
+        body.put("value", value);
+      }
+      if (headers != null && !headers.isEmpty()) {
+        Map<String, String> h = new LinkedHashMap<>();
+        for (String header : headers) {
+          int eq = header.indexOf('=');
+          if (eq <= 0) {
+            throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "--header must be NAME=VALUE, got '" + header + "'");
+          }
+          h.put(header.substring(0, eq), header.substring(eq + 1));
+        }
+        body.put("headers", h);
+      }
+      if (when.delay != null) {
+        body.put("delayMs", when.delay.toMillis());
+      } else {
+        body.put("dueAt", when.at);
+      }
+      Duration wait = when.delay == null ? Duration.ofMinutes(1) : when.delay;
+      print(api.post("/v1/schedule", body, TIMEOUT.plus(wait)));
+    }
+  }
+
   @Command(name = "nack", header = "Gives a leased item back as failed, to retry after a delay.",
       mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,

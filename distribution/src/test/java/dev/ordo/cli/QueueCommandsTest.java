@@ -137,6 +137,61 @@ class QueueCommandsTest {
   }
 
   @Test
+  void releaseGivesAnItemBackUncountedAndCancelDeletesOne() {
+    String id = one(ordo("enqueue", "--namespace", "rel", "--topic", "t", "x")).get("id").asText();
+    JsonNode first = dequeue("rel", "t", 1).get(0);
+    JsonNode released = one(ordo("release", id, first.get("lease").asText()));
+    assertEquals("APPLIED", released.get("result").asText());
+    assertRefused(ordo("release", id, first.get("lease").asText()), OrdoMain.EXIT_STALE_LEASE,
+        "ordo release: stale lease for item " + id);
+    JsonNode second = dequeue("rel", "t", 1).get(0);
+    assertEquals(1, second.get("attempt").asInt(), "a release is not an attempt");
+
+    JsonNode cancelled = one(ordo("cancel", id));
+    assertEquals("APPLIED", cancelled.get("result").asText());
+    assertRefused(ordo("ack", id, second.get("lease").asText()), OrdoMain.EXIT_UNKNOWN_ITEM, "unknown item " + id);
+    assertRefused(ordo("cancel", id), OrdoMain.EXIT_UNKNOWN_ITEM, "ordo cancel: unknown item " + id);
+    assertRefused(ordo("cancel", "nonsense"), OrdoMain.EXIT_USAGE, "nonsense");
+  }
+
+  @Test
+  void scheduleWritesTheRecordToItsTopicNoEarlierThanDue(RealKafka kafka) throws Exception {
+    String topic = "cli-scheduled";
+    kafka.createTopics(1, topic);
+    long before = System.currentTimeMillis();
+    JsonNode scheduled = one(ordo("schedule", "--topic", topic, "--key", "k1", "--header", "trace=abc", "--delay",
+        "700ms", "the value"));
+    assertEquals(topic, scheduled.get("topic").asText());
+    long due = Instant.parse(scheduled.get("dueAt").asText()).toEpochMilli();
+    assertTrue(due >= before + 700, scheduled::toString);
+    assertEquals(topic, scheduled.get("writtenTo").get("topic").asText(),
+        "shorter than the shortest tier: held by the server and written to its topic, then answered");
+
+    java.util.Properties props = kafka.clientProperties();
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> got = new ArrayList<>();
+      await().atMost(Duration.ofSeconds(20)).until(() -> {
+        consumer.poll(Duration.ofMillis(200)).forEach(got::add);
+        return !got.isEmpty();
+      });
+      org.apache.kafka.clients.consumer.ConsumerRecord<String, String> r = got.get(0);
+      assertEquals("k1", r.key());
+      assertEquals("the value", r.value());
+      assertEquals("abc", new String(r.headers().lastHeader("trace").value(), java.nio.charset.StandardCharsets.UTF_8));
+    }
+    assertRefused(ordo("schedule", "--topic", "no-such-topic-here", "--delay", "1s", "v"), OrdoMain.EXIT_USAGE,
+        "no-such-topic-here");
+    assertRefused(ordo("schedule", "--topic", topic, "--delay", "1s", "--header", "novalue", "v"), OrdoMain.EXIT_USAGE,
+        "--header");
+  }
+
+  @Test
   void nackGivesTheItemBackWithNewMetadataAndAStaleLeaseIsRefused() {
     String id = one(ordo("enqueue", "--namespace", "cli-nack", "--topic", "jobs", "payload")).get("id").asText();
     JsonNode first = dequeue("cli-nack", "jobs", 1).get(0);

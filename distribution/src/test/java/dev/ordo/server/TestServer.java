@@ -46,14 +46,25 @@ public final class TestServer implements AutoCloseable {
   }
 
   public static TestServer start(RealKafka kafka, String cluster, Path stateDir) {
+    return start(kafka, cluster, stateDir, null);
+  }
+
+  /** With {@code delayTiers} (e.g. "200ms,500ms"): the delay-tier forwarders run too, on those tiers. */
+  public static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers) {
     QueueComponent queue = new QueueComponent();
-    ServerConfig config = ServerConfig.builder()
+    ServerConfig.Builder builder = ServerConfig.builder()
         .bootstrapServers(kafka.bootstrapServers())
         .cluster(cluster)
         .stateDir(stateDir)
-        .httpPort(0)
-        .build();
-    OrdoServer server = new OrdoServer(config, List.of(queue, new HttpApiComponent(queue::service)));
+        .httpPort(0);
+    List<dev.ordo.server.ServerComponent> components = new java.util.ArrayList<>(List.of(queue));
+    if (delayTiers != null) {
+      builder.delayTiers(dev.ordo.api.Durations.parseList(delayTiers));
+      components.add(new dev.ordo.server.components.DelayTiersComponent());
+    }
+    components.add(new HttpApiComponent(queue::service));
+    ServerConfig config = builder.build();
+    OrdoServer server = new OrdoServer(config, components);
     server.start();
     TestServer s = new TestServer(server, queue);
     await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
@@ -81,6 +92,10 @@ public final class TestServer implements AutoCloseable {
     return send(HttpRequest.newBuilder(URI.create(address() + path))
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  public Reply delete(String path) {
+    return send(HttpRequest.newBuilder(URI.create(address() + path)).DELETE());
   }
 
   public Reply post(String path, Object body) {

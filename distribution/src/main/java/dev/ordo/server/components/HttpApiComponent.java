@@ -8,6 +8,13 @@ import dev.ordo.server.ServerComponent;
 import dev.ordo.server.ServerContext;
 import dev.ordo.server.http.ItemLookup;
 import dev.ordo.server.http.QueueApi;
+import dev.ordo.server.http.ScheduleApi;
+import dev.ordo.server.http.internal.KnownTopics;
+import dev.ordo.api.Durations;
+import dev.ordo.delay.DelayClient;
+import dev.ordo.delay.DelayTiersConfig;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
 import dev.ordo.topology.QueueService;
 import java.net.URI;
 import java.time.Duration;
@@ -26,6 +33,8 @@ public final class HttpApiComponent implements ServerComponent {
   private final Supplier<QueueService> queue;
   private QueueProducer producer;
   private QueueClient client;
+  private DelayClient delays;
+  private Admin admin;
 
   /** @param queue the queue this server runs (its stores answer item look-ups); null until started */
   public HttpApiComponent(Supplier<QueueService> queue) {
@@ -57,10 +66,28 @@ public final class HttpApiComponent implements ServerComponent {
       return service == null ? null : service.streams();
     }, self, ctx.partitions());
     new QueueApi(producer, client, lookup).register(ctx.http());
+
+    // POST /v1/schedule: writes at once what a tier can carry (durable when answered), holds only
+    // what is shorter than the shortest tier, and answers once that is written.
+    Map<String, Object> delayConfig = new HashMap<>(ctx.kafkaClientConfig());
+    delayConfig.put(DelayTiersConfig.CLUSTER_CONFIG, ctx.topics().cluster());
+    delayConfig.put(DelayTiersConfig.TIERS_CONFIG,
+        ctx.delayTiers().stream().map(Durations::format).collect(Collectors.joining(",")));
+    delayConfig.put(DelayTiersConfig.CLIENT_HOLD_RESIDUAL_CONFIG, false);
+    delays = DelayClient.create(delayConfig);
+    admin = Admin.create(ctx.kafkaClientConfig());
+    new ScheduleApi(delays, new KnownTopics(admin, Duration.ofSeconds(1)), ctx.delayTiers().get(0))
+        .register(ctx.http());
   }
 
   @Override
   public void close() {
+    if (delays != null) {
+      delays.close(Duration.ofSeconds(5));
+    }
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+    }
     if (client != null) {
       client.close(Duration.ofSeconds(5));
     }

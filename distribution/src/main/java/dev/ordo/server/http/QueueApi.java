@@ -83,15 +83,35 @@ public final class QueueApi {
     router.post("/v1/items/{id}/ack", guarded(this::ack));
     router.post("/v1/items/{id}/nack", guarded(this::nack));
     router.post("/v1/items/{id}/extend", guarded(this::extend));
+    router.post("/v1/items/{id}/release", guarded(this::release));
+    router.post("/v1/items/{id}/cancel", guarded(this::cancel));
+    router.delete("/v1/items/{id}", guarded(this::cancel));
     router.get("/v1/items/{id}", guarded(lookup::lookup));
+    new BatchApi(producer, client).register(router);
   }
 
   // ---- endpoints ----
 
   HttpResponse enqueue(HttpRequest r) throws ApiException {
     JsonBody b = JsonBody.parse(r.body(), ENQUEUE_FIELDS);
+    EnqueueRequest request = enqueueRequest(b, r.pathParam("ns"), r.pathParam("topic"),
+        r.header("x-request-id").orElse(null));
+    CompletableFuture<ItemId> sent;
+    try {
+      sent = producer.enqueue(request);
+    } catch (PayloadTooLargeException e) {
+      throw new ApiException(413, e.getMessage());
+    }
+    ItemId id = await(sent, ENQUEUE_TIMEOUT, "the enqueue");
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("id", id.toString());
+    return HttpResponse.json(201, body).withHeader("Location", "/v1/items/" + id);
+  }
+
+  /** The item an enqueue's fields describe (every field checked; IllegalArgumentException names a bad one). */
+  static EnqueueRequest enqueueRequest(JsonBody b, String namespace, String topic, String traceId) {
     byte[] payload = bytes(b, "payload", true);
-    EnqueueRequest.Builder builder = EnqueueRequest.builder(r.pathParam("ns"), r.pathParam("topic"), payload);
+    EnqueueRequest.Builder builder = EnqueueRequest.builder(namespace, topic, payload);
     Integer priority = b.integer("priority", Integer.MIN_VALUE);
     if (priority != null) {
       builder.priority(priority);
@@ -117,18 +137,10 @@ public final class QueueApi {
     }
     builder.groupKey(b.string("groupKey"));
     builder.metadata(bytes(b, "metadata", false));
-    r.header("x-request-id").ifPresent(builder::traceId);
-    EnqueueRequest request = builder.build();
-    CompletableFuture<ItemId> sent;
-    try {
-      sent = producer.enqueue(request);
-    } catch (PayloadTooLargeException e) {
-      throw new ApiException(413, e.getMessage());
+    if (traceId != null) {
+      builder.traceId(traceId);
     }
-    ItemId id = await(sent, ENQUEUE_TIMEOUT, "the enqueue");
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("id", id.toString());
-    return HttpResponse.json(201, body).withHeader("Location", "/v1/items/" + id);
+    return builder.build();
   }
 
   HttpResponse dequeue(HttpRequest r) throws ApiException {
@@ -187,7 +199,19 @@ public final class QueueApi {
 
   // ---- helpers ----
 
-  private static String lease(JsonBody b) {
+  HttpResponse release(HttpRequest r) throws ApiException {
+    ItemId id = ItemId.parse(r.pathParam("id"));
+    JsonBody b = JsonBody.parse(r.body(), ACK_FIELDS);
+    return outcome(id, client.release(id, lease(b)));
+  }
+
+  HttpResponse cancel(HttpRequest r) throws ApiException {
+    ItemId id = ItemId.parse(r.pathParam("id"));
+    JsonBody.parse(r.body(), Set.of());
+    return outcome(id, client.cancel(id));
+  }
+
+  static String lease(JsonBody b) {
     String lease = b.string("lease");
     if (lease == null || lease.isEmpty()) {
       throw new IllegalArgumentException("lease is missing: the lease id the item was dequeued with");
@@ -196,7 +220,7 @@ public final class QueueApi {
   }
 
   /** {@code name} as UTF-8 text or {@code nameBase64}, not both; null when neither (an error if required). */
-  private static byte[] bytes(JsonBody b, String name, boolean required) {
+  static byte[] bytes(JsonBody b, String name, boolean required) {
     String base64 = name + "Base64";
     if (b.has(name) && b.has(base64)) {
       throw new IllegalArgumentException("set " + name + " or " + base64 + ", not both");

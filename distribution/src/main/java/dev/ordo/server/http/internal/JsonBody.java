@@ -59,6 +59,43 @@ public final class JsonBody {
     return new JsonBody(object);
   }
 
+  /**
+   * One entry of a batch: {@code node} must be an object with only {@code known} fields; otherwise
+   * an IllegalArgumentException naming the problem, which the batch answers for that entry alone.
+   */
+  public static JsonBody entry(JsonNode node, Set<String> known) {
+    if (!(node instanceof ObjectNode o)) {
+      throw new IllegalArgumentException("an entry must be a JSON object, got " + kind(node));
+    }
+    for (Iterator<String> names = o.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!known.contains(name)) {
+        throw new IllegalArgumentException("unknown field '" + name + "' (known: " + String.join(", ", known) + ")");
+      }
+    }
+    return new JsonBody(o);
+  }
+
+  /**
+   * The array {@code field} of a batch request: required, 1 to {@code max} elements, each returned
+   * as is (checked one by one with {@link #entry}).
+   */
+  public java.util.List<JsonNode> array(String field, int max) {
+    JsonNode n = node(field);
+    if (n == null) {
+      throw new IllegalArgumentException(field + " is missing: give a list, e.g. {\"" + field + "\": [...]}");
+    }
+    if (!n.isArray()) {
+      throw new IllegalArgumentException(field + " must be a list, got " + kind(n));
+    }
+    if (n.isEmpty() || n.size() > max) {
+      throw new IllegalArgumentException(field + " must hold 1 to " + max + " entries, got " + n.size());
+    }
+    java.util.List<JsonNode> out = new java.util.ArrayList<>(n.size());
+    n.forEach(out::add);
+    return out;
+  }
+
   private static boolean isBlank(byte[] body) {
     for (byte b : body) {
       if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
@@ -68,7 +105,8 @@ public final class JsonBody {
     return true;
   }
 
-  private JsonNode node(String field) {
+  /** The field's JSON as sent, null when absent or null. */
+  public JsonNode node(String field) {
     JsonNode n = json.get(field);
     return n == null || n.isNull() ? null : n;
   }

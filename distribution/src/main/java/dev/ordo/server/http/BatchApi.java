@@ -1,0 +1,277 @@
+package dev.ordo.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ordo.api.ItemId;
+import dev.ordo.client.EnqueueRequest;
+import dev.ordo.client.NackOptions;
+import dev.ordo.client.PayloadTooLargeException;
+import dev.ordo.client.QueueClient;
+import dev.ordo.client.QueueProducer;
+import dev.ordo.schema.Outcome;
+import dev.ordo.server.HttpRequest;
+import dev.ordo.server.HttpResponse;
+import dev.ordo.server.HttpRouter;
+import dev.ordo.server.http.QueueApi.ApiException;
+import dev.ordo.server.http.internal.JsonBody;
+import dev.ordo.server.http.internal.Views;
+import java.time.Duration;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The batch endpoints (docs/http-api.md), as SQS has them: ack, nack, extend and release of many
+ * items, and enqueue of many items, in one request. Every entry is answered, in request order, with
+ * the status a single request would have had; a bad entry (a malformed ID, a missing lease, an
+ * unknown field) is answered 400 alone and sends nothing, the good ones go on. Only a request that
+ * is not a JSON object with a list of 1 to {@link #MAX_ENTRIES} entries is refused as a whole.
+ *
+ * <p>The commands of a batch are sent at once and awaited together: acks of one partition travel as
+ * one command ({@link QueueClient#ackAll}), the rest as one command each, all in flight at the same
+ * time.
+ */
+final class BatchApi {
+  /** Most entries of one batch request. */
+  static final int MAX_ENTRIES = 1000;
+
+  static final Set<String> BATCH_FIELDS = Set.of("items");
+  static final Set<String> ACK_ENTRY = Set.of("id", "lease");
+  static final Set<String> NACK_ENTRY = Set.of("id", "lease", "delayMs", "metadata", "metadataBase64");
+  static final Set<String> EXTEND_ENTRY = Set.of("id", "lease", "leaseMs");
+  static final Set<String> ENQUEUE_ENTRY;
+
+  static {
+    java.util.Set<String> fields = new java.util.LinkedHashSet<>(QueueApi.ENQUEUE_FIELDS);
+    fields.add("topic");
+    ENQUEUE_ENTRY = java.util.Collections.unmodifiableSet(fields);
+  }
+
+  private final QueueProducer producer;
+  private final QueueClient client;
+
+  BatchApi(QueueProducer producer, QueueClient client) {
+    this.producer = producer;
+    this.client = client;
+  }
+
+  void register(HttpRouter router) {
+    router.post("/v1/items/ack", QueueApi.guarded(this::ack));
+    router.post("/v1/items/nack", QueueApi.guarded(this::nack));
+    router.post("/v1/items/extend", QueueApi.guarded(this::extend));
+    router.post("/v1/items/release", QueueApi.guarded(this::release));
+    router.post("/v1/namespaces/{ns}/items", QueueApi.guarded(this::enqueue));
+  }
+
+  /** One entry's answer: a future to wait for, or the answer already known (a bad entry). */
+  private record Pending(String id, CompletableFuture<?> future, Map<String, Object> known) {
+    static Pending refused(String id, int status, String error) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      if (id != null) {
+        m.put("id", id);
+      }
+      m.put("result", status == 413 ? "TOO_LARGE" : "INVALID");
+      m.put("status", status);
+      m.put("error", error);
+      return new Pending(id, null, m);
+    }
+  }
+
+  HttpResponse ack(HttpRequest r) {
+    List<JsonNode> entries = entries(r);
+    List<Pending> pending = new ArrayList<>(entries.size());
+    List<Map.Entry<ItemId, String>> good = new ArrayList<>();
+    List<Integer> goodAt = new ArrayList<>();
+    for (JsonNode node : entries) {
+      String id = idText(node);
+      try {
+        JsonBody b = JsonBody.entry(node, ACK_ENTRY);
+        ItemId item = itemId(b);
+        good.add(new AbstractMap.SimpleImmutableEntry<>(item, QueueApi.lease(b)));
+        goodAt.add(pending.size());
+        pending.add(null);
+      } catch (IllegalArgumentException e) {
+        pending.add(Pending.refused(id, 400, e.getMessage()));
+      }
+    }
+    List<CompletableFuture<Outcome>> futures = good.isEmpty() ? List.of() : client.ackAll(good);
+    for (int i = 0; i < futures.size(); i++) {
+      pending.set(goodAt.get(i), new Pending(good.get(i).getKey().toString(), futures.get(i), null));
+    }
+    return answer(pending);
+  }
+
+  HttpResponse nack(HttpRequest r) {
+    return each(r, NACK_ENTRY, (id, b) -> {
+      String lease = QueueApi.lease(b);
+      Long delay = b.millis("delayMs", 0);
+      byte[] metadata = QueueApi.bytes(b, "metadata", false);
+      NackOptions options = NackOptions.retryAfter(Duration.ofMillis(delay == null ? 0 : delay)).withMetadata(metadata);
+      return () -> client.nack(id, lease, options);
+    });
+  }
+
+  HttpResponse extend(HttpRequest r) {
+    return each(r, EXTEND_ENTRY, (id, b) -> {
+      String lease = QueueApi.lease(b);
+      Long leaseMs = b.millis("leaseMs", 1);
+      if (leaseMs == null) {
+        throw new IllegalArgumentException("leaseMs is missing: how long the lease should last from now");
+      }
+      return () -> client.extend(id, lease, Duration.ofMillis(leaseMs));
+    });
+  }
+
+  HttpResponse release(HttpRequest r) {
+    return each(r, ACK_ENTRY, (id, b) -> {
+      String lease = QueueApi.lease(b);
+      return () -> client.release(id, lease);
+    });
+  }
+
+  /** {@code POST /v1/namespaces/{ns}/items}: each entry an enqueue's fields plus its {@code topic}. */
+  HttpResponse enqueue(HttpRequest r) {
+    String namespace = r.pathParam("ns");
+    String traceId = r.header("x-request-id").orElse(null);
+    List<JsonNode> entries = entries(r);
+    // Every entry is checked before any is sent: a bad one is answered alone, the rest go together.
+    List<Object> checked = new ArrayList<>(entries.size());
+    for (JsonNode node : entries) {
+      try {
+        JsonBody b = JsonBody.entry(node, ENQUEUE_ENTRY);
+        String topic = b.string("topic");
+        if (topic == null) {
+          throw new IllegalArgumentException("topic is missing: the topic of the namespace to enqueue to");
+        }
+        checked.add(QueueApi.enqueueRequest(b, namespace, topic, traceId));
+      } catch (IllegalArgumentException e) {
+        checked.add(Pending.refused(null, 400, e.getMessage()));
+      }
+    }
+    List<Pending> pending = new ArrayList<>(entries.size());
+    for (Object c : checked) {
+      if (c instanceof Pending refused) {
+        pending.add(refused);
+        continue;
+      }
+      try {
+        pending.add(new Pending(null, producer.enqueue((EnqueueRequest) c), null));
+      } catch (PayloadTooLargeException e) {
+        pending.add(Pending.refused(null, 413, e.getMessage()));
+      }
+    }
+    return answer(pending);
+  }
+
+  @FunctionalInterface
+  private interface Command {
+    /** Checks the entry (IllegalArgumentException names the bad field) and returns how to send it. */
+    java.util.function.Supplier<CompletableFuture<Outcome>> check(ItemId id, JsonBody entry);
+  }
+
+  /** Checks every entry, then sends the good ones at once and answers all of them. */
+  private HttpResponse each(HttpRequest r, Set<String> fields, Command command) {
+    List<JsonNode> entries = entries(r);
+    List<Object> checked = new ArrayList<>(entries.size());
+    for (JsonNode node : entries) {
+      String id = idText(node);
+      try {
+        JsonBody b = JsonBody.entry(node, fields);
+        ItemId item = itemId(b);
+        checked.add(new AbstractMap.SimpleImmutableEntry<>(item, command.check(item, b)));
+      } catch (IllegalArgumentException e) {
+        checked.add(Pending.refused(id, 400, e.getMessage()));
+      }
+    }
+    List<Pending> pending = new ArrayList<>(entries.size());
+    for (Object c : checked) {
+      if (c instanceof Pending refused) {
+        pending.add(refused);
+      } else {
+        @SuppressWarnings("unchecked")
+        Map.Entry<ItemId, java.util.function.Supplier<CompletableFuture<Outcome>>> e =
+            (Map.Entry<ItemId, java.util.function.Supplier<CompletableFuture<Outcome>>>) c;
+        pending.add(new Pending(e.getKey().toString(), e.getValue().get(), null));
+      }
+    }
+    return answer(pending);
+  }
+
+  private static List<JsonNode> entries(HttpRequest r) {
+    return JsonBody.parse(r.body(), BATCH_FIELDS).array("items", MAX_ENTRIES);
+  }
+
+  private static ItemId itemId(JsonBody b) {
+    String id = b.string("id");
+    if (id == null) {
+      throw new IllegalArgumentException("id is missing: the item ID, e.g. 3-1042");
+    }
+    return ItemId.parse(id);
+  }
+
+  /** The entry's {@code id} as sent, to name it in its answer even when it is malformed. */
+  private static String idText(JsonNode node) {
+    JsonNode id = node == null ? null : node.get("id");
+    return id != null && id.isTextual() ? id.asText() : null;
+  }
+
+  /** Waits for every entry (all are in flight already) and answers {@code {"results": [...]}} in order. */
+  private static HttpResponse answer(List<Pending> pending) {
+    List<Map<String, Object>> results = new ArrayList<>(pending.size());
+    for (Pending p : pending) {
+      results.add(p.known() != null ? p.known() : result(p));
+    }
+    return HttpResponse.ok(Map.of("results", results));
+  }
+
+  private static Map<String, Object> result(Pending p) {
+    Object value;
+    try {
+      value = QueueApi.await(p.future(), QueueApi.SLACK, p.id() == null ? "the enqueue" : "the command on item " + p.id());
+    } catch (ApiException e) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      if (p.id() != null) {
+        m.put("id", p.id());
+      }
+      m.put("result", e.status == 504 ? "TIMEOUT" : e.status == 429 ? "BACKLOG_FULL" : "UNAVAILABLE");
+      m.put("status", e.status);
+      m.put("error", e.getMessage());
+      return m;
+    } catch (IllegalArgumentException e) {
+      return Pending.refused(p.id(), 400, e.getMessage()).known();
+    }
+    if (value instanceof ItemId id) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("id", id.toString());
+      m.put("result", "ENQUEUED");
+      m.put("status", 201);
+      return m;
+    }
+    Outcome o = (Outcome) value;
+    String detail = o.getDetail() == null ? "" : ": " + o.getDetail();
+    Map<String, Object> m = new LinkedHashMap<>();
+    switch (o.getResult()) {
+      case APPLIED -> {
+        m.putAll(Views.applied(o));
+        m.put("status", 200);
+        return m;
+      }
+      case STALE_LEASE -> m.put("error", "stale lease for item " + p.id() + detail);
+      case UNKNOWN_ITEM -> m.put("error", "unknown item " + p.id() + detail);
+      case INVALID -> m.put("error", "refused by the queue" + detail);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("id", p.id());
+    out.put("result", o.getResult().name());
+    out.put("status", switch (o.getResult()) {
+      case STALE_LEASE -> 409;
+      case UNKNOWN_ITEM -> 404;
+      default -> 400;
+    });
+    out.putAll(m);
+    return out;
+  }
+}
