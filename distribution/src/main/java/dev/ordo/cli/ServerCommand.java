@@ -7,6 +7,9 @@ import dev.ordo.server.Components;
 import dev.ordo.server.OrdoServer;
 import dev.ordo.server.ServerComponent;
 import dev.ordo.server.ServerConfig;
+import dev.ordo.server.ServerSettings;
+import dev.ordo.server.internal.Messages;
+import java.util.Map;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +77,18 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Fixed delays of the delay-tier topics, increasing (ms, s, m, h, d). Default: ${DEFAULT-VALUE}.")
   List<Duration> delayTiers;
 
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "Settings file (Java properties): Ordo's keys (ordo.*), Kafka Streams keys (streams.*) and Kafka "
+          + "client keys (security.protocol, sasl.*, ssl.*...) for every Kafka client; ORDO_* environment variables "
+          + "override it, flags override both. See docs/running.md or --list-settings.")
+  Path configFile;
+
+  @Option(names = "--list-settings",
+      description = "Print Ordo's settings (key, environment variable, default, meaning) as markdown and exit.")
+  boolean listSettings;
+
   private final Supplier<List<ServerComponent>> components;
+  private final java.util.function.Supplier<Map<String, String>> environment;
   private final boolean shutdownHook;
   private final Consumer<OrdoServer> onStarted;
 
@@ -90,36 +104,97 @@ public final class ServerCommand implements Callable<Integer> {
    */
   public ServerCommand(Supplier<List<ServerComponent>> components, boolean shutdownHook,
       Consumer<OrdoServer> onStarted) {
+    this(components, shutdownHook, onStarted, System::getenv);
+  }
+
+  /** As above, reading {@code ORDO_*} settings from {@code environment} instead of the process's. */
+  public ServerCommand(Supplier<List<ServerComponent>> components, boolean shutdownHook,
+      Consumer<OrdoServer> onStarted, Supplier<Map<String, String>> environment) {
+    this.environment = environment;
     this.components = components;
     this.shutdownHook = shutdownHook;
     this.onStarted = onStarted;
   }
 
+  /**
+   * The server's settings: defaults, then {@code --config}, then {@code ORDO_*} variables, then the
+   * flags given on the command line (a flag left at its default does not override a setting).
+   */
   ServerConfig config() {
-    if (bootstrapServers != null && kafkaPort != 0) {
+    ServerSettings settings;
+    try {
+      ServerSettings fromFile = configFile == null ? ServerSettings.none()
+          : ServerSettings.of(ServerSettings.load(configFile), "in " + configFile);
+      settings = fromFile.with(ServerSettings.of(ServerSettings.fromEnvironment(environment.get()), "from the environment"));
+    } catch (ServerSettings.SettingException e) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    String bootstrap = given("--bootstrap-servers") ? bootstrapServers
+        : (String) settings.kafkaClient().getOrDefault("bootstrap.servers", bootstrapServers);
+    int kafka = given("--kafka-port") ? kafkaPort : intSetting(settings, "ordo.server.kafka.port", kafkaPort);
+    if (bootstrap != null && kafka != 0) {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(),
           "--kafka-port is for the embedded broker and cannot be used with --bootstrap-servers");
     }
-    return ServerConfig.builder()
-        .bootstrapServers(bootstrapServers)
-        .cluster(cluster)
-        .partitions(partitions == null ? OptionalInt.empty() : OptionalInt.of(partitions))
-        .delayTiers(delayTiers)
-        .stateDir(stateDir)
-        .httpHost(httpHost)
-        .httpPort(httpPort)
-        .kafkaPort(kafkaPort)
-        .build();
+    Integer parts = given("--partitions") ? partitions
+        : settings.ordo("ordo.server.partitions") != null ? Integer.valueOf(settings.ordo("ordo.server.partitions"))
+        : partitions;
+    List<Duration> tiers = delayTiers;
+    String cluster = this.cluster;
+    try {
+      if (!given("--delay-tiers") && settings.ordo("ordo.delay.tiers") != null) {
+        tiers = Durations.parseList(settings.ordo("ordo.delay.tiers"));
+      }
+      if (!given("--cluster") && settings.ordo("ordo.cluster") != null) {
+        cluster = new Converters.Cluster().convert(settings.ordo("ordo.cluster"));
+      }
+      return ServerConfig.builder()
+          .bootstrapServers(bootstrap)
+          .cluster(cluster)
+          .partitions(parts == null ? OptionalInt.empty() : OptionalInt.of(parts))
+          .delayTiers(tiers)
+          .stateDir(given("--state-dir") || settings.ordo("ordo.server.state.dir") == null ? stateDir
+              : Path.of(settings.ordo("ordo.server.state.dir")))
+          .httpHost(given("--http-host") || settings.ordo("ordo.server.http.host") == null ? httpHost
+              : settings.ordo("ordo.server.http.host"))
+          .httpPort(given("--http-port") ? httpPort : intSetting(settings, "ordo.server.http.port", httpPort))
+          .kafkaPort(kafka)
+          .settings(settings)
+          .build();
+    } catch (Exception e) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), Messages.oneLine(e));
+    }
+  }
+
+  private boolean given(String option) {
+    return spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption(option);
+  }
+
+  private static int intSetting(ServerSettings settings, String key, int otherwise) {
+    String v = settings.ordo(key);
+    return v == null ? otherwise : Integer.parseInt(v);
   }
 
   @Override
   public Integer call() throws Exception {
-    ServerConfig config = config();
     PrintWriter out = spec.commandLine().getOut();
+    if (listSettings) {
+      out.print(ServerSettings.markdown());
+      out.flush();
+      return 0;
+    }
+    ServerConfig config = config();
     OrdoServer server = new OrdoServer(config, components.get());
     out.println("Starting Ordo (cluster '" + config.topics().cluster() + "', "
         + (config.embeddedKafka() ? "embedded Kafka" : "Kafka at " + config.bootstrapServers().get())
         + ", state in " + config.stateDir().toAbsolutePath().normalize() + ")...");
+    Map<String, String> set = config.settings().describe();
+    if (!set.isEmpty()) {
+      out.println("Settings (" + (configFile == null ? "" : configFile + ", ") + "ORDO_* variables; secrets hidden):");
+      set.forEach((k, v) -> out.println("  " + k + "=" + v));
+    }
+    org.slf4j.LoggerFactory.getLogger(ServerCommand.class).info("Effective settings (secrets hidden): {}",
+        config.settings().effective());
     out.flush();
     if (shutdownHook) {
       // Before start(): a signal during start-up still stops the broker cleanly.

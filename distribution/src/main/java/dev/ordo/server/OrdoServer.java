@@ -170,8 +170,9 @@ public final class OrdoServer implements AutoCloseable {
     return props;
   }
 
+  /** The Kafka client settings of {@code --config}, and the bootstrap servers in use. */
   private Map<String, Object> kafkaClientConfig() {
-    Map<String, Object> c = new HashMap<>();
+    Map<String, Object> c = new HashMap<>(config.settings().kafkaClient());
     c.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     return c;
   }
@@ -359,6 +360,11 @@ public final class OrdoServer implements AutoCloseable {
     @Override
     public Map<String, Object> kafkaClientConfig() {
       return OrdoServer.this.kafkaClientConfig();
+    }
+
+    @Override
+    public ServerSettings settings() {
+      return config.settings();
     }
 
     @Override

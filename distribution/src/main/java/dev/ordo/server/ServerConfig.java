@@ -17,6 +17,8 @@ import java.util.OptionalInt;
  *     else {@link #DEFAULT_PARTITIONS}. When given, existing topics must have it.
  * @param httpPort 0 for any free port
  * @param kafkaPort the embedded broker's port, 0 for any free port; ignored with bootstrap servers
+ * @param settings the settings of {@code --config} and the environment: Kafka client, Kafka Streams and
+ *     Ordo keys for the components (see {@link ServerSettings})
  */
 public record ServerConfig(
     Optional<String> bootstrapServers,
@@ -26,7 +28,8 @@ public record ServerConfig(
     Path stateDir,
     String httpHost,
     int httpPort,
-    int kafkaPort) {
+    int kafkaPort,
+    ServerSettings settings) {
 
   public static final String DEFAULT_CLUSTER = "ordo";
   public static final int DEFAULT_PARTITIONS = 4;
@@ -42,6 +45,7 @@ public record ServerConfig(
     delayTiers = List.copyOf(delayTiers);
     Objects.requireNonNull(stateDir);
     Objects.requireNonNull(httpHost);
+    Objects.requireNonNull(settings);
     if (partitions.isPresent() && partitions.getAsInt() < 1) {
       throw new IllegalArgumentException("partitions must be at least 1, got " + partitions.getAsInt());
     }
@@ -73,6 +77,7 @@ public record ServerConfig(
     b.httpHost = httpHost;
     b.httpPort = httpPort;
     b.kafkaPort = kafkaPort;
+    b.settings = settings;
     return b;
   }
 
@@ -89,8 +94,14 @@ public record ServerConfig(
     private String httpHost = DEFAULT_HTTP_HOST;
     private int httpPort = DEFAULT_HTTP_PORT;
     private int kafkaPort = 0;
+    private ServerSettings settings = ServerSettings.none();
 
     private Builder() {}
+
+    public Builder settings(ServerSettings settings) {
+      this.settings = settings;
+      return this;
+    }
 
     /** null or blank: embedded broker. */
     public Builder bootstrapServers(String servers) {
@@ -139,7 +150,8 @@ public record ServerConfig(
     }
 
     public ServerConfig build() {
-      return new ServerConfig(bootstrapServers, topics, partitions, delayTiers, stateDir, httpHost, httpPort, kafkaPort);
+      return new ServerConfig(bootstrapServers, topics, partitions, delayTiers, stateDir, httpHost, httpPort, kafkaPort,
+          settings);
     }
   }
 }

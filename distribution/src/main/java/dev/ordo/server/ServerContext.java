@@ -12,10 +12,19 @@ public interface ServerContext {
   String bootstrapServers();
 
   /**
-   * Base configuration for any Kafka client a component creates ({@code bootstrap.servers}, and
-   * later security settings). A fresh mutable copy on every call: add your own settings to it.
+   * Base configuration for any Kafka client a component creates: {@code bootstrap.servers} and the
+   * Kafka client settings of {@code --config} (security, SASL, SSL...). A fresh mutable copy on every
+   * call: add your own settings to it.
    */
   Map<String, Object> kafkaClientConfig();
+
+  /**
+   * The settings of {@code --config} and the environment. {@link #kafkaClientConfig()} holds their
+   * Kafka client keys already; a component takes the Ordo keys of its ConfigDef
+   * ({@link ServerSettings#ordo(org.apache.kafka.common.config.ConfigDef)}) and, for Kafka Streams,
+   * {@link ServerSettings#streams()}.
+   */
+  ServerSettings settings();
 
   /** The cluster's topic names ({@code --cluster}). */
   ClusterTopics topics();

@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -33,9 +34,14 @@ final class Cli {
 
   /** Runs a command that ends by itself (errors, --help, --version). */
   static Result run(String... args) {
+    return runWithEnvironment(Map.of(), args);
+  }
+
+  /** {@link #run} with {@code environment} as the process's environment variables. */
+  static Result runWithEnvironment(Map<String, String> environment, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cl = commandLine(List::of, server -> server.close(), out, err);
+    CommandLine cl = commandLine(List::of, server -> server.close(), out, err, environment);
     int code = cl.execute(args);
     return new Result(code, out.toString(), err.toString());
   }
@@ -45,10 +51,16 @@ final class Cli {
    * it runs; fails if it exits first.
    */
   static Running start(Supplier<List<ServerComponent>> components, String... args) throws Exception {
+    return start(components, Map.of(), args);
+  }
+
+  /** {@link #start(Supplier, String...)} with {@code environment} as the process's environment variables. */
+  static Running start(Supplier<List<ServerComponent>> components, Map<String, String> environment, String... args)
+      throws Exception {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CompletableFuture<OrdoServer> started = new CompletableFuture<>();
-    CommandLine cl = commandLine(components, started::complete, out, err);
+    CommandLine cl = commandLine(components, started::complete, out, err, environment);
     CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cl.execute(args));
     exit.whenComplete((code, e) -> started.completeExceptionally(
         new AssertionError("ordo server exited with " + code + ": " + err + (e == null ? "" : e))));
@@ -61,14 +73,15 @@ final class Cli {
   }
 
   private static CommandLine commandLine(Supplier<List<ServerComponent>> components,
-      java.util.function.Consumer<OrdoServer> onStarted, StringWriter out, StringWriter err) {
+      java.util.function.Consumer<OrdoServer> onStarted, StringWriter out, StringWriter err,
+      Map<String, String> environment) {
     CommandLine.IFactory defaults = CommandLine.defaultFactory();
     CommandLine cl = OrdoMain.commandLine(new CommandLine.IFactory() {
       @Override
       @SuppressWarnings("unchecked")
       public <K> K create(Class<K> cls) throws Exception {
         if (cls == ServerCommand.class) {
-          return (K) new ServerCommand(components, false, onStarted);
+          return (K) new ServerCommand(components, false, onStarted, () -> environment);
         }
         return defaults.create(cls);
       }

@@ -44,6 +44,46 @@ class ServerCommandTest {
     return args.toArray(String[]::new);
   }
 
+  /**
+   * The file sets the cluster and the queue's payload limit; the environment overrides the cluster;
+   * a flag overrides both for the HTTP port. The settings reach the components: the HTTP API's
+   * producer refuses what the file's limit refuses.
+   */
+  @Test
+  void settingsComeFromTheFileThenTheEnvironmentThenTheFlagsAndReachTheComponents() throws Exception {
+    Path file = tmp.resolve("ordo.properties");
+    java.nio.file.Files.writeString(file, "ordo.cluster=fromfile\nordo.payload.max.bytes=100\n"
+        + "ordo.server.http.port=1\nstreams.num.standby.replicas=0\nclient.dns.lookup=use_all_dns_ips\n");
+    Cli.Running running = Cli.start(dev.ordo.server.Components::standard, Map.of("ORDO_CLUSTER", "fromenv"),
+        "server", "--bootstrap-servers", kafka.bootstrapServers(), "--config", file.toString(), "--http-port", "0",
+        "--state-dir", tmp.resolve("settings").toString());
+    try {
+      URI base = running.server().httpAddress();
+      assertTrue(base.getPort() != 1, "the flag beat the file's port");
+      HttpClient http = HttpClient.newHttpClient();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).until(() -> http.send(
+          HttpRequest.newBuilder(URI.create(base + "/health")).build(), HttpResponse.BodyHandlers.ofString())
+          .statusCode() == 200);
+      JsonNode health = new ObjectMapper().readTree(http.send(HttpRequest.newBuilder(URI.create(base + "/health"))
+          .build(), HttpResponse.BodyHandlers.ofString()).body());
+      assertEquals("fromenv", health.get("cluster").asText(), "the environment beat the file");
+
+      HttpResponse<String> small = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/namespaces/s/topics/t/items"))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"payload\": \"" + "x".repeat(50) + "\"}")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(201, small.statusCode(), small.body());
+      HttpResponse<String> big = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/namespaces/s/topics/t/items"))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"payload\": \"" + "x".repeat(150) + "\"}")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(413, big.statusCode(), "the file's ordo.payload.max.bytes=100 reached the producer: " + big.body());
+      String out = running.out().toString();
+      assertTrue(out.contains("ordo.payload.max.bytes=100") && out.contains("client.dns.lookup=use_all_dns_ips")
+          && out.contains("streams.num.standby.replicas=0"), out);
+    } finally {
+      assertEquals(0, running.stop().exitCode());
+    }
+  }
+
   @Test
   void createsTheClusterTopicsWithTheirConfigs() throws Exception {
     Cli.Running running = Cli.start(args("made", "--partitions", "3", "--delay-tiers", "500ms,10s"));

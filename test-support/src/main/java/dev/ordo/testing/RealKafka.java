@@ -24,13 +24,38 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class RealKafka implements ExtensionContext.Store.CloseableResource, AutoCloseable {
   private final KafkaClusterTestKit kit;
   private final int brokers;
+  private final boolean sasl;
 
-  private RealKafka(KafkaClusterTestKit kit, int brokers) {
+  /** The user every client of a {@link #startSaslPlain()} cluster authenticates as (Kafka's test kit's). */
+  public static final String SASL_USER = org.apache.kafka.common.test.JaasUtils.KAFKA_PLAIN_ADMIN;
+  public static final String SASL_PASSWORD = org.apache.kafka.common.test.JaasUtils.KAFKA_PLAIN_ADMIN_PASSWORD;
+
+  private RealKafka(KafkaClusterTestKit kit, int brokers, boolean sasl) {
     this.kit = kit;
     this.brokers = brokers;
+    this.sasl = sasl;
   }
 
   public static RealKafka start(int brokers) {
+    return start(brokers, false);
+  }
+
+  /**
+   * One broker whose client listener requires SASL/PLAIN (user {@link #SASL_USER}): clients without
+   * these credentials cannot connect. {@link #clientProperties()} carries them.
+   */
+  public static RealKafka startSaslPlain() {
+    return start(1, true);
+  }
+
+  /** The SASL/PLAIN client settings of a {@link #startSaslPlain()} cluster, as a Kafka client takes them. */
+  public static Map<String, String> saslClientSettings() {
+    return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
+        "sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+            + SASL_USER + "\" password=\"" + SASL_PASSWORD + "\";");
+  }
+
+  private static RealKafka start(int brokers, boolean sasl) {
     if (brokers < 1) {
       throw new IllegalArgumentException("a cluster needs at least one broker, got " + brokers);
     }
@@ -43,11 +68,17 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
     BootstrapMetadata bootstrap = BootstrapMetadata.fromVersions(mv, levels, "ordo-testkit");
 
     boolean single = brokers == 1;
-    TestKitNodes nodes = new TestKitNodes.Builder(bootstrap)
+    TestKitNodes.Builder nodeBuilder = new TestKitNodes.Builder(bootstrap)
         .setCombined(single)
         .setNumBrokerNodes(brokers)
-        .setNumControllerNodes(1)
-        .build();
+        .setNumControllerNodes(1);
+    if (sasl) {
+      // The test kit turns an authorizer on for SASL, with its admin user as the only super user, so the
+      // controller's listener must authenticate too (an anonymous broker registration is refused).
+      nodeBuilder.setBrokerSecurityProtocol(org.apache.kafka.common.security.auth.SecurityProtocol.SASL_PLAINTEXT)
+          .setControllerSecurityProtocol(org.apache.kafka.common.security.auth.SecurityProtocol.SASL_PLAINTEXT);
+    }
+    TestKitNodes nodes = nodeBuilder.build();
     short rf = (short) Math.min(3, brokers);
     short minIsr = (short) Math.max(1, rf - 1);
     try {
@@ -66,7 +97,7 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
       kit.format();
       kit.startup();
       kit.waitForReadyBrokers();
-      return new RealKafka(kit, brokers);
+      return new RealKafka(kit, brokers, sasl);
     } catch (Exception e) {
       throw new IllegalStateException("could not start an in-JVM Kafka cluster of " + brokers + " brokers", e);
     }
@@ -84,6 +115,9 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
   public Properties clientProperties() {
     Properties props = new Properties();
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    if (sasl) {
+      props.putAll(saslClientSettings());
+    }
     return props;
   }
 

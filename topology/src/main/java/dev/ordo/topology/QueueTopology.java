@@ -67,6 +67,8 @@ public final class QueueTopology {
         // written and is retried after retry.backoff.ms (100 ms by default): with commits asked for
         // by answers (ordo.reply.commit.gap.ms) that stalled one answer in ten by 100-170 ms here.
         StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5,
-        StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 0);
+        // A standby on another instance keeps each partition's item table restored, so a failover
+        // does not replay the changelog first (decisions D18); with one instance it has nowhere to run.
+        StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
   }
 }

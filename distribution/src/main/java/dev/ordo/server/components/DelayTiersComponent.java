@@ -30,6 +30,7 @@ public final class DelayTiersComponent implements ServerComponent {
   @Override
   public void start(ServerContext ctx) throws IOException {
     Map<String, Object> config = new HashMap<>(ctx.kafkaClientConfig());
+    config.putAll(ctx.settings().ordo(DelayTiersConfig.configDef()));
     config.put(DelayTiersConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     config.put(DelayTiersConfig.TIERS_CONFIG,
         ctx.delayTiers().stream().map(Durations::format).collect(Collectors.joining(",")));

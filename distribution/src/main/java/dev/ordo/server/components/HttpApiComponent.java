@@ -50,10 +50,12 @@ public final class HttpApiComponent implements ServerComponent {
   public void start(ServerContext ctx) {
     URI address = ctx.httpAddress();
     Map<String, Object> producerConfig = new HashMap<>(ctx.kafkaClientConfig());
+    producerConfig.putAll(ctx.settings().ordo(QueueProducerConfig.configDef()));
     producerConfig.put(QueueProducerConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     producer = new QueueProducer(producerConfig);
 
     Map<String, Object> clientConfig = new HashMap<>(ctx.kafkaClientConfig());
+    clientConfig.putAll(ctx.settings().ordo(QueueClientConfig.configDef()));
     clientConfig.put(QueueClientConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     // Named after the instance: its hash picks the reply partition, so instances spread over them.
     clientConfig.put(QueueClientConfig.CLIENT_ID_CONFIG,
@@ -70,6 +72,7 @@ public final class HttpApiComponent implements ServerComponent {
     // POST /v1/schedule: writes at once what a tier can carry (durable when answered), holds only
     // what is shorter than the shortest tier, and answers once that is written.
     Map<String, Object> delayConfig = new HashMap<>(ctx.kafkaClientConfig());
+    delayConfig.putAll(ctx.settings().ordo(DelayTiersConfig.configDef()));
     delayConfig.put(DelayTiersConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     delayConfig.put(DelayTiersConfig.TIERS_CONFIG,
         ctx.delayTiers().stream().map(Durations::format).collect(Collectors.joining(",")));

@@ -26,11 +26,12 @@ public final class QueueComponent implements ServerComponent {
   @Override
   public void start(ServerContext ctx) {
     Map<String, Object> streams = new HashMap<>(ctx.kafkaClientConfig());
+    streams.putAll(ctx.settings().streams());
     streams.put(StreamsConfig.STATE_DIR_CONFIG, ctx.stateDir().resolve("streams").toString());
     // Advertised to the other instances of the cluster, so that a query for a partition this
     // instance owns (GET /v1/items/{id}) can be forwarded here.
     streams.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer(ctx.httpAddress()));
-    Map<String, Object> queue = new HashMap<>();
+    Map<String, Object> queue = new HashMap<>(ctx.settings().ordo(QueueConfig.CONFIG));
     queue.put(QueueConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     queue.put(QueueConfig.DELAY_TIERS_CONFIG,
         ctx.delayTiers().stream().map(Durations::format).collect(Collectors.joining(",")));
