@@ -188,16 +188,29 @@ final class QueueCommands {
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       description = "Acknowledges a leased item: it is done and deleted. Exit 3 if the lease is stale (the item was "
           + "redelivered), 4 if the item is unknown (acked, expired, dead-lettered).")
-  static final class Ack extends ApiCommand {
+  static final class Ack extends LeaseCommand {
+    Ack() {
+      super("ack");
+    }
+  }
+
+  /** A command on a leased item that needs only its ID and lease: {@code POST /v1/items/{id}/<action>}. */
+  abstract static class LeaseCommand extends ApiCommand {
+    private final String action;
+
     @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
     ItemId id;
 
     @Parameters(index = "1", paramLabel = "LEASE", description = "The lease it was dequeued with.")
     String lease;
 
+    LeaseCommand(String action) {
+      this.action = action;
+    }
+
     @Override
     void run(ApiClient api) {
-      print(api.post("/v1/items/" + id + "/ack", Map.of("lease", lease), TIMEOUT));
+      print(api.post("/v1/items/" + id + "/" + action, Map.of("lease", lease), TIMEOUT));
     }
   }
 
@@ -207,16 +220,9 @@ final class QueueCommands {
       description = "Gives a leased item back unused, as a consumer that took more than it can handle does: it is "
           + "ready again at its place and the delivery does not count as an attempt. Exit 3 if the lease is stale, "
           + "4 if the item is unknown.")
-  static final class Release extends ApiCommand {
-    @Parameters(index = "0", paramLabel = "ID", converter = Converters.ItemIdValue.class, description = "The item ID.")
-    ItemId id;
-
-    @Parameters(index = "1", paramLabel = "LEASE", description = "The lease it was dequeued with.")
-    String lease;
-
-    @Override
-    void run(ApiClient api) {
-      print(api.post("/v1/items/" + id + "/release", Map.of("lease", lease), TIMEOUT));
+  static final class Release extends LeaseCommand {
+    Release() {
+      super("release");
     }
   }
 

@@ -3,7 +3,6 @@ package dev.ordo.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.EnqueueRequest;
-import dev.ordo.client.NackOptions;
 import dev.ordo.client.PayloadTooLargeException;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueProducer;
@@ -14,7 +13,6 @@ import dev.ordo.server.HttpRouter;
 import dev.ordo.server.http.QueueApi.ApiException;
 import dev.ordo.server.http.internal.JsonBody;
 import dev.ordo.server.http.internal.Views;
-import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -105,31 +103,15 @@ final class BatchApi {
   }
 
   HttpResponse nack(HttpRequest r) {
-    return each(r, NACK_ENTRY, (id, b) -> {
-      String lease = QueueApi.lease(b);
-      Long delay = b.millis("delayMs", 0);
-      byte[] metadata = QueueApi.bytes(b, "metadata", false);
-      NackOptions options = NackOptions.retryAfter(Duration.ofMillis(delay == null ? 0 : delay)).withMetadata(metadata);
-      return () -> client.nack(id, lease, options);
-    });
+    return each(r, NACK_ENTRY, QueueApi.NACK);
   }
 
   HttpResponse extend(HttpRequest r) {
-    return each(r, EXTEND_ENTRY, (id, b) -> {
-      String lease = QueueApi.lease(b);
-      Long leaseMs = b.millis("leaseMs", 1);
-      if (leaseMs == null) {
-        throw new IllegalArgumentException("leaseMs is missing: how long the lease should last from now");
-      }
-      return () -> client.extend(id, lease, Duration.ofMillis(leaseMs));
-    });
+    return each(r, EXTEND_ENTRY, QueueApi.EXTEND);
   }
 
   HttpResponse release(HttpRequest r) {
-    return each(r, ACK_ENTRY, (id, b) -> {
-      String lease = QueueApi.lease(b);
-      return () -> client.release(id, lease);
-    });
+    return each(r, ACK_ENTRY, QueueApi.RELEASE);
   }
 
   /** {@code POST /v1/namespaces/{ns}/items}: each entry an enqueue's fields plus its {@code topic}. */
@@ -166,14 +148,8 @@ final class BatchApi {
     return answer(pending);
   }
 
-  @FunctionalInterface
-  private interface Command {
-    /** Checks the entry (IllegalArgumentException names the bad field) and returns how to send it. */
-    java.util.function.Supplier<CompletableFuture<Outcome>> check(ItemId id, JsonBody entry);
-  }
-
   /** Checks every entry, then sends the good ones at once and answers all of them. */
-  private HttpResponse each(HttpRequest r, Set<String> fields, Command command) {
+  private HttpResponse each(HttpRequest r, Set<String> fields, QueueApi.ItemCommand command) {
     List<JsonNode> entries = entries(r);
     List<Object> checked = new ArrayList<>(entries.size());
     for (JsonNode node : entries) {
@@ -181,7 +157,7 @@ final class BatchApi {
       try {
         JsonBody b = JsonBody.entry(node, fields);
         ItemId item = itemId(b);
-        checked.add(new AbstractMap.SimpleImmutableEntry<>(item, command.check(item, b)));
+        checked.add(new AbstractMap.SimpleImmutableEntry<>(item, command.check(client, item, b)));
       } catch (IllegalArgumentException e) {
         checked.add(Pending.refused(id, 400, e.getMessage()));
       }

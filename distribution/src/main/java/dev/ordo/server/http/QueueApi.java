@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -80,12 +81,12 @@ public final class QueueApi {
     router.post("/v1/namespaces/{ns}/topics/{topic}/items", guarded(this::enqueue));
     router.post("/v1/namespaces/{ns}/dequeue", guarded(this::dequeue));
     router.get("/v1/namespaces/{ns}/topics", guarded(this::topics));
-    router.post("/v1/items/{id}/ack", guarded(this::ack));
-    router.post("/v1/items/{id}/nack", guarded(this::nack));
-    router.post("/v1/items/{id}/extend", guarded(this::extend));
-    router.post("/v1/items/{id}/release", guarded(this::release));
-    router.post("/v1/items/{id}/cancel", guarded(this::cancel));
-    router.delete("/v1/items/{id}", guarded(this::cancel));
+    router.post("/v1/items/{id}/ack", guarded(single(ACK_FIELDS, ACK)));
+    router.post("/v1/items/{id}/nack", guarded(single(NACK_FIELDS, NACK)));
+    router.post("/v1/items/{id}/extend", guarded(single(EXTEND_FIELDS, EXTEND)));
+    router.post("/v1/items/{id}/release", guarded(single(ACK_FIELDS, RELEASE)));
+    router.post("/v1/items/{id}/cancel", guarded(single(Set.of(), CANCEL)));
+    router.delete("/v1/items/{id}", guarded(single(Set.of(), CANCEL)));
     router.get("/v1/items/{id}", guarded(lookup::lookup));
     new BatchApi(producer, client).register(router);
   }
@@ -170,46 +171,55 @@ public final class QueueApi {
         .toList()));
   }
 
-  HttpResponse ack(HttpRequest r) throws ApiException {
-    ItemId id = ItemId.parse(r.pathParam("id"));
-    JsonBody b = JsonBody.parse(r.body(), ACK_FIELDS);
-    return outcome(id, client.ack(id, lease(b)));
+  /**
+   * A command on one item, from its fields (a single request's body or a batch entry): every field
+   * checked when called (an IllegalArgumentException names a bad one), the command sent when the
+   * returned supplier is called.
+   */
+  @FunctionalInterface
+  interface ItemCommand {
+    Supplier<CompletableFuture<Outcome>> check(QueueClient client, ItemId id, JsonBody fields);
   }
 
-  HttpResponse nack(HttpRequest r) throws ApiException {
-    ItemId id = ItemId.parse(r.pathParam("id"));
-    JsonBody b = JsonBody.parse(r.body(), NACK_FIELDS);
+  static final ItemCommand ACK = (client, id, b) -> {
+    String lease = lease(b);
+    return () -> client.ack(id, lease);
+  };
+
+  static final ItemCommand NACK = (client, id, b) -> {
     String lease = lease(b);
     Long delay = b.millis("delayMs", 0);
     byte[] metadata = bytes(b, "metadata", false);
     NackOptions options = NackOptions.retryAfter(Duration.ofMillis(delay == null ? 0 : delay)).withMetadata(metadata);
-    return outcome(id, client.nack(id, lease, options));
-  }
+    return () -> client.nack(id, lease, options);
+  };
 
-  HttpResponse extend(HttpRequest r) throws ApiException {
-    ItemId id = ItemId.parse(r.pathParam("id"));
-    JsonBody b = JsonBody.parse(r.body(), EXTEND_FIELDS);
+  static final ItemCommand EXTEND = (client, id, b) -> {
     String lease = lease(b);
     Long leaseMs = b.millis("leaseMs", 1);
     if (leaseMs == null) {
       throw new IllegalArgumentException("leaseMs is missing: how long the lease should last from now");
     }
-    return outcome(id, client.extend(id, lease, Duration.ofMillis(leaseMs)));
+    return () -> client.extend(id, lease, Duration.ofMillis(leaseMs));
+  };
+
+  static final ItemCommand RELEASE = (client, id, b) -> {
+    String lease = lease(b);
+    return () -> client.release(id, lease);
+  };
+
+  static final ItemCommand CANCEL = (client, id, b) -> () -> client.cancel(id);
+
+  /** {@code POST /v1/items/{id}/<command>}: the item's ID from the path, the command's fields from the body. */
+  private ApiHandler single(Set<String> fields, ItemCommand command) {
+    return r -> {
+      ItemId id = ItemId.parse(r.pathParam("id"));
+      JsonBody b = JsonBody.parse(r.body(), fields);
+      return outcome(id, command.check(client, id, b).get());
+    };
   }
 
   // ---- helpers ----
-
-  HttpResponse release(HttpRequest r) throws ApiException {
-    ItemId id = ItemId.parse(r.pathParam("id"));
-    JsonBody b = JsonBody.parse(r.body(), ACK_FIELDS);
-    return outcome(id, client.release(id, lease(b)));
-  }
-
-  HttpResponse cancel(HttpRequest r) throws ApiException {
-    ItemId id = ItemId.parse(r.pathParam("id"));
-    JsonBody.parse(r.body(), Set.of());
-    return outcome(id, client.cancel(id));
-  }
 
   static String lease(JsonBody b) {
     String lease = b.string("lease");
