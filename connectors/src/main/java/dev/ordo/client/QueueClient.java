@@ -107,6 +107,19 @@ public final class QueueClient implements AutoCloseable {
   private final int replyPartition;
   private final long requestTimeoutMs;
   private final long gatherMs;
+  /**
+   * How long the partitions asked by exact plans recently took to send their first items (written
+   * by the poll thread only; see {@link PendingDequeue#widenAfter}).
+   */
+  private volatile long recentAnswerMs;
+  /** Exact dequeues that ended before any item came, the latest {@value #ENDED_EMPTY_KEPT}; poll thread only. */
+  private final Map<String, PendingDequeue> endedEmpty = new java.util.LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, PendingDequeue> eldest) {
+      return size() > ENDED_EMPTY_KEPT;
+    }
+  };
+  private static final int ENDED_EMPTY_KEPT = 256;
   private final long minWaitMs;
   private final long refreshMs;
   private final int maxItems;
@@ -277,7 +290,10 @@ public final class QueueClient implements AutoCloseable {
       return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
     }
     long now = time.milliseconds();
-    long waitMs = Math.max(wait.toMillis(), minWaitMs);
+    // A server that answers slowly (a cold or loaded one) gets at least three of its recent answer
+    // times: a dequeue that ends before its answer comes leaves the items leased to it to be released,
+    // work that slows the server further.
+    long waitMs = Math.max(wait.toMillis(), Math.max(minWaitMs, Math.min(3 * recentAnswerMs, requestTimeoutMs / 2)));
     PendingDequeue q = new PendingDequeue(requesterPrefix + "d" + sequence.incrementAndGet(), namespace, topics,
         now + waitMs, now + refreshMs);
     dequeues.put(q.requesterId(), q);
@@ -307,7 +323,7 @@ public final class QueueClient implements AutoCloseable {
     Set<Integer> dropped = new TreeSet<>(q.asked());
     dropped.removeAll(plan.partitions());
     synchronized (q) {
-      q.planned(plan, now, gatherMs);
+      q.planned(plan, now, PendingDequeue.widenAfter(gatherMs, recentAnswerMs));
       q.reserve(plan.takes());
       plan.takes().forEach((entry, n) -> stats.reserve(q.namespace(), entry, n));
     }
@@ -334,7 +350,7 @@ public final class QueueClient implements AutoCloseable {
   private void widen(PendingDequeue q, long now) {
     long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
     Requester requester = new Requester(q.requesterId(), replyPartition);
-    DemandPlan everywhere = DemandPlan.of(q.stillWanted(), List.of(), partitions());
+    DemandPlan everywhere = DemandPlan.widened(q.stillWanted(), partitions());
     synchronized (q) {
       unreserve(q);
       q.planned(everywhere, now, gatherMs);
@@ -746,11 +762,22 @@ public final class QueueClient implements AutoCloseable {
           }
         }
         if (q == null || q.future().isDone()) {
+          PendingDequeue ended = endedEmpty.remove(requesterId);
+          if (ended != null) {
+            observeAnswer(ended.answerTime(time.milliseconds()));
+          }
           releaseQuietly(item); // arrived after its dequeue finished
         } else {
-          q.offer(item, time.milliseconds());
+          observeAnswer(q.offer(item, time.milliseconds()));
         }
       }
+    }
+  }
+
+  /** A first item of an exact plan came {@code answerMs} after its demands (-1: not such an item). */
+  private void observeAnswer(long answerMs) {
+    if (answerMs >= 0) {
+      recentAnswerMs += (answerMs - recentAnswerMs) / 4; // a moving average over the last few; poll thread only
     }
   }
 
@@ -782,6 +809,9 @@ public final class QueueClient implements AutoCloseable {
       }
     } else if (q.shouldFinish(now, gatherMs)) {
       dequeues.remove(q.requesterId());
+      if (q.received().isEmpty() && q.answerTime(now) >= 0) {
+        endedEmpty.put(q.requesterId(), q); // its answer is late: when it comes, it says how late
+      }
       synchronized (q) {
         unreserve(q);
       }

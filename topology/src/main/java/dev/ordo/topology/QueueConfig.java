@@ -77,7 +77,9 @@ public final class QueueConfig extends AbstractConfig {
       + " only when the stream thread commits. When the queue answers a requester it asks Kafka Streams to commit"
       + " at once (at the end of the current batch of records) unless it asked less than this many milliseconds"
       + " ago, instead of waiting for commit.interval.ms: answers come about a commit interval sooner, and a busy"
-      + " thread commits at most once per this gap more often. -1: never ask; answers wait for the regular commit.";
+      + " thread commits at most once per this gap more often (and less often while its commits take longer than"
+      + " the gap: the gap is at least the last commit's duration). -1: never ask; answers wait for the regular"
+      + " commit.";
 
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)

@@ -60,11 +60,7 @@ public final class HttpScenario {
       byte[] payload = new byte[payloadBytes];
       java.util.Arrays.fill(payload, (byte) 'x');
 
-      List<CompletableFuture<?>> sends = new ArrayList<>(items);
-      for (int i = 0; i < items; i++) {
-        sends.add(producer.enqueue(EnqueueRequest.builder(NS, TOPIC, payload).priority(i % 10).build()));
-      }
-      CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+      enqueue(producer, payload, items);
       awaitReady(http, base, items);
 
       AtomicInteger acked = new AtomicInteger();
@@ -183,6 +179,43 @@ public final class HttpScenario {
     }
     int n = (int) Math.min(ackCount.get(), ackNs.length);
     return Stats.latency(ackNs, n, 1e6);
+  }
+
+  /**
+   * Enqueues {@code items} items and waits for Kafka to take them all; sends that failed (a broker
+   * slow to lead a new topic's partitions) are sent again, twice at most, and a third failure says
+   * how many failed and why.
+   */
+  private static void enqueue(QueueProducer producer, byte[] payload, int items) throws InterruptedException {
+    List<Integer> pending = new ArrayList<>(items);
+    for (int i = 0; i < items; i++) {
+      pending.add(i);
+    }
+    for (int attempt = 1; ; attempt++) {
+      List<CompletableFuture<?>> sends = new ArrayList<>(pending.size());
+      for (int i : pending) {
+        sends.add(producer.enqueue(EnqueueRequest.builder(NS, TOPIC, payload).priority(i % 10).build()));
+      }
+      producer.flush(); // returns when every send is acknowledged or failed
+      List<Integer> failed = new ArrayList<>();
+      Throwable cause = null;
+      for (int k = 0; k < sends.size(); k++) {
+        try {
+          sends.get(k).get(0, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          failed.add(pending.get(k));
+          cause = cause != null ? cause : e.getCause() != null ? e.getCause() : e;
+        }
+      }
+      if (failed.isEmpty()) {
+        return;
+      }
+      if (attempt == 3) {
+        throw new IllegalStateException(failed.size() + " of " + items + " enqueues failed three times, the last"
+            + " time with " + cause, cause);
+      }
+      pending = failed;
+    }
   }
 
   private static void awaitReady(HttpClient http, URI base, int items) throws InterruptedException {

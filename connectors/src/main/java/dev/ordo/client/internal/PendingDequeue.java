@@ -30,6 +30,8 @@ public final class PendingDequeue {
   /** When a plan that got nothing yet is widened to every partition; -1 once widened or when not exact. */
   private volatile long widenAt = -1;
   private volatile Throwable failure;
+  /** When the last plan's demands were sent. */
+  private volatile long plannedAt;
 
   public PendingDequeue(String requesterId, String namespace, Map<String, Integer> wanted, long deadline,
       long nextRefreshAt) {
@@ -71,6 +73,7 @@ public final class PendingDequeue {
    */
   public void planned(DemandPlan plan, long now, long widenAfterMs) {
     asked.addAll(plan.partitions());
+    plannedAt = now;
     exact = plan.exact();
     widenAt = exact ? now + widenAfterMs : -1;
   }
@@ -117,11 +120,34 @@ public final class PendingDequeue {
     return false;
   }
 
-  public void offer(DeliveredItem item, long now) {
+  /**
+   * An item leased to this dequeue arrived at {@code now}.
+   *
+   * @return how long the first item of an exact plan took to come since the plan was sent (the
+   *     partitions' answer time, which paces the widening), or -1 for any other item
+   */
+  public long offer(DeliveredItem item, long now) {
+    received.add(item);
     if (firstArrivalAt < 0) {
       firstArrivalAt = now;
+      return answerTime(now);
     }
-    received.add(item);
+    return -1;
+  }
+
+  /** For an exact plan, how long ago at {@code now} its demands were sent; -1 for a broadcast. */
+  public long answerTime(long now) {
+    return exact ? Math.max(0, now - plannedAt) : -1;
+  }
+
+  /**
+   * How long after its demands an exact plan that got nothing is widened: the gather window, or
+   * three times what the asked partitions recently took to answer when that is longer. A loaded
+   * server answers later, and widening a plan only because its answer is on the way leases items
+   * that are then released, which loads it further.
+   */
+  public static long widenAfter(long gatherMs, long recentAnswerMs) {
+    return Math.max(gatherMs, 3 * recentAnswerMs);
   }
 
   /** A demand could not be sent: the dequeue fails (from a producer callback thread). */

@@ -47,6 +47,18 @@ class DemandPlanTest {
   }
 
   @Test
+  void aWidenedPlanAsksEveryPartitionForAShareNotTheWholeCount() {
+    DemandPlan wide = DemandPlan.widened(Map.of("t", 50), 32);
+    assertFalse(wide.exact());
+    assertEquals(32, wide.partitions().size(), "items may be ready anywhere");
+    assertEquals(Map.of("t", 4), wide.asks().get(31), "ceil(2 x 50 / 32)");
+    assertTrue(wide.total() <= 2 * 50 + 32, "about twice the count in all, not 32 x 50: " + wide.total());
+    assertEquals(Map.of("t", 1), DemandPlan.widened(Map.of("t", 1), 32).asks().get(5), "at least one each");
+    assertEquals(Map.of("t", 10), DemandPlan.widened(Map.of("t", 10), 2).asks().get(0), "never more than the count");
+    assertEquals(Map.of(), DemandPlan.widened(Map.of("t", 10), 2).takes(), "it counts on no stats entry");
+  }
+
+  @Test
   void anyTopicTakesWhatTheNamedTopicsLeft() {
     List<DemandPlan.Entry> entries = List.of(new DemandPlan.Entry(0, "a", 2, 0), new DemandPlan.Entry(1, "b", 5, 3));
     Map<String, Integer> wanted = new LinkedHashMap<>();

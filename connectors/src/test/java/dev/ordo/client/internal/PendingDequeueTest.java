@@ -53,6 +53,24 @@ class PendingDequeueTest {
   }
 
   @Test
+  void theFirstArrivalOfAnExactPlanTellsHowLongThePartitionsTookToAnswer() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
+    q.planned(DemandPlan.of(Map.of("t", 3), List.of(new DemandPlan.Entry(3, "t", 3, 0)), 4), 100, GATHER);
+    assertEquals(35, q.offer(item("3-1"), 135));
+    assertEquals(-1, q.offer(item("3-2"), 140), "only the first");
+
+    PendingDequeue broadcast = new PendingDequeue("s", "ns", Map.of("t", 3), 10_000, 1_000);
+    broadcast.planned(DemandPlan.of(Map.of("t", 3), List.of(), 4), 100, GATHER);
+    assertEquals(-1, broadcast.offer(item("0-1"), 400), "a broadcast waits for items to become ready, not for answers");
+  }
+
+  @Test
+  void widenWaitsLongerWhenThePartitionsAnswerSlowly() {
+    assertEquals(GATHER, PendingDequeue.widenAfter(GATHER, 10));
+    assertEquals(180, PendingDequeue.widenAfter(GATHER, 60), "a loaded server: its answers are on their way");
+  }
+
+  @Test
   void reservationsAreUsedByArrivalsAndTheRestGivenBack() {
     PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
     q.reserve(Map.of("3/t", 3L));

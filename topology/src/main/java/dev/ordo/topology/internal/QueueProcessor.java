@@ -90,8 +90,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final int deliveriesPartitions;
   /** {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG}: -1 never asks for a commit. */
   private final long replyCommitGapMs;
-  /** When this task last asked for a commit because a requester waits for an answer (stream time of the wall clock). */
-  private long commitAskedAt = Long.MIN_VALUE / 2;
+  /** Paces the commits asked for answers; null: the stream thread's own ({@link CommitPacer#ofCurrentThread}). */
+  private final CommitPacer commitPacer;
   /** Something was sent to a requester that waits for it since the last {@link #flushAnswers}. */
   private boolean answeredUrgently;
   /** Requesters of {@link #pendingDeliveries} whose demand is urgent. */
@@ -127,6 +127,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final int rebuildStep;
 
   public QueueProcessor(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions) {
+    this(config, metrics, deliveriesPartitions, null);
+  }
+
+  /** {@code commitPacer}: a pacer of its own (tests), or null for the stream thread's. */
+  QueueProcessor(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions, CommitPacer commitPacer) {
+    this.commitPacer = commitPacer;
     this.config = config;
     this.metrics = metrics;
     this.topics = config.topics();
@@ -147,7 +153,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     KeyValueStore<Bytes, byte[]> kv = context.getStateStore(PriorityStore.STORE_NAME);
     PriorityStore opened = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME),
         config.getLong(QueueConfig.ITEM_CACHE_BYTES_CONFIG) / Math.max(1, deliveriesPartitions));
-    if (CommitHook.attach(kv, opened::flushItemWrites)) {
+    if (CommitHook.attach(kv, () -> {
+      opened.flushItemWrites();
+      pacer().commitStarted(context.currentSystemTimeMs());
+    })) {
       opened.holdItemWrites();
     } else {
       log.warn("The store {} has no commit hook: every item write goes to RocksDB and the changelog at once",
@@ -179,6 +188,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   @Override
   public void process(Record<byte[], byte[]> record) {
+    pacer().working(now());
     maybeStartGeneration();
     RecordMetadata meta = context.recordMetadata().orElseThrow();
     boolean isItem = meta.topic().equals(topics.items());
@@ -682,6 +692,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   // ---- timers ----
 
   private void onTimers(long now) {
+    pacer().working(now);
     maybeStartGeneration();
     if (store.rebuilding() && !rebuildStep()) {
       demands.expire(now);
@@ -878,17 +889,23 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /**
    * Someone waits for what was just sent, and under exactly-once it is visible only once committed:
-   * ask for a commit at the end of this batch of records rather than at the next commit interval, at
-   * most once per {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG} (decisions D19). Only for requesters
+   * ask for a commit at the end of this batch of records rather than at the next commit interval, as
+   * often as the stream thread's {@link CommitPacer} allows: at most once per
+   * {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG}, and less often while commits take longer (decisions
+   * D19). Only for requesters
    * that said they wait ({@code Command.urgent}): asked for every answer, a lease consumer's stream
    * of demands and acks made a busy thread commit every 5 ms and halved its throughput.
    */
   private void askCommitForAnswer(long now) {
-    if (replyCommitGapMs >= 0 && now - commitAskedAt >= replyCommitGapMs) {
-      commitAskedAt = now;
+    if (pacer().ask(now, replyCommitGapMs)) {
       context.commit();
     }
   }
+
+  private CommitPacer pacer() {
+    return commitPacer != null ? commitPacer : CommitPacer.ofCurrentThread();
+  }
+
 
   private void reply(Requester requester, Outcome outcome) {
     if (collectedOutcomes != null) {
