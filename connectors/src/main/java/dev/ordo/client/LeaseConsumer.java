@@ -602,7 +602,7 @@ public final class LeaseConsumer implements AutoCloseable {
     track(client.nack(item, nack)).whenComplete((o, e) -> {
       if (o != null && o.getResult() == OutcomeResult.APPLIED) {
         counters.nacked.incrementAndGet();
-        if (deadLetter || (o.getDetail() != null && o.getDetail().startsWith("dead-lettered"))) {
+        if (deadLetter || o.getDeadLetterReason() != null) {
           counters.deadLettered.incrementAndGet();
         }
       } else {

@@ -456,7 +456,7 @@ public final class QueueClient implements AutoCloseable {
     int partitions = partitions();
     if (id.partition() >= partitions) {
       return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
-          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null));
+          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null));
     }
     String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> future = new CompletableFuture<>();
@@ -558,7 +558,7 @@ public final class QueueClient implements AutoCloseable {
       futures.add(future);
       if (id.partition() >= partitions) {
         future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
-            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null));
+            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null));
         continue;
       }
       byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>())

@@ -43,7 +43,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * new item, so the indexes cannot drift from the table. Not thread-safe: it belongs to the
  * partition's stream thread.
  */
-public final class PriorityStore {
+public final class PriorityStore implements QueueView {
   public static final String STORE_NAME = "ordo-queue";
   /** The index store: ready, age, timer and counts entries, rebuilt from {@link #STORE_NAME} when needed. */
   public static final String INDEX_STORE_NAME = "ordo-queue-index";

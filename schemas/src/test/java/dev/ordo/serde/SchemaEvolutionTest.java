@@ -84,4 +84,31 @@ class SchemaEvolutionTest {
     assertEquals("2-40", ((dev.ordo.schema.Ack) read.getBody()).getItemId());
     assertEquals(false, read.getUrgent(), "a field new in version 2 takes its default");
   }
+
+  @Test
+  void outcomeWrittenWithDeliveryVersionOneIsReadWithoutADeadLetterReason() throws Exception {
+    Schema v1;
+    try (InputStream in = getClass().getResourceAsStream("/dev/ordo/schema/history/Delivery-v1.avsc")) {
+      v1 = new Schema.Parser().parse(in);
+    }
+    Schema outcomeSchema = v1.getField("body").schema().getTypes().stream()
+        .filter(t -> t.getName().equals("Outcome")).findFirst().orElseThrow();
+    assertNull(outcomeSchema.getField("deadLetterReason"), "version 1 has no dead-letter reason");
+    GenericRecord outcome = new GenericData.Record(outcomeSchema);
+    outcome.put("itemId", "1-7");
+    outcome.put("command", new GenericData.EnumSymbol(outcomeSchema.getField("command").schema(), "NACK"));
+    outcome.put("result", new GenericData.EnumSymbol(outcomeSchema.getField("result").schema(), "APPLIED"));
+    GenericRecord old = new GenericData.Record(v1);
+    old.put("requesterId", "c1");
+    old.put("body", outcome);
+    ByteBuffer buf = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old);
+    byte[] written = new byte[buf.remaining()];
+    buf.get(written);
+
+    dev.ordo.schema.Delivery read = OrdoSerdes.DELIVERY.decode(written);
+    dev.ordo.schema.Outcome o = (dev.ordo.schema.Outcome) read.getBody();
+    assertEquals("1-7", o.getItemId());
+    assertEquals(dev.ordo.schema.OutcomeResult.APPLIED, o.getResult());
+    assertNull(o.getDeadLetterReason(), "a field new in version 2 takes its default");
+  }
 }

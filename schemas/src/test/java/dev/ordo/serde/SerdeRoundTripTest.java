@@ -96,7 +96,7 @@ class SerdeRoundTripTest {
         .setPayload(bytes("p")).setEnqueuedAt(1L).setLeaseExpiresAt(2L).setSemantics(DeliverySemantics.AT_LEAST_ONCE)
         .build()));
     roundTrip(OrdoSerdes.DELIVERY, new Delivery("consumer-1",
-        new Outcome("0-1", CommandKind.ACK, OutcomeResult.STALE_LEASE, "why", null)));
+        new Outcome("0-1", CommandKind.ACK, OutcomeResult.STALE_LEASE, "why", null, null)));
     roundTrip(OrdoSerdes.DELAYED_RECORD, DelayedRecord.newBuilder().setDueAt(5L).setTargetTopic("x")
         .setTargetPartition(3).setKey(bytes("k")).setValue(bytes("v"))
         .setHeaders(List.of(new RecordHeader("h", bytes("hv")), new RecordHeader("null", null)))

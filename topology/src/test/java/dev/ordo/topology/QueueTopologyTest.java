@@ -297,6 +297,10 @@ class QueueTopologyTest {
     assertEquals(2, dl.getHistory().size());
     assertEquals("boom", dl.getLastError());
     assertEquals("last", text(dl.getItem().getMetadata()));
+    List<Outcome> nacks = q.outcomes();
+    assertEquals(null, nacks.get(0).getDeadLetterReason(), "the first nack put the item back");
+    assertEquals(DeadLetterReason.MAX_ATTEMPTS, nacks.get(1).getDeadLetterReason(),
+        "the outcome says the nack dead-lettered the item, in a field a client can read");
     q.ack(second);
     assertEquals(OutcomeResult.UNKNOWN_ITEM, q.outcomes().stream().reduce((a, b) -> b).orElseThrow().getResult());
   }

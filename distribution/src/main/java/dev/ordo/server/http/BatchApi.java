@@ -38,7 +38,7 @@ final class BatchApi {
 
   static final Set<String> BATCH_FIELDS = Set.of("items");
   static final Set<String> ACK_ENTRY = Set.of("id", "lease");
-  static final Set<String> NACK_ENTRY = Set.of("id", "lease", "delayMs", "metadata", "metadataBase64");
+  static final Set<String> NACK_ENTRY = Set.of("id", "lease", "delayMs", "metadata", "metadataBase64", "error", "deadLetter");
   static final Set<String> EXTEND_ENTRY = Set.of("id", "lease", "leaseMs");
   static final Set<String> ENQUEUE_ENTRY;
 

@@ -63,7 +63,7 @@ public final class QueueApi {
       "ttlMs", "maxAttempts", "atMostOnce", "groupKey", "metadata", "metadataBase64");
   static final Set<String> DEQUEUE_FIELDS = fields("topics", "waitMs");
   static final Set<String> ACK_FIELDS = fields("lease");
-  static final Set<String> NACK_FIELDS = fields("lease", "delayMs", "metadata", "metadataBase64");
+  static final Set<String> NACK_FIELDS = fields("lease", "delayMs", "metadata", "metadataBase64", "error", "deadLetter");
   static final Set<String> EXTEND_FIELDS = fields("lease", "leaseMs");
 
   private final QueueProducer producer;
@@ -190,7 +190,9 @@ public final class QueueApi {
     String lease = lease(b);
     Long delay = b.millis("delayMs", 0);
     byte[] metadata = bytes(b, "metadata", false);
-    NackOptions options = NackOptions.retryAfter(Duration.ofMillis(delay == null ? 0 : delay)).withMetadata(metadata);
+    Boolean deadLetter = b.bool("deadLetter");
+    NackOptions options = new NackOptions(Duration.ofMillis(delay == null ? 0 : delay), metadata, b.string("error"),
+        deadLetter != null && deadLetter);
     return () -> client.nack(id, lease, options);
   };
 

@@ -214,6 +214,18 @@ class HttpApiTest {
   }
 
   @Test
+  void aNackCanDeadLetterTheItemAndTheAnswerSaysWhy() {
+    enqueue("rejects", "jobs", "{\"payload\": \"r\"}");
+    JsonNode item = dequeue("rejects", "jobs", 1).get(0);
+    Reply r = server.post("/v1/items/" + item.get("id").asText() + "/nack",
+        Map.of("lease", item.get("lease").asText(), "error", "bad input", "deadLetter", true));
+    assertEquals(200, r.status(), r::text);
+    assertEquals("APPLIED", r.json().get("result").asText());
+    assertEquals("REJECTED", r.json().get("deadLetterReason").asText(), r::text);
+    assertEquals(404, ack(item).status(), "the item left the queue");
+  }
+
+  @Test
   void extendPushesTheLeaseOutAndSaysUntilWhen() {
     enqueue("ext", "jobs", "{\"payload\": \"e\", \"leaseMs\": 5000}");
     JsonNode item = dequeue("ext", "jobs", 1).get(0);

@@ -7,6 +7,7 @@ import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
 import dev.ordo.schema.Requester;
 import dev.ordo.schema.StoredItem;
+import dev.ordo.serde.AvroCodec;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,10 @@ import java.util.List;
  * {@code attempts} counts deliveries: a lease increments it, a release gives it back.
  */
 public final class Lifecycle {
+  static {
+    AvroCodec.trustOrdoSchemas(); // the copies below instantiate Ordo's generated classes
+  }
+
   /** Attempt history kept per item, newest last. */
   static final int MAX_HISTORY = 20;
 

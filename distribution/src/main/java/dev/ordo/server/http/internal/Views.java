@@ -112,7 +112,7 @@ public final class Views {
     return m;
   }
 
-  /** An applied command: {@code {"id", "result"}} plus the new lease expiry of an extend, or a detail. */
+  /** An applied command: {@code {"id", "result"}} plus the new lease expiry of an extend, a detail, or the dead-letter reason of a nack that dead-lettered. */
   public static Map<String, Object> applied(Outcome o) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", o.getItemId());
@@ -122,6 +122,9 @@ public final class Views {
     }
     if (o.getDetail() != null) {
       m.put("detail", o.getDetail());
+    }
+    if (o.getDeadLetterReason() != null) {
+      m.put("deadLetterReason", o.getDeadLetterReason().name());
     }
     return m;
   }

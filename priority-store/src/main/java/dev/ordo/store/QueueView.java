@@ -1,0 +1,25 @@
+package dev.ordo.store;
+
+import dev.ordo.schema.StoredItem;
+import java.util.List;
+
+/**
+ * The reads a decision about one partition's queue makes: what an item is, what is ready next,
+ * which timers are due. {@link PriorityStore} is one; the queue's planner sees nothing else of it.
+ */
+public interface QueueView {
+  /** The item at {@code offset}, or null when there is none. */
+  StoredItem get(long offset);
+
+  /** Up to {@code max} ready items of a topic in dequeue order. */
+  List<ReadyEntry> readyHead(String namespace, String topic, int max);
+
+  /** The topics of a namespace that hold items on this partition, by name. */
+  List<TopicCounts> topics(String namespace);
+
+  /** Up to {@code max} timers of {@code kind} due at or before {@code now}, earliest first. */
+  List<TimerEntry> dueTimers(TimerKind kind, long now, int max);
+
+  /** True while the index is being rebuilt: no ready head and no timers can be trusted. */
+  boolean rebuilding();
+}

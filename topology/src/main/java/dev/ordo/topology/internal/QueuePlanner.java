@@ -1,0 +1,613 @@
+package dev.ordo.topology.internal;
+
+import dev.ordo.api.ItemId;
+import dev.ordo.delay.Route;
+import dev.ordo.delay.TierRouter;
+import dev.ordo.schema.Ack;
+import dev.ordo.schema.Acks;
+import dev.ordo.schema.Cancel;
+import dev.ordo.schema.Command;
+import dev.ordo.schema.CommandKind;
+import dev.ordo.schema.DeadLetterReason;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Demand;
+import dev.ordo.schema.Extend;
+import dev.ordo.schema.Item;
+import dev.ordo.schema.ItemState;
+import dev.ordo.schema.Nack;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.Outcomes;
+import dev.ordo.schema.ReEntry;
+import dev.ordo.schema.Release;
+import dev.ordo.schema.Requester;
+import dev.ordo.schema.StoredItem;
+import dev.ordo.store.QueueView;
+import dev.ordo.store.ReadyEntry;
+import dev.ordo.store.TimerEntry;
+import dev.ordo.store.TimerKind;
+import dev.ordo.store.TopicCounts;
+import dev.ordo.topology.QueueMetrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Decides what one partition's queue does with an item, a command, a timer run or newly ready
+ * items: pure code over a {@link QueueView} of the store and the time passed in, returning
+ * {@link Effects} for {@link QueueProcessor} to apply. It reads no clock and writes nothing but its
+ * own soft state, the open demand ({@link DemandBook}).
+ *
+ * <p>Within one plan the store is not yet changed, so the plan keeps its own view of the items it
+ * changed (an item acked twice in one batch is unknown the second time; an item leased is not in
+ * the ready head for the next demand). A plan never reads the ready head after making items ready:
+ * items made ready (a nack, a release, a due timer) are served by the {@link #dispatch} that follows
+ * once the plan is applied.
+ */
+public final class QueuePlanner {
+  /** The settings a planner decides with. */
+  public record Settings(QueueDefaults defaults, List<Duration> tiers, int payloadLimit, int timerBatch,
+      long redeliveryDelayMs, boolean ttlDeadLetter, int deliveriesPartitions) {}
+
+  private final Settings settings;
+  private final QueueDefaults defaults;
+  /**
+   * Routes a parked item's first hop: the longest tier within its wait (no slack; it re-enters
+   * DELAYED for what is left). Null without tiers: then nothing parks ({@code parkAfterMs} is never reached).
+   */
+  private final TierRouter router;
+  private final int partition;
+  private final SplittableRandom random;
+  private final DemandBook demands = new DemandBook();
+
+  /** @param random the source of lease IDs (seeded in simulations) */
+  public QueuePlanner(Settings settings, int partition, SplittableRandom random) {
+    this.settings = settings;
+    this.defaults = settings.defaults();
+    this.router = settings.tiers().isEmpty() ? null : new TierRouter(settings.tiers(), Duration.ZERO);
+    this.partition = partition;
+    this.random = random;
+  }
+
+  public int partition() {
+    return partition;
+  }
+
+  /** The open demand (soft state). */
+  DemandBook demands() {
+    return demands;
+  }
+
+  /** Drops lapsed demand; for timer runs that cannot dispatch (the index is being rebuilt). */
+  public void expireDemands(long now) {
+    demands.expire(now);
+  }
+
+  // ---- items ----
+
+  /**
+   * A new item read at {@code offset} of the items topic, appended at {@code appendedAt}: refused,
+   * dropped (its time to live already passed), leased at once to an open demand, or stored READY,
+   * DELAYED or PARKED.
+   */
+  public Effects onItem(long offset, long appendedAt, Item item, QueueView view, long now) {
+    Plan plan = new Plan(view, now, false);
+    try {
+      Validation.item(item, settings.payloadLimit());
+    } catch (InvalidInput e) {
+      plan.effects.refuse(e.getMessage(), QueueMetrics.MALFORMED);
+      return plan.effects;
+    }
+    StoredItem stored = Lifecycle.admit(item, appendedAt, now, defaults);
+    if (stored.getExpiresAt() != null && stored.getExpiresAt() <= now) {
+      plan.effects.count(QueueMetrics.TTL_EXPIRED);
+      if (settings.ttlDeadLetter()) {
+        plan.deadLetter(offset, stored, DeadLetterReason.TTL_EXPIRED, "time to live passed before enqueue");
+      }
+      return plan.effects;
+    }
+    plan.effects.count(QueueMetrics.ENQUEUED);
+    if (stored.getState() == ItemState.READY && !view.rebuilding() && plan.leaseOnArrival(offset, stored)) {
+      return plan.effects;
+    }
+    plan.change(offset, null, stored);
+    return plan.effects;
+  }
+
+  // ---- commands ----
+
+  /** A command: refused with a reason, or applied and answered. */
+  public Effects onCommand(Command command, QueueView view, long now) {
+    Requester requester = command.getRequester();
+    Plan plan = new Plan(view, now, command.getUrgent());
+    String unroutable = Validation.replyProblem(requester, settings.deliveriesPartitions());
+    if (unroutable != null) {
+      plan.effects.refuse(unroutable, QueueMetrics.INVALID_COMMAND);
+      plan.effects.count(QueueMetrics.UNROUTABLE_REPLY);
+      return plan.effects;
+    }
+    try {
+      plan.command(requester, command.getBody());
+    } catch (InvalidInput e) {
+      plan.effects.refuse(e.getMessage(), QueueMetrics.INVALID_COMMAND);
+      Outcome refused = invalidOutcome(command.getBody(), e.getMessage());
+      if (refused != null && requester != null) {
+        plan.effects.answer(requester, refused, command.getUrgent());
+      }
+    }
+    return plan.effects;
+  }
+
+  /** The INVALID outcome of a refused command, or null for commands nobody waits an answer to. */
+  private static Outcome invalidOutcome(Object body, String why) {
+    String itemId = "";
+    CommandKind kind;
+    if (body instanceof Ack a) {
+      kind = CommandKind.ACK;
+      itemId = a.getItemId();
+    } else if (body instanceof Nack n) {
+      kind = CommandKind.NACK;
+      itemId = n.getItemId();
+    } else if (body instanceof Extend x) {
+      kind = CommandKind.EXTEND;
+      itemId = x.getItemId();
+    } else if (body instanceof Release r) {
+      kind = CommandKind.RELEASE;
+      itemId = r.getItemId();
+    } else if (body instanceof Cancel c) {
+      kind = CommandKind.CANCEL;
+      itemId = c.getItemId();
+    } else if (body instanceof Demand) {
+      kind = CommandKind.DEMAND;
+    } else {
+      return null;
+    }
+    return outcome(itemId, kind, OutcomeResult.INVALID, why);
+  }
+
+  // ---- timers and dispatch ----
+
+  /** A timer run: lapsed demand dropped, due TTLs, delays and lease expiries fired (at most a batch of each). */
+  public Effects onTimers(QueueView view, long now) {
+    demands.expire(now);
+    Plan plan = new Plan(view, now, false);
+    int batch = settings.timerBatch();
+    for (TimerEntry t : view.dueTimers(TimerKind.TTL, now, batch)) {
+      StoredItem item = plan.get(t.offset());
+      if (item == null || item.getExpiresAt() == null || item.getExpiresAt() != t.dueAt()) {
+        continue;
+      }
+      plan.change(t.offset(), item, null);
+      plan.effects.count(QueueMetrics.TTL_EXPIRED);
+      if (settings.ttlDeadLetter()) {
+        plan.deadLetter(t.offset(), item, DeadLetterReason.TTL_EXPIRED, "time to live passed in state " + item.getState());
+      }
+    }
+    for (TimerEntry t : view.dueTimers(TimerKind.DUE, now, batch)) {
+      StoredItem item = plan.get(t.offset());
+      if (item == null || item.getState() != ItemState.DELAYED || item.getReadyAt() != t.dueAt()) {
+        continue;
+      }
+      plan.change(t.offset(), item, Lifecycle.due(item));
+    }
+    for (TimerEntry t : view.dueTimers(TimerKind.LEASE, now, batch)) {
+      StoredItem item = plan.get(t.offset());
+      if (item == null || item.getState() != ItemState.LEASED || item.getLeaseExpiresAt() != t.dueAt()) {
+        continue;
+      }
+      plan.effects.count(QueueMetrics.LEASE_EXPIRED);
+      plan.apply(t.offset(), item, Lifecycle.leaseExpired(item, now, settings.redeliveryDelayMs(), defaults.parkAfterMs()));
+    }
+    return plan.effects;
+  }
+
+  /**
+   * Serves every open demand that wants one of {@code readyTopics} ((namespace, topic) pairs that got
+   * ready items), in the demands' round-robin order. Empties {@code readyTopics}, except while the
+   * index is rebuilt: then nothing is served and the topics wait.
+   */
+  public Effects dispatch(Collection<List<String>> readyTopics, QueueView view, long now) {
+    Plan plan = new Plan(view, now, false);
+    if (readyTopics.isEmpty() || view.rebuilding()) {
+      return plan.effects;
+    }
+    List<List<String>> touched = new ArrayList<>(readyTopics);
+    readyTopics.clear();
+    if (demands.isEmpty()) {
+      return plan.effects;
+    }
+    for (List<String> nsTopic : touched) {
+      for (DemandBook.Open open : demands.wanting(nsTopic.get(0), nsTopic.get(1))) {
+        plan.serveTopic(open, nsTopic.get(1));
+        demands.afterServing(open);
+      }
+    }
+    return plan.effects;
+  }
+
+  static Outcome outcome(String itemId, CommandKind kind, OutcomeResult result, String detail) {
+    return new Outcome(itemId, kind, result, detail, null, null);
+  }
+
+  /**
+   * One plan: the effects decided so far and the items they changed, which the plan reads instead
+   * of the store's (still unchanged) copies.
+   */
+  private final class Plan {
+    private static final StoredItem DELETED = new StoredItem();
+
+    final QueueView view;
+    final long now;
+    /** The command asked for a quick answer ({@code Command.urgent}). */
+    final boolean urgent;
+    final Effects effects = new Effects();
+    /** Items changed by this plan, by offset ({@link #DELETED} when deleted). */
+    private final Map<Long, StoredItem> changed = new HashMap<>();
+    /** Items leased by this plan, by (namespace, topic): the store's ready head still holds them. */
+    private final Map<List<String>, Integer> leasedPerTopic = new HashMap<>();
+    /** Outcomes of an {@link Acks} command while it is planned, answered together; otherwise null. */
+    private List<Outcome> collected;
+
+    Plan(QueueView view, long now, boolean urgent) {
+      this.view = view;
+      this.now = now;
+      this.urgent = urgent;
+    }
+
+    StoredItem get(long offset) {
+      StoredItem mine = changed.get(offset);
+      if (mine != null) {
+        return mine == DELETED ? null : mine;
+      }
+      return view.get(offset);
+    }
+
+    /** The ready head without the items this plan leased. */
+    List<ReadyEntry> readyHead(String namespace, String topic, int max) {
+      int skip = leasedPerTopic.getOrDefault(List.of(namespace, topic), 0);
+      List<ReadyEntry> head = view.readyHead(namespace, topic, max + skip);
+      if (skip == 0) {
+        return head;
+      }
+      List<ReadyEntry> out = new ArrayList<>(Math.min(max, head.size()));
+      for (ReadyEntry e : head) {
+        if (out.size() == max) {
+          break;
+        }
+        if (!changed.containsKey(e.offset())) {
+          out.add(e);
+        }
+      }
+      return out;
+    }
+
+    /** Records a change of the item at {@code offset}, and what follows from its new state. */
+    void change(long offset, StoredItem before, StoredItem after) {
+      effects.change(offset, before, after);
+      changed.put(offset, after == null ? DELETED : after);
+      StoredItem any = after != null ? after : before;
+      Item item = any.getItem();
+      effects.topicChanged(item.getNamespace(), item.getTopic());
+      if (after == null) {
+        return;
+      }
+      if (after.getState() == ItemState.READY) {
+        effects.topicReady(item.getNamespace(), item.getTopic());
+      } else if (after.getState() == ItemState.PARKED) {
+        park(offset, after);
+      }
+    }
+
+    /** Applies a nack or lease-expiry decision. */
+    void apply(long offset, StoredItem before, Decision decision) {
+      if (decision instanceof Decision.Keep keep) {
+        change(offset, before, keep.item());
+      } else if (decision instanceof Decision.Drop) {
+        change(offset, before, null);
+        effects.count(QueueMetrics.AT_MOST_ONCE_DROPPED);
+      } else if (decision instanceof Decision.DeadLetter dl) {
+        change(offset, before, null);
+        deadLetter(offset, dl.item(), dl.reason(), dl.detail());
+      }
+    }
+
+    void deadLetter(long offset, StoredItem item, DeadLetterReason reason, String detail) {
+      effects.count(QueueMetrics.DEAD_LETTERED);
+      effects.deadLetter(offset, item, reason, detail);
+    }
+
+    /** A PARKED item's re-entry goes into the longest tier not longer than its remaining wait. */
+    private void park(long offset, StoredItem item) {
+      Route route = router == null ? null : router.route(item.getReadyAt(), now);
+      if (!(route instanceof Route.Tier tier)) {
+        throw new IllegalStateException("parked item " + offset + " with " + (item.getReadyAt() - now)
+            + " ms left fits no tier of " + settings.tiers());
+      }
+      effects.count(QueueMetrics.PARKED);
+      effects.park(offset, item.getReadyAt(), tier.delay());
+    }
+
+    void reply(Requester requester, Outcome outcome) {
+      if (collected != null) {
+        collected.add(outcome);
+      } else if (requester != null) {
+        effects.answer(requester, outcome, urgent);
+      }
+    }
+
+    // ---- commands ----
+
+    void command(Requester requester, Object body) {
+      if (body instanceof Demand demand) {
+        onDemand(requester, demand);
+      } else if (body instanceof Ack ack) {
+        onAck(requester, ack);
+      } else if (body instanceof Acks acks) {
+        onAcks(requester, acks);
+      } else if (body instanceof Nack nack) {
+        onNack(requester, nack);
+      } else if (body instanceof Extend extend) {
+        onExtend(requester, extend);
+      } else if (body instanceof Release release) {
+        onRelease(requester, release);
+      } else if (body instanceof ReEntry reEntry) {
+        onReEntry(reEntry);
+      } else if (body instanceof Cancel cancel) {
+        onCancel(requester, cancel);
+      } else {
+        throw new InvalidInput("unknown command body " + body);
+      }
+    }
+
+    void onDemand(Requester requester, Demand demand) {
+      Validation.demand(requester, demand);
+      effects.count(QueueMetrics.DEMANDS);
+      DemandBook.Open open = demands.put(requester, demand.getNamespace(), demand.getTopics(),
+          now + demand.getValidForMs(), demand.getReplace(), urgent);
+      if (view.rebuilding()) {
+        return; // served when the index is rebuilt
+      }
+      serve(open);
+      demands.afterServing(open);
+    }
+
+    /** The item a lease command names, or null after answering UNKNOWN_ITEM / STALE_LEASE. */
+    StoredItem leased(Requester requester, CommandKind kind, long offset, String itemId, String leaseId) {
+      StoredItem item = own(requester, kind, offset, itemId);
+      if (item == null) {
+        return null;
+      }
+      if (!Lifecycle.holds(item, leaseId)) {
+        effects.count(QueueMetrics.STALE_LEASE);
+        reply(requester, outcome(itemId, kind, OutcomeResult.STALE_LEASE,
+            "lease " + leaseId + " is not the item's current lease (state " + item.getState() + ")"));
+        return null;
+      }
+      return item;
+    }
+
+    /** The item at {@code offset}, or null after answering UNKNOWN_ITEM. */
+    StoredItem own(Requester requester, CommandKind kind, long offset, String itemId) {
+      StoredItem item = get(offset);
+      if (item == null) {
+        effects.count(QueueMetrics.UNKNOWN_ITEM);
+        reply(requester, outcome(itemId, kind, OutcomeResult.UNKNOWN_ITEM, "no such item (acked, expired or never enqueued)"));
+      }
+      return item;
+    }
+
+    void onAck(Requester requester, Ack ack) {
+      long offset = Validation.itemOn(partition, ack.getItemId(), CommandKind.ACK);
+      StoredItem item = leased(requester, CommandKind.ACK, offset, ack.getItemId(), ack.getLeaseId());
+      if (item == null) {
+        return;
+      }
+      change(offset, item, null);
+      effects.count(QueueMetrics.ACKED);
+      reply(requester, outcome(ack.getItemId(), CommandKind.ACK, OutcomeResult.APPLIED, null));
+    }
+
+    /**
+     * Several acks in one command: each is applied as a single ack would be, a refused one (an ID of
+     * another partition, say) answered INVALID without stopping the others, and the requester gets
+     * all outcomes in one delivery.
+     */
+    void onAcks(Requester requester, Acks acks) {
+      List<Outcome> outcomes = new ArrayList<>(acks.getAcks().size());
+      collected = outcomes;
+      try {
+        for (Ack ack : acks.getAcks()) {
+          try {
+            onAck(requester, ack);
+          } catch (InvalidInput e) {
+            effects.count(QueueMetrics.INVALID_COMMAND);
+            outcomes.add(outcome(ack.getItemId(), CommandKind.ACK, OutcomeResult.INVALID, e.getMessage()));
+          }
+        }
+      } finally {
+        collected = null;
+      }
+      if (requester != null) {
+        effects.answer(requester, new Outcomes(outcomes), urgent);
+      }
+    }
+
+    void onNack(Requester requester, Nack nack) {
+      Validation.nack(nack);
+      long offset = Validation.itemOn(partition, nack.getItemId(), CommandKind.NACK);
+      StoredItem item = leased(requester, CommandKind.NACK, offset, nack.getItemId(), nack.getLeaseId());
+      if (item == null) {
+        return;
+      }
+      effects.count(QueueMetrics.NACKED);
+      Decision decision = Lifecycle.nack(item, nack.getDelayMs(), nack.getMetadata(), nack.getError(),
+          nack.getDeadLetter(), now, defaults.parkAfterMs());
+      apply(offset, item, decision);
+      Outcome applied = outcome(nack.getItemId(), CommandKind.NACK, OutcomeResult.APPLIED, null);
+      if (decision instanceof Decision.DeadLetter d) {
+        applied.setDetail("dead-lettered: " + d.reason());
+        applied.setDeadLetterReason(d.reason());
+      }
+      reply(requester, applied);
+    }
+
+    void onExtend(Requester requester, Extend extend) {
+      Validation.extend(extend);
+      long offset = Validation.itemOn(partition, extend.getItemId(), CommandKind.EXTEND);
+      StoredItem item = leased(requester, CommandKind.EXTEND, offset, extend.getItemId(), extend.getLeaseId());
+      if (item == null) {
+        return;
+      }
+      StoredItem extended = Lifecycle.extend(item, extend.getLeaseDurationMs(), now);
+      change(offset, item, extended);
+      effects.count(QueueMetrics.EXTENDED);
+      Outcome applied = outcome(extend.getItemId(), CommandKind.EXTEND, OutcomeResult.APPLIED, null);
+      applied.setLeaseExpiresAt(extended.getLeaseExpiresAt());
+      reply(requester, applied);
+    }
+
+    void onRelease(Requester requester, Release release) {
+      long offset = Validation.itemOn(partition, release.getItemId(), CommandKind.RELEASE);
+      StoredItem item = leased(requester, CommandKind.RELEASE, offset, release.getItemId(), release.getLeaseId());
+      if (item == null) {
+        return;
+      }
+      change(offset, item, Lifecycle.release(item, now));
+      effects.count(QueueMetrics.RELEASED);
+      reply(requester, outcome(release.getItemId(), CommandKind.RELEASE, OutcomeResult.APPLIED, null));
+    }
+
+    void onCancel(Requester requester, Cancel cancel) {
+      long offset = Validation.itemOn(partition, cancel.getItemId(), CommandKind.CANCEL);
+      StoredItem item = own(requester, CommandKind.CANCEL, offset, cancel.getItemId());
+      if (item == null) {
+        return;
+      }
+      change(offset, item, null);
+      effects.count(QueueMetrics.CANCELLED);
+      reply(requester, outcome(cancel.getItemId(), CommandKind.CANCEL, OutcomeResult.APPLIED, null));
+    }
+
+    void onReEntry(ReEntry reEntry) {
+      long offset = Validation.itemOn(partition, reEntry.getItemId(), CommandKind.REENTRY);
+      StoredItem item = get(offset);
+      if (item == null || item.getState() != ItemState.PARKED || item.getReadyAt() != reEntry.getDueAt()) {
+        effects.count(QueueMetrics.REENTRY_DROPPED); // cancelled, expired or already back: stale
+        return;
+      }
+      change(offset, item, Lifecycle.reenter(item, reEntry.getDueAt(), now));
+      effects.count(QueueMetrics.REENTERED);
+    }
+
+    // ---- dispatch ----
+
+    /**
+     * An item that arrives READY while an open demand wants its topic is leased at once, without ever
+     * being written as READY: after every record and timer run no open demand wants a topic that has
+     * ready items (they would have been dispatched), so the new item is its topic's head, and the
+     * demand first in the round-robin order that wants it gets it, as a dispatch would give it.
+     */
+    boolean leaseOnArrival(long offset, StoredItem ready) {
+      if (demands.isEmpty()) {
+        return false;
+      }
+      String topic = ready.getItem().getTopic();
+      List<DemandBook.Open> wanting = demands.wanting(ready.getItem().getNamespace(), topic);
+      if (wanting.isEmpty()) {
+        return false;
+      }
+      DemandBook.Open open = wanting.get(0);
+      String key = open.wanted(topic) > 0 ? topic : DemandBook.ANY_TOPIC;
+      lease(offset, null, ready, open.requester(), open.urgent());
+      open.served(key, 1);
+      demands.afterServing(open);
+      return true;
+    }
+
+    /** Hands out what an open demand asks for, in priority order. */
+    void serve(DemandBook.Open open) {
+      for (String topic : new ArrayList<>(open.remaining().keySet())) {
+        if (!DemandBook.ANY_TOPIC.equals(topic)) {
+          serveTopic(open, topic);
+        }
+      }
+      int any = open.wanted(DemandBook.ANY_TOPIC);
+      if (any <= 0) {
+        return;
+      }
+      // Merge the heads of the namespace's topics: each contributes at most `any` candidates.
+      List<ReadyEntry> candidates = new ArrayList<>();
+      for (TopicCounts t : view.topics(open.namespace())) {
+        if (t.ready() > 0) {
+          candidates.addAll(readyHead(open.namespace(), t.topic(), any));
+        }
+      }
+      candidates.sort(null);
+      int n = 0;
+      for (ReadyEntry c : candidates) {
+        if (n == any) {
+          break;
+        }
+        if (leaseOut(c.offset(), open)) {
+          n++;
+        }
+      }
+      open.served(DemandBook.ANY_TOPIC, n);
+    }
+
+    /** Serves one topic of a demand: first its own count for the topic, then its any-topic count. */
+    void serveTopic(DemandBook.Open open, String topic) {
+      for (String key : new String[] {topic, DemandBook.ANY_TOPIC}) {
+        int wanted = open.wanted(key);
+        if (wanted <= 0) {
+          continue;
+        }
+        int n = 0;
+        for (ReadyEntry e : readyHead(open.namespace(), topic, wanted)) {
+          if (leaseOut(e.offset(), open)) {
+            n++;
+          }
+        }
+        open.served(key, n);
+      }
+    }
+
+    boolean leaseOut(long offset, DemandBook.Open open) {
+      StoredItem item = get(offset);
+      if (item == null || item.getState() != ItemState.READY) {
+        return false;
+      }
+      lease(offset, item, item, open.requester(), open.urgent());
+      return true;
+    }
+
+    /** Leases a READY item ({@code before}: what the store holds for it, null when it is arriving). */
+    void lease(long offset, StoredItem before, StoredItem item, Requester requester, boolean urgentDemand) {
+      String leaseId = "a" + (item.getAttempts() + 1) + "-" + Long.toHexString(random.nextLong());
+      StoredItem leased = Lifecycle.lease(item, leaseId, requester, now);
+      change(offset, before, leased);
+      Item i = leased.getItem();
+      leasedPerTopic.merge(List.of(i.getNamespace(), i.getTopic()), 1, Integer::sum);
+      effects.count(QueueMetrics.DISPATCHED);
+      effects.lease(requester, DeliveredItem.newBuilder()
+          .setItemId(new ItemId(partition, offset).toString())
+          .setLeaseId(leaseId)
+          .setNamespace(i.getNamespace())
+          .setTopic(i.getTopic())
+          .setPriority(i.getPriority())
+          .setAttempt(leased.getAttempts())
+          .setPayload(i.getPayload())
+          .setMetadata(i.getMetadata())
+          .setEnqueuedAt(leased.getEnqueuedAt())
+          .setLeaseExpiresAt(leased.getLeaseExpiresAt())
+          .setSemantics(leased.getSemantics())
+          .setGroupKey(i.getGroupKey())
+          .setTraceId(i.getTraceId())
+          .build(), urgentDemand);
+    }
+  }
+}

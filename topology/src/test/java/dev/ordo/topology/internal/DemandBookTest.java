@@ -1,0 +1,88 @@
+package dev.ordo.topology.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.schema.Requester;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The open demand of a partition: soft state, round-robin, lapsing. */
+class DemandBookTest {
+  private static final Requester A = new Requester("a", 0);
+  private static final Requester B = new Requester("b", 1);
+  private final DemandBook book = new DemandBook();
+
+  private static List<String> ids(List<DemandBook.Open> open) {
+    return open.stream().map(o -> o.requester().getId()).toList();
+  }
+
+  @Test
+  void aDemandReplacesTheRequestersOpenOneOrAddsToIt() {
+    book.put(A, "ns", Map.of("t", 3), 100, true);
+    DemandBook.Open replaced = book.put(A, "ns", Map.of("u", 2), 100, true);
+    assertEquals(Map.of("u", 2), replaced.remaining());
+    DemandBook.Open added = book.put(A, "ns", Map.of("u", 1, "t", 4), 100, false);
+    assertEquals(Map.of("u", 3, "t", 4), added.remaining());
+    assertEquals(1, book.size(), "one demand per requester and namespace");
+    book.put(A, "other", Map.of("t", 1), 100, true);
+    assertEquals(2, book.size(), "another namespace is another demand");
+  }
+
+  @Test
+  void countsOfZeroAreIgnoredAndANothingDemandIsNotKept() {
+    DemandBook.Open open = book.put(A, "ns", Map.of("t", 0, "u", 2), 100, true);
+    assertEquals(Map.of("u", 2), open.remaining());
+    DemandBook.Open nothing = book.put(A, "ns", Map.of("t", 0), 100, true);
+    assertTrue(nothing.satisfied());
+    assertTrue(book.isEmpty(), "a demand for nothing withdraws the open one");
+  }
+
+  @Test
+  void wantingFindsDemandsForTheTopicOrAnyTopicOfTheNamespace() {
+    book.put(A, "ns", Map.of("t", 1), 100, true);
+    book.put(B, "ns", Map.of(DemandBook.ANY_TOPIC, 1), 100, true);
+    assertEquals(List.of("a", "b"), ids(book.wanting("ns", "t")));
+    assertEquals(List.of("b"), ids(book.wanting("ns", "u")));
+    assertTrue(book.wanting("other", "t").isEmpty());
+  }
+
+  @Test
+  void aServedDemandGoesToTheBackOfTheLineAndASatisfiedOneLeaves() {
+    DemandBook.Open a = book.put(A, "ns", Map.of("t", 2), 100, true);
+    book.put(B, "ns", Map.of("t", 2), 100, true);
+    a.served("t", 1);
+    book.afterServing(a);
+    assertEquals(List.of("b", "a"), ids(book.wanting("ns", "t")), "round-robin");
+    assertEquals(1, a.wanted("t"));
+    a.served("t", 1);
+    assertTrue(a.satisfied());
+    book.afterServing(a);
+    assertEquals(List.of("b"), ids(book.all()));
+  }
+
+  @Test
+  void servingAReplacedDemandLeavesItsReplacementAlone() {
+    DemandBook.Open old = book.put(A, "ns", Map.of("t", 1), 100, true);
+    DemandBook.Open current = book.put(A, "ns", Map.of("t", 5), 100, true);
+    old.served("t", 1);
+    book.afterServing(old);
+    assertSame(current, book.all().get(0));
+    assertEquals(5, book.all().get(0).wanted("t"));
+  }
+
+  @Test
+  void demandsLapseAtTheirExpiry() {
+    book.put(A, "ns", Map.of("t", 1), 100, true);
+    book.put(B, "ns", Map.of("t", 1), 200, true);
+    assertEquals(0, book.expire(99));
+    assertEquals(1, book.expire(100), "at or before now");
+    assertEquals(List.of("b"), ids(book.all()));
+    book.put(B, "ns", Map.of("t", 1), 300, true);
+    assertEquals(0, book.expire(250), "a refreshed demand lives on");
+    assertFalse(book.isEmpty());
+  }
+}
