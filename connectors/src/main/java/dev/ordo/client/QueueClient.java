@@ -76,14 +76,16 @@ import org.slf4j.LoggerFactory;
  *       the stats covered has brought every count; otherwise when {@code ordo.client.dequeue.gather.ms}
  *       have passed since the first item arrived (time for the other partitions to offer better
  *       items), or at the end of the wait if none came. It keeps the best by priority up to the
- *       counts, releases the rest (ready again, no attempt counted), cancels its demand on every
+ *       counts, passes the rest on (the last step below), cancels its demand on every
  *       partition it asked (empty counts) and completes the future. So, like SQS's long polling, a
  *       dequeue waits only while nothing is ready;</li>
  *   <li>a plan the stats covered that brought nothing within the gather window (stale stats: other
  *       consumers took those items) is widened once to every partition;</li>
  *   <li>a long wait re-plans every {@code ordo.client.demand.refresh.ms} with the counts still
  *       missing, so demand lost when a queue partition moves is rebuilt;</li>
- *   <li>anything addressed to a finished dequeue is released.</li>
+ *   <li>anything addressed to a finished dequeue, or left over when it finished, goes to another open
+ *       dequeue of this client that still wants it (same namespace, a count missing for its topic),
+ *       else is released.</li>
  * </ol>
  *
  * <p>Commands on an item go to the item's partition with a requester id of their own,
@@ -129,6 +131,7 @@ public final class QueueClient implements AutoCloseable {
   private final StatsView stats;
   private final ExecutorService callbacks;
   private final Map<String, PendingDequeue> dequeues = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
   private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
   /** Requester ids start with this: the client id and a random incarnation, so two clients given the same id never take each other's replies. */
@@ -323,17 +326,18 @@ public final class QueueClient implements AutoCloseable {
     Set<Integer> dropped = new TreeSet<>(q.asked());
     dropped.removeAll(plan.partitions());
     synchronized (q) {
-      q.planned(plan, now, PendingDequeue.widenAfter(gatherMs, recentAnswerMs));
+      q.planned(plan, now, Math.max(PendingDequeue.widenAfter(gatherMs, recentAnswerMs), minWaitMs));
       q.reserve(plan.takes());
       plan.takes().forEach((entry, n) -> stats.reserve(q.namespace(), entry, n));
     }
-    plan.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now));
-    dropped.forEach(p -> demand(q, p, requester, Map.of(), 1, now));
+    plan.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now, plan.exact()));
+    dropped.forEach(p -> demand(q, p, requester, Map.of(), 1, now, false));
   }
 
+  /** {@code answerShort}: the plan counts on this partition's items, so it is to say at once when it has fewer. */
   private void demand(PendingDequeue q, int partition, Requester requester, Map<String, Integer> counts, long validFor,
-      long now) {
-    send(Commands.demand(topics, partition, requester, q.namespace(), counts, validFor, true, now, true))
+      long now, boolean answerShort) {
+    send(Commands.demand(topics, partition, requester, q.namespace(), counts, validFor, true, now, true, answerShort))
         .whenComplete((m, e) -> {
           if (e != null) {
             q.fail(e);
@@ -355,7 +359,7 @@ public final class QueueClient implements AutoCloseable {
       unreserve(q);
       q.planned(everywhere, now, gatherMs);
     }
-    everywhere.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now));
+    everywhere.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now, false));
   }
 
   private void cancelDemands(PendingDequeue q, long now) {
@@ -456,7 +460,7 @@ public final class QueueClient implements AutoCloseable {
     int partitions = partitions();
     if (id.partition() >= partitions) {
       return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
-          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null));
+          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null));
     }
     String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> future = new CompletableFuture<>();
@@ -558,7 +562,7 @@ public final class QueueClient implements AutoCloseable {
       futures.add(future);
       if (id.partition() >= partitions) {
         future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
-            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null));
+            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null));
         continue;
       }
       byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>())
@@ -616,6 +620,32 @@ public final class QueueClient implements AutoCloseable {
       Map<String, Integer> counts, long validForMs, boolean replace) {
     return send(Commands.demand(topics, partition, requester, namespace, counts, validForMs, replace,
         time.milliseconds(), false));
+  }
+
+  /**
+   * An item leased for a dequeue that no longer takes it (it came late, or was surplus): to another
+   * open dequeue of this client that wants it ({@link PendingDequeue#takes}), else released. Poll
+   * thread only.
+   */
+  private void passOn(DeliveredItem item, String from) {
+    PendingDequeue other = PendingDequeue.taker(dequeues.values(), item, from);
+    if (other != null) {
+      synchronized (other) {
+        String entry = DemandPlan.entryKey(ItemId.parse(item.getItemId()).partition(), item.getTopic());
+        if (other.useReservation(entry)) {
+          stats.reserve(other.namespace(), entry, -1);
+        }
+      }
+      other.offer(item, time.milliseconds());
+      handedOver.incrementAndGet();
+    } else {
+      releaseQuietly(item);
+    }
+  }
+
+  /** Items of finished dequeues handed to other open dequeues instead of being released, since start. */
+  public long handedOver() {
+    return handedOver.get();
   }
 
   /** Releases an item nobody will use, telling nobody: fire and forget. */
@@ -750,6 +780,12 @@ public final class QueueClient implements AutoCloseable {
       }
     } else if (isOwn(requesterId, 'd')) {
       PendingDequeue q = dequeues.get(requesterId);
+      if (delivery.getBody() instanceof Outcome o && o.getCommand() == CommandKind.DEMAND && o.getPartition() != null) {
+        if (q != null) {
+          q.answeredShort(o.getPartition());
+        }
+        return;
+      }
       for (DeliveredItem item : Deliveries.items(delivery)) {
         int from = ItemId.parse(item.getItemId()).partition();
         stats.taken(item.getNamespace(), item.getTopic(), from);
@@ -766,7 +802,7 @@ public final class QueueClient implements AutoCloseable {
           if (ended != null) {
             observeAnswer(ended.answerTime(time.milliseconds()));
           }
-          releaseQuietly(item); // arrived after its dequeue finished
+          passOn(item, requesterId); // arrived after its dequeue finished
         } else {
           observeAnswer(q.offer(item, time.milliseconds()));
         }
@@ -817,7 +853,7 @@ public final class QueueClient implements AutoCloseable {
       }
       cancelDemands(q, now);
       Selection s = Selection.of(q.wanted(), q.received());
-      s.surplus().forEach(this::releaseQuietly);
+      s.surplus().forEach(item -> passOn(item, q.requesterId()));
       callbacks.execute(() -> {
         if (!q.future().complete(s.chosen())) {
           s.chosen().forEach(this::releaseQuietly); // the caller cancelled meanwhile

@@ -129,7 +129,7 @@ final class QueueDriver implements AutoCloseable {
   }
 
   void demand(Requester r, Map<String, Integer> topics, Duration validFor) {
-    command(r, new Demand("ns", new HashMap<>(topics), validFor.toMillis(), true));
+    command(r, new Demand("ns", new HashMap<>(topics), validFor.toMillis(), true, false));
   }
 
   void ack(DeliveredItem d) {

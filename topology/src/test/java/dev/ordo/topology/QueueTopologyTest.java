@@ -13,7 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ordo.store.internal.KeyFamily;
 
+import dev.ordo.schema.CommandKind;
 import dev.ordo.schema.DeadLetter;
+import dev.ordo.schema.Demand;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.DelayedRecord;
 import dev.ordo.schema.DeliveredItem;
@@ -25,6 +27,7 @@ import dev.ordo.serde.OrdoSerdes;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -94,6 +97,26 @@ class QueueTopologyTest {
     assertEquals(1, first.get(0).getPriority());
     q.demand(ALICE, "b", 5);
     assertEquals(List.of(b), ids(q.delivered()));
+  }
+
+  @Test
+  void aDemandThatAsksForAShortAnswerIsToldAtOnceWhenThePartitionHasFewerItems() {
+    q.enqueue(item("s", 1).build());
+    q.command(ALICE, new Demand("ns", new HashMap<>(Map.of("s", 3)), 30_000L, true, true));
+    assertEquals(1, q.delivered().size(), "what there is, at once");
+    List<Outcome> answers = q.outcomes();
+    assertEquals(1, answers.size(), "and one short answer");
+    assertEquals(CommandKind.DEMAND, answers.get(0).getCommand());
+    assertEquals(OutcomeResult.APPLIED, answers.get(0).getResult());
+    assertEquals(0, answers.get(0).getPartition(), "naming the partition");
+
+    q.enqueue(item("s2", 1).build());
+    q.enqueue(item("s2", 2).build());
+    q.command(BOB, new Demand("ns", new HashMap<>(Map.of("s2", 2)), 30_000L, true, true));
+    assertEquals(2, q.delivered().size());
+    assertTrue(q.outcomes().isEmpty(), "a demand served in full needs no answer");
+    q.command(BOB, new Demand("ns", new HashMap<>(Map.of("s2", 2)), 30_000L, true, false));
+    assertTrue(q.outcomes().isEmpty(), "nor one that did not ask");
   }
 
   @Test

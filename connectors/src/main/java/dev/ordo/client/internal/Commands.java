@@ -37,8 +37,15 @@ public final class Commands {
    */
   public static ProducerRecord<byte[], byte[]> demand(ClusterTopics topics, int partition, Requester requester,
       String namespace, Map<String, Integer> counts, long validForMs, boolean replace, long now, boolean urgent) {
+    return demand(topics, partition, requester, namespace, counts, validForMs, replace, now, urgent, false);
+  }
+
+  /** A demand; {@code answerShort}: the partition says at once when it cannot serve every count (Demand.answerShort). */
+  public static ProducerRecord<byte[], byte[]> demand(ClusterTopics topics, int partition, Requester requester,
+      String namespace, Map<String, Integer> counts, long validForMs, boolean replace, long now, boolean urgent,
+      boolean answerShort) {
     Command command = new Command(requester, now,
-        new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace), urgent);
+        new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace, answerShort), urgent);
     return new ProducerRecord<>(topics.commands(), partition, requester.getId().getBytes(StandardCharsets.UTF_8),
         OrdoSerdes.COMMAND.encode(command));
   }

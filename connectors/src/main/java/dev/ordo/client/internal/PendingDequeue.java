@@ -25,6 +25,11 @@ public final class PendingDequeue {
   private long nextRefreshAt;
   /** Every partition a demand of this dequeue went to, so that all of them are cancelled at the end. */
   private final Set<Integer> asked = new java.util.concurrent.ConcurrentSkipListSet<>();
+  /**
+   * Partitions an exact plan asked that have not answered in full yet, with how many items each
+   * still owes: a partition has answered when they all came, or when it said it has fewer.
+   */
+  private final Map<Integer, Integer> awaiting = new java.util.concurrent.ConcurrentHashMap<>();
   /** The last plan asked exactly what the stats showed ready (see {@link DemandPlan#exact()}). */
   private volatile boolean exact;
   /** When a plan that got nothing yet is widened to every partition; -1 once widened or when not exact. */
@@ -76,6 +81,18 @@ public final class PendingDequeue {
     plannedAt = now;
     exact = plan.exact();
     widenAt = exact ? now + widenAfterMs : -1;
+    awaiting.clear();
+    if (exact) {
+      plan.asks().forEach((p, counts) -> awaiting.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
+    }
+  }
+
+  /**
+   * A partition this dequeue asked (with {@code answerShort}) could not serve all it was asked at
+   * once: it has answered, with what items it had.
+   */
+  public void answeredShort(int partition) {
+    awaiting.remove(partition);
   }
 
   /** Stats entries this dequeue counts on and has not received yet ({@link DemandPlan#takes}). */
@@ -111,9 +128,17 @@ public final class PendingDequeue {
     return asked;
   }
 
-  /** True once when an exact plan got nothing in its time: ask every partition for what is still wanted. */
+  /**
+   * True once when an exact plan is to be widened to every partition for what is still wanted: when
+   * every partition it asked has answered (with items or a short answer) and counts are still
+   * missing (the stats were stale: other consumers took those items), or when it got nothing at
+   * all in its time (an answer lost, a partition moving).
+   */
   public boolean widenDue(long now) {
-    if (widenAt >= 0 && now >= widenAt && received.isEmpty()) {
+    if (widenAt < 0) {
+      return false;
+    }
+    if (awaiting.isEmpty() && !stillWanted().isEmpty() || now >= widenAt && received.isEmpty()) {
       widenAt = -1;
       return true;
     }
@@ -128,6 +153,7 @@ public final class PendingDequeue {
    */
   public long offer(DeliveredItem item, long now) {
     received.add(item);
+    awaiting.computeIfPresent(dev.ordo.api.ItemId.parse(item.getItemId()).partition(), (p, n) -> n > 1 ? n - 1 : null);
     if (firstArrivalAt < 0) {
       firstArrivalAt = now;
       return answerTime(now);
@@ -180,6 +206,31 @@ public final class PendingDequeue {
   /** What to ask the partitions for now: the counts not yet covered, or empty when covered. */
   public Map<String, Integer> stillWanted() {
     return Selection.remaining(wanted, received);
+  }
+
+  /**
+   * True when this dequeue is open and would still take {@code item}: same namespace, and a count
+   * still missing for its topic or for any topic. An item leased for a dequeue that has finished
+   * (it came late, or was surplus) goes to such a dequeue of the same client instead of being
+   * released: the lease is the item's, whoever asked, and every release is a command that makes the
+   * item ready again for a demand that may well be another late one.
+   */
+  public boolean takes(DeliveredItem item) {
+    if (future.isDone() || failure != null || !namespace.equals(item.getNamespace())) {
+      return false;
+    }
+    Map<String, Integer> still = stillWanted();
+    return still.getOrDefault(item.getTopic(), 0) > 0 || still.getOrDefault(Selection.ANY_TOPIC, 0) > 0;
+  }
+
+  /** The first of {@code open} other than {@code from} that {@link #takes} the item, or null. */
+  public static PendingDequeue taker(Iterable<PendingDequeue> open, DeliveredItem item, String from) {
+    for (PendingDequeue q : open) {
+      if (!q.requesterId.equals(from) && q.takes(item)) {
+        return q;
+      }
+    }
+    return null;
   }
 
   public boolean refreshDue(long now) {

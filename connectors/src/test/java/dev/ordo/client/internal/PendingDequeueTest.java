@@ -80,6 +80,55 @@ class PendingDequeueTest {
     assertEquals(Map.of(), q.dropReservations());
   }
 
+  @Test
+  void anExactPlanWidensAsSoonAsEveryPartitionItAskedHasAnsweredShort() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
+    q.planned(DemandPlan.of(Map.of("t", 3), List.of(new DemandPlan.Entry(1, "t", 2, 0), new DemandPlan.Entry(2, "t", 1, 0)),
+        4), 0, 5_000);
+    q.offer(item("1-1"), 3);
+    q.answeredShort(1);
+    assertFalse(q.widenDue(4), "partition 2 has not answered yet");
+    q.answeredShort(2);
+    assertTrue(q.widenDue(5), "both answered and one item is still missing: no need to wait for the timer");
+    assertFalse(q.widenDue(6), "once");
+
+    PendingDequeue served = new PendingDequeue("s", "ns", Map.of("t", 1), 10_000, 1_000);
+    served.planned(DemandPlan.of(Map.of("t", 1), List.of(new DemandPlan.Entry(3, "t", 1, 0)), 4), 0, 5_000);
+    served.offer(item("3-1"), 2);
+    assertFalse(served.widenDue(3), "all it wanted came");
+    assertTrue(served.shouldFinish(3, GATHER));
+
+    PendingDequeue silent = new PendingDequeue("q", "ns", Map.of("t", 1), 10_000, 1_000);
+    silent.planned(DemandPlan.of(Map.of("t", 1), List.of(new DemandPlan.Entry(3, "t", 1, 0)), 4), 0, 200);
+    assertFalse(silent.widenDue(199), "the answer may be on its way");
+    assertTrue(silent.widenDue(200), "no answer at all in its time");
+  }
+
+  @Test
+  void anItemAFinishedDequeueNoLongerTakesGoesToAnOpenOneThatStillWantsItsTopic() {
+    PendingDequeue finished = new PendingDequeue("f", "ns", Map.of("t", 1), 10_000, 1_000);
+    finished.future().complete(List.of());
+    PendingDequeue full = new PendingDequeue("full", "ns", Map.of("t", 1), 10_000, 1_000);
+    full.offer(item("0-1"), 1);
+    PendingDequeue otherNamespace = new PendingDequeue("o", "other", Map.of("t", 5), 10_000, 1_000);
+    PendingDequeue otherTopic = new PendingDequeue("u", "ns", Map.of("u", 5), 10_000, 1_000);
+    PendingDequeue any = new PendingDequeue("any", "ns", Map.of("*", 2), 10_000, 1_000);
+    PendingDequeue wants = new PendingDequeue("w", "ns", Map.of("t", 2), 10_000, 1_000);
+
+    DeliveredItem late = item("0-9");
+    assertFalse(finished.takes(late), "done");
+    assertFalse(full.takes(late), "has what it asked for");
+    assertFalse(otherNamespace.takes(late));
+    assertFalse(otherTopic.takes(late));
+    assertTrue(any.takes(late), "any topic of the namespace");
+    assertTrue(wants.takes(late));
+    assertEquals("w", PendingDequeue.taker(List.of(finished, full, otherNamespace, otherTopic, wants, any), late, "f")
+        .requesterId());
+    assertEquals(null, PendingDequeue.taker(List.of(wants), late, "w"), "never back to the dequeue it came from");
+    wants.fail(new IllegalStateException("send failed"));
+    assertFalse(wants.takes(late), "failed");
+  }
+
   private static DeliveredItem item(String id) {
     return DeliveredItem.newBuilder().setItemId(id).setLeaseId("l").setNamespace("ns").setTopic("t").setPriority(0)
         .setAttempt(1).setPayload(ByteBuffer.wrap(new byte[0])).setEnqueuedAt(0).setLeaseExpiresAt(0)

@@ -230,7 +230,7 @@ public final class QueuePlanner {
   }
 
   static Outcome outcome(String itemId, CommandKind kind, OutcomeResult result, String detail) {
-    return new Outcome(itemId, kind, result, detail, null, null);
+    return new Outcome(itemId, kind, result, detail, null, null, null);
   }
 
   /**
@@ -368,11 +368,16 @@ public final class QueuePlanner {
       effects.count(QueueMetrics.DEMANDS);
       DemandBook.Open open = demands.put(requester, demand.getNamespace(), demand.getTopics(),
           now + demand.getValidForMs(), demand.getReplace(), urgent);
-      if (view.rebuilding()) {
-        return; // served when the index is rebuilt
+      if (!view.rebuilding()) { // else served when the index is rebuilt
+        serve(open);
+        demands.afterServing(open);
       }
-      serve(open);
-      demands.afterServing(open);
+      if (demand.getAnswerShort() && !open.satisfied()) {
+        // The requester counts on this partition's items: say at once that not all of them are here.
+        Outcome shortAnswer = outcome("", CommandKind.DEMAND, OutcomeResult.APPLIED, null);
+        shortAnswer.setPartition(partition);
+        effects.answer(requester, shortAnswer, urgent);
+      }
     }
 
     /** The item a lease command names, or null after answering UNKNOWN_ITEM / STALE_LEASE. */

@@ -75,7 +75,7 @@ class AnswerCommitTest {
     enqueue();
     assertFalse(context.committed(), "an enqueue answers nobody: the regular commit interval is soon enough");
 
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false));
     assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
         .count(), "the item was leased to alice");
     assertTrue(context.committed(), "alice waits for the item, visible only once committed");
@@ -116,7 +116,7 @@ class AnswerCommitTest {
   void aPipeliningRequesterIsAnsweredAtTheRegularCommit() {
     start(5);
     enqueue();
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true), false);
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false), false);
     assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
         .count(), "the item was leased to alice");
     assertFalse(context.committed(), "a lease consumer's demand is not urgent: its items ride the next commit");
@@ -127,7 +127,7 @@ class AnswerCommitTest {
   @Test
   void itemsArrivingForAnUrgentDemandAskForACommit() {
     start(5);
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false));
     assertFalse(context.committed(), "nothing to hand out yet: nothing to commit for alice");
     enqueue();
     assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))

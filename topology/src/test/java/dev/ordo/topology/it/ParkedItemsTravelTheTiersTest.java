@@ -119,7 +119,7 @@ class ParkedItemsTravelTheTiersTest {
   }
 
   private void demand(String topic) throws Exception {
-    command(new Demand("ns", Map.of(topic, 10), 60_000L, true));
+    command(new Demand("ns", Map.of(topic, 10), 60_000L, true, false));
   }
 
   /** Reads deliveries until {@code done} holds or the deadline passes. */
