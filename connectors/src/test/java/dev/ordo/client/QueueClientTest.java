@@ -420,6 +420,7 @@ class QueueClientTest {
     ClusterTopics silent = new ClusterTopics("qc-silent");
     kafka.createTopics(TestQueue.PARTITIONS, silent.items(), silent.commands(), silent.deliveries(), silent.dlq(),
         silent.topicStats());
+    kafka.createTopics(1, silent.namespaces());
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", kafka.bootstrapServers());
     config.put(QueueClientConfig.CLUSTER_CONFIG, silent.cluster()); // no queue runs for this cluster

@@ -49,6 +49,7 @@ final class TestQueue implements AutoCloseable {
     ClusterTopics topics = new ClusterTopics(cluster);
     kafka.createTopics(PARTITIONS, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(),
         topics.topicStats());
+    kafka.createTopics(1, topics.namespaces());
     Path dir = Files.createTempDirectory("ordo-" + cluster);
     QueueService service = new QueueService(
         Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),

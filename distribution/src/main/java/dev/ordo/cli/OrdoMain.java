@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
       QueueCommands.Schedule.class,
       QueueCommands.Topics.class,
       QueueCommands.Item.class,
+      QueueCommands.Namespace.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class})

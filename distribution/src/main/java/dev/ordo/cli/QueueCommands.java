@@ -391,6 +391,104 @@ final class QueueCommands {
     }
   }
 
+  @Command(name = "namespace", header = "Shows, sets or deletes a namespace's policy.",
+      mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "A namespace's policy gives its items the defaults they leave empty (lease, time to live, "
+          + "attempts, at-most-once, payload limit); without one the server's settings apply. See docs/queue.md.",
+      subcommands = {NamespaceGet.class, NamespaceSet.class, NamespaceDelete.class})
+  static final class Namespace implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(spec.commandLine().getErr());
+      return OrdoMain.EXIT_USAGE;
+    }
+  }
+
+  @Command(name = "get", header = "Prints a namespace's policy as JSON.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Prints the policy, as GET /v1/namespaces/{ns}/policy answers it. Exit 4 if it has none.")
+  static final class NamespaceGet extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "NS", description = "The namespace.")
+    String namespace;
+
+    @Override
+    void run(ApiClient api) {
+      print(api.get("/v1/namespaces/" + segment(namespace) + "/policy", TIMEOUT));
+    }
+  }
+
+  @Command(name = "set", header = "Replaces a namespace's policy.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Replaces the whole policy (a field not given is unset: the server's setting applies) and prints "
+          + "it. Either flags or --json with the policy's JSON (docs/http-api.md). Exit 2 for a bad value, naming it.")
+  static final class NamespaceSet extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "NS", description = "The namespace.")
+    String namespace;
+
+    @Option(names = "--lease-ms", paramLabel = "MS", description = "Lease of items that set none.")
+    Long leaseMs;
+
+    @Option(names = "--ttl-ms", paramLabel = "MS", description = "Time to live of items that set none.")
+    Long ttlMs;
+
+    @Option(names = "--max-attempts", paramLabel = "N", description = "Deliveries before an item is dead-lettered.")
+    Integer maxAttempts;
+
+    @Option(names = "--at-most-once", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
+        description = "Items that do not say are at-most-once.")
+    Boolean atMostOnce;
+
+    @Option(names = "--max-payload-bytes", paramLabel = "BYTES", description = "Largest payload of the namespace.")
+    Integer maxPayloadBytes;
+
+    @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
+    String json;
+
+    @Override
+    void run(ApiClient api) {
+      String body = json;
+      if (body == null) {
+        Map<String, Object> defaults = new java.util.LinkedHashMap<>();
+        putIf(defaults, "leaseMs", leaseMs);
+        putIf(defaults, "ttlMs", ttlMs);
+        putIf(defaults, "maxAttempts", maxAttempts);
+        putIf(defaults, "atMostOnce", atMostOnce);
+        putIf(defaults, "maxPayloadBytes", maxPayloadBytes);
+        body = ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(
+            defaults.isEmpty() ? Map.of() : Map.of("defaults", defaults)));
+      } else if (leaseMs != null || ttlMs != null || maxAttempts != null || atMostOnce != null || maxPayloadBytes != null) {
+        throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "give the policy either as flags or as --json, not both");
+      }
+      print(api.put("/v1/namespaces/" + segment(namespace) + "/policy", body, TIMEOUT));
+    }
+
+    private static void putIf(Map<String, Object> m, String key, Object value) {
+      if (value != null) {
+        m.put(key, value);
+      }
+    }
+  }
+
+  @Command(name = "delete", header = "Deletes a namespace's policy: the server's settings apply again.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Deletes the policy (a tombstone on <cluster>.namespaces) and prints {\"namespace\", \"deleted\"}.")
+  static final class NamespaceDelete extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "NS", description = "The namespace.")
+    String namespace;
+
+    @Override
+    void run(ApiClient api) {
+      print(api.delete("/v1/namespaces/" + segment(namespace) + "/policy", TIMEOUT));
+    }
+  }
+
   @Command(name = "item", header = "Shows an item's state.",
       mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,

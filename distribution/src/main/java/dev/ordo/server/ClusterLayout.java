@@ -15,6 +15,8 @@ import java.util.Optional;
  *   <li>{@code C.items}, {@code C.commands}, {@code C.deliveries}: co-partitioned, P partitions each;
  *   <li>{@code C.dlq}: P partitions;
  *   <li>{@code C.topics}: per-topic stats, P partitions, {@code cleanup.policy=compact};
+ *   <li>{@code C.namespaces}: namespace policies, one partition, {@code cleanup.policy=compact} (every
+ *       instance reads it whole into a global store);
  *   <li>{@code C.delay.<d>} per delay tier: P partitions, {@code message.timestamp.type=LogAppendTime}
  *       (a tier forwarder waits d after the broker's append time), retention at least twice the delay.
  * </ul>
@@ -27,6 +29,7 @@ public final class ClusterLayout {
   public static final String DELIVERIES = "deliveries";
   public static final String DLQ = "dlq";
   public static final String TOPIC_STATS = "topics";
+  public static final String NAMESPACES = "namespaces";
   public static final String DELAY_PREFIX = "delay.";
 
   /** Kafka's default retention; tier topics keep records at least this long, or twice the delay. */
@@ -54,6 +57,7 @@ public final class ClusterLayout {
     list.add(plain(DLQ, topics.dlq()));
     Map<String, String> compact = Map.of("cleanup.policy", "compact");
     list.add(new TopicSpec(TOPIC_STATS, topics.topicStats(), partitions, compact, compact));
+    list.add(new TopicSpec(NAMESPACES, topics.namespaces(), 1, compact, compact));
     for (Duration tier : delayTiers) {
       Map<String, String> logAppendTime = Map.of("message.timestamp.type", "LogAppendTime");
       long retention = Math.max(MIN_TIER_RETENTION.toMillis(), 2 * tier.toMillis());

@@ -137,6 +137,21 @@ class QueueCommandsTest {
   }
 
   @Test
+  void namespaceSetGetAndDeleteAPolicy() {
+    assertRefused(ordo("namespace", "get", "cli-ns"), OrdoMain.EXIT_UNKNOWN_ITEM, "has no policy");
+    JsonNode set = one(ordo("namespace", "set", "cli-ns", "--lease-ms", "45000", "--max-attempts", "4", "--at-most-once"));
+    assertEquals(45_000, set.get("defaults").get("leaseMs").asLong());
+    JsonNode got = one(ordo("namespace", "get", "cli-ns"));
+    assertEquals(4, got.get("defaults").get("maxAttempts").asInt());
+    assertTrue(got.get("defaults").get("atMostOnce").asBoolean());
+    assertRefused(ordo("namespace", "set", "cli-ns", "--lease-ms", "0"), OrdoMain.EXIT_USAGE, "defaults.leaseMs");
+    JsonNode viaJson = one(ordo("namespace", "set", "cli-ns", "--json", "{\"defaults\": {\"ttlMs\": 60000}}"));
+    assertEquals(60_000, viaJson.get("defaults").get("ttlMs").asLong());
+    assertTrue(one(ordo("namespace", "delete", "cli-ns")).get("deleted").asBoolean());
+    assertRefused(ordo("namespace", "get", "cli-ns"), OrdoMain.EXIT_UNKNOWN_ITEM, "has no policy");
+  }
+
+  @Test
   void releaseGivesAnItemBackUncountedAndCancelDeletesOne() {
     String id = one(ordo("enqueue", "--namespace", "rel", "--topic", "t", "x")).get("id").asText();
     JsonNode first = dequeue("rel", "t", 1).get(0);

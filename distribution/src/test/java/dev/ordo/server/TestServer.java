@@ -94,6 +94,12 @@ public final class TestServer implements AutoCloseable {
         .POST(HttpRequest.BodyPublishers.ofString(body)));
   }
 
+  public Reply put(String path, String body) {
+    return send(HttpRequest.newBuilder(URI.create(address() + path))
+        .header("Content-Type", "application/json")
+        .PUT(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
   public Reply delete(String path) {
     return send(HttpRequest.newBuilder(URI.create(address() + path)).DELETE());
   }

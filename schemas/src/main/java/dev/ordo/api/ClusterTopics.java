@@ -32,6 +32,11 @@ public record ClusterTopics(String cluster) {
     return cluster + ".topics";
   }
 
+  /** Namespace policies: compacted, keyed by namespace. */
+  public String namespaces() {
+    return cluster + ".namespaces";
+  }
+
   /** The Kafka Streams application id of the queue topology. */
   public String applicationId() {
     return cluster + "-queue";

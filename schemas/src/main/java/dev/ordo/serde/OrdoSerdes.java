@@ -5,6 +5,7 @@ import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DelayedRecord;
 import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Item;
+import dev.ordo.schema.NamespacePolicy;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.schema.TopicStats;
 import org.apache.avro.specific.SpecificRecord;
@@ -22,6 +23,7 @@ public final class OrdoSerdes {
   public static final AvroCodec<DelayedRecord> DELAYED_RECORD = new AvroCodec<>(DelayedRecord.class);
   public static final AvroCodec<DeadLetter> DEAD_LETTER = new AvroCodec<>(DeadLetter.class);
   public static final AvroCodec<TopicStats> TOPIC_STATS = new AvroCodec<>(TopicStats.class);
+  public static final AvroCodec<NamespacePolicy> NAMESPACE_POLICY = new AvroCodec<>(NamespacePolicy.class);
 
   private OrdoSerdes() {}
 

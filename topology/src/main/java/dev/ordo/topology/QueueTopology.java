@@ -3,6 +3,7 @@ package dev.ordo.topology;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.internal.CommitHook;
+import dev.ordo.topology.internal.NamespaceStore;
 import dev.ordo.topology.internal.Out;
 import dev.ordo.topology.internal.QueueProcessor;
 import java.util.Map;
@@ -50,6 +51,11 @@ public final class QueueTopology {
     topology.addStateStore(store, "queue");
     topology.addStateStore(index, "queue");
     topology.addSink("out", Out.TOPIC, Out.KEY_SERIALIZER, new ByteArraySerializer(), Out.PARTITIONER, "queue");
+    // Namespace policies: every instance holds them all, read by every partition's processor.
+    topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(NamespaceStore.NAME),
+            Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled(),
+        "namespaces", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.namespaces(),
+        "namespaces-updater", NamespaceStore.Updater::new);
     return topology;
   }
 

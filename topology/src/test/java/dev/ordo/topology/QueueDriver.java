@@ -47,6 +47,7 @@ final class QueueDriver implements AutoCloseable {
   final TopologyTestDriver driver;
   private final TestInputTopic<byte[], byte[]> items;
   private final TestInputTopic<byte[], byte[]> commands;
+  private final TestInputTopic<byte[], byte[]> namespaces;
   private final TestOutputTopic<byte[], byte[]> deliveries;
   private final TestOutputTopic<byte[], byte[]> dlq;
   private final TestOutputTopic<byte[], byte[]> stats;
@@ -77,6 +78,8 @@ final class QueueDriver implements AutoCloseable {
     deliveries = driver.createOutputTopic(topics.deliveries(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     dlq = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     stats = driver.createOutputTopic(topics.topicStats(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    namespaces = driver.createInputTopic(topics.namespaces(), new ByteArraySerializer(), new ByteArraySerializer(), T0,
+        Duration.ZERO);
   }
 
   static Item.Builder item(String topic, int priority) {
@@ -122,6 +125,12 @@ final class QueueDriver implements AutoCloseable {
 
   void commandRaw(byte[] value) {
     commands.pipeInput(new TestRecord<>(null, value, Instant.ofEpochMilli(now())));
+  }
+
+  /** Writes a namespace's policy to the namespaces topic (null: a tombstone). */
+  void policy(String namespace, dev.ordo.schema.NamespacePolicy policy) {
+    namespaces.pipeInput(namespace.getBytes(StandardCharsets.UTF_8),
+        policy == null ? null : OrdoSerdes.NAMESPACE_POLICY.encode(policy), now());
   }
 
   void demand(Requester r, String topic, int n) {

@@ -21,7 +21,9 @@ import dev.ordo.schema.DelayedRecord;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Outcome;
+import dev.ordo.schema.NamespacePolicy;
 import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.PolicyDefaults;
 import dev.ordo.schema.TopicStats;
 import dev.ordo.serde.OrdoSerdes;
 import java.nio.ByteBuffer;
@@ -117,6 +119,38 @@ class QueueTopologyTest {
     assertTrue(q.outcomes().isEmpty(), "a demand served in full needs no answer");
     q.command(BOB, new Demand("ns", new HashMap<>(Map.of("s2", 2)), 30_000L, true, false));
     assertTrue(q.outcomes().isEmpty(), "nor one that did not ask");
+  }
+
+  @Test
+  void aNamespacePolicyGivesDefaultsToItemsThatLeaveThemEmptyAndAChangeAppliesToTheNextItem() {
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)
+        .setDefaults(PolicyDefaults.newBuilder().setLeaseMs(7_000L).setMaxAttempts(2).setAtMostOnce(true)
+            .setMaxPayloadBytes(4).build())
+        .build());
+    q.enqueue(item("pol", 0).build()); // payload "p0": 2 bytes
+    q.enqueue(item("pol", 1).setLeaseDurationMs(9_000L).setDeliverySemantics(DeliverySemantics.AT_LEAST_ONCE).build());
+    q.demand(ALICE, "pol", 5);
+    List<DeliveredItem> got = q.delivered();
+    assertEquals(2, got.size());
+    long now = q.now();
+    assertEquals(now + 7_000, got.get(0).getLeaseExpiresAt(), "the policy's lease");
+    assertEquals(DeliverySemantics.AT_MOST_ONCE, got.get(0).getSemantics(), "the policy's semantics");
+    assertEquals(now + 9_000, got.get(1).getLeaseExpiresAt(), "an item's own lease wins");
+    assertEquals(DeliverySemantics.AT_LEAST_ONCE, got.get(1).getSemantics());
+
+    q.enqueue(item("pol", 2).setPayload(ByteBuffer.wrap("12345".getBytes(StandardCharsets.UTF_8))).build());
+    List<DeadLetter> dls = q.deadLetters();
+    assertEquals(1, dls.size(), "over the namespace's payload limit");
+    assertTrue(dls.get(0).getDetail().contains("limit of 4 of namespace ns"), dls.get(0).getDetail());
+
+    q.policy("ns", null); // deleted: the server's defaults again
+    q.enqueue(item("pol", 3).setPayload(ByteBuffer.wrap("12345".getBytes(StandardCharsets.UTF_8))).build());
+    q.demand(ALICE, "pol", 5);
+    List<DeliveredItem> after = q.delivered();
+    assertEquals(1, after.size(), "the server's payload limit");
+    assertEquals(DeliverySemantics.AT_LEAST_ONCE, after.get(0).getSemantics());
+    assertEquals(q.now() + 30_000, after.get(0).getLeaseExpiresAt(), "the server's lease");
+    assertTrue(q.deadLetters().isEmpty());
   }
 
   @Test

@@ -60,6 +60,8 @@ public final class OrdoCluster implements AutoCloseable {
     }
     newTopics.add(new NewTopic(topics.topicStats(), partitions, kafka.replication())
         .configs(Map.of("cleanup.policy", "compact")));
+    newTopics.add(new NewTopic(topics.namespaces(), 1, kafka.replication())
+        .configs(Map.of("cleanup.policy", "compact")));
     if (!tierList.isEmpty()) {
       newTopics.addAll(DelayTiers.newTopics(cluster, tierList, partitions, kafka.replication()));
     }

@@ -66,6 +66,17 @@ public final class ApiClient {
         .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)), timeout);
   }
 
+  /** PUT of a JSON body given as text (sent as it is). */
+  public JsonNode put(String path, String json, Duration timeout) {
+    return send(HttpRequest.newBuilder(uri(path))
+        .header("Content-Type", "application/json")
+        .PUT(HttpRequest.BodyPublishers.ofString(json)), timeout);
+  }
+
+  public JsonNode delete(String path, Duration timeout) {
+    return send(HttpRequest.newBuilder(uri(path)).DELETE(), timeout);
+  }
+
   private URI uri(String path) {
     String base = server.toString();
     return URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + path);

@@ -1,5 +1,6 @@
 package dev.ordo.server.components;
 
+import dev.ordo.client.NamespaceAdmin;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
 import dev.ordo.client.QueueProducer;
@@ -7,6 +8,7 @@ import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.server.ServerComponent;
 import dev.ordo.server.ServerContext;
 import dev.ordo.server.http.ItemLookup;
+import dev.ordo.server.http.NamespaceApi;
 import dev.ordo.server.http.QueueApi;
 import dev.ordo.server.http.ScheduleApi;
 import dev.ordo.server.http.internal.KnownTopics;
@@ -35,6 +37,7 @@ public final class HttpApiComponent implements ServerComponent {
   private QueueClient client;
   private DelayClient delays;
   private Admin admin;
+  private NamespaceAdmin namespaces;
 
   /** @param queue the queue this server runs (its stores answer item look-ups); null until started */
   public HttpApiComponent(Supplier<QueueService> queue) {
@@ -81,6 +84,10 @@ public final class HttpApiComponent implements ServerComponent {
     admin = Admin.create(ctx.kafkaClientConfig());
     new ScheduleApi(delays, new KnownTopics(admin, Duration.ofSeconds(1)), ctx.delayTiers().get(0))
         .register(ctx.http());
+
+    // GET/PUT/DELETE /v1/namespaces/{ns}/policy: records on the compacted C.namespaces topic.
+    namespaces = new NamespaceAdmin(ctx.kafkaClientConfig(), ctx.topics().cluster());
+    new NamespaceApi(namespaces).register(ctx.http());
   }
 
   @Override
@@ -90,6 +97,9 @@ public final class HttpApiComponent implements ServerComponent {
     }
     if (admin != null) {
       admin.close(Duration.ofSeconds(5));
+    }
+    if (namespaces != null) {
+      namespaces.close();
     }
     if (client != null) {
       client.close(Duration.ofSeconds(5));

@@ -36,10 +36,16 @@ public final class Lifecycle {
 
   /** A new item from the items topic, with defaults resolved: READY, DELAYED or PARKED. */
   public static StoredItem admit(Item item, long enqueuedAt, long now, QueueDefaults defaults) {
+    return admit(item, enqueuedAt, now, defaults, DeliverySemantics.AT_LEAST_ONCE);
+  }
+
+  /** {@link #admit(Item, long, long, QueueDefaults)} with the semantics of items that do not say. */
+  public static StoredItem admit(Item item, long enqueuedAt, long now, QueueDefaults defaults,
+      DeliverySemantics defaultSemantics) {
     long lease = item.getLeaseDurationMs() != null ? item.getLeaseDurationMs() : defaults.leaseMs();
     int maxAttempts = item.getMaxAttempts() != null ? item.getMaxAttempts() : defaults.maxAttempts();
     DeliverySemantics semantics =
-        item.getDeliverySemantics() != null ? item.getDeliverySemantics() : DeliverySemantics.AT_LEAST_ONCE;
+        item.getDeliverySemantics() != null ? item.getDeliverySemantics() : defaultSemantics;
     Long ttl = item.getTtlMs() != null ? item.getTtlMs() : defaults.ttlMs();
     StoredItem stored = StoredItem.newBuilder()
         .setItem(item)

@@ -62,10 +62,24 @@ public final class QueuePlanner {
   private final TierRouter router;
   private final int partition;
   private final SplittableRandom random;
+  private final Policies policies;
   private final DemandBook demands = new DemandBook();
+  /** The rules last made from a namespace's policy, by namespace (remade when its policy object changes). */
+  private final Map<String, RulesOf> rules = new HashMap<>();
 
-  /** @param random the source of lease IDs (seeded in simulations) */
+  private record RulesOf(dev.ordo.schema.NamespacePolicy policy, NamespaceRules rules) {}
+
+  /** A planner without namespace policies. */
   public QueuePlanner(Settings settings, int partition, SplittableRandom random) {
+    this(settings, partition, random, Policies.NONE);
+  }
+
+  /**
+   * @param random the source of lease IDs (seeded in simulations)
+   * @param policies the namespace policies in force (read, never written)
+   */
+  public QueuePlanner(Settings settings, int partition, SplittableRandom random, Policies policies) {
+    this.policies = policies;
     this.settings = settings;
     this.defaults = settings.defaults();
     this.router = settings.tiers().isEmpty() ? null : new TierRouter(settings.tiers(), Duration.ZERO);
@@ -82,6 +96,21 @@ public final class QueuePlanner {
     return demands;
   }
 
+  /** The defaults and limits of {@code namespace}: the server's, or its policy's where it sets them. */
+  NamespaceRules rules(String namespace) {
+    dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
+    if (policy == null) {
+      rules.remove(namespace);
+      return NamespaceRules.of(defaults, settings.payloadLimit(), null);
+    }
+    RulesOf known = rules.get(namespace);
+    if (known == null || known.policy() != policy) {
+      known = new RulesOf(policy, NamespaceRules.of(defaults, settings.payloadLimit(), policy));
+      rules.put(namespace, known);
+    }
+    return known.rules();
+  }
+
   /** Drops lapsed demand; for timer runs that cannot dispatch (the index is being rebuilt). */
   public void expireDemands(long now) {
     demands.expire(now);
@@ -96,13 +125,16 @@ public final class QueuePlanner {
    */
   public Effects onItem(long offset, long appendedAt, Item item, QueueView view, long now) {
     Plan plan = new Plan(view, now, false);
+    NamespaceRules ns;
     try {
       Validation.item(item, settings.payloadLimit());
+      ns = rules(item.getNamespace());
+      Validation.payload(item, ns.payloadLimit());
     } catch (InvalidInput e) {
       plan.effects.refuse(e.getMessage(), QueueMetrics.MALFORMED);
       return plan.effects;
     }
-    StoredItem stored = Lifecycle.admit(item, appendedAt, now, defaults);
+    StoredItem stored = Lifecycle.admit(item, appendedAt, now, ns.defaults(), ns.semantics());
     if (stored.getExpiresAt() != null && stored.getExpiresAt() <= now) {
       plan.effects.count(QueueMetrics.TTL_EXPIRED);
       if (settings.ttlDeadLetter()) {

@@ -39,6 +39,15 @@ public final class Validation {
     }
   }
 
+  /** The payload against a namespace's limit (its policy's {@code maxPayloadBytes}). */
+  public static void payload(Item item, int namespaceLimit) {
+    int size = item.getPayload().remaining();
+    if (size > namespaceLimit) {
+      throw new InvalidInput("payload of " + size + " bytes is over the limit of " + namespaceLimit
+          + " of namespace " + item.getNamespace());
+    }
+  }
+
   /**
    * Null when answers to {@code requester} can be sent (none or a partition of the deliveries topic,
    * whose partition count is {@code deliveriesPartitions}, 0 when unknown), else why not.

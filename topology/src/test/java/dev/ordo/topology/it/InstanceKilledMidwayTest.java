@@ -66,6 +66,7 @@ class InstanceKilledMidwayTest {
   @Test
   void everyItemIsAckedAndNoAtMostOnceItemIsSeenTwiceWhenAnInstanceIsKilled(RealKafka kafka) throws Exception {
     kafka.createTopics(PARTITIONS, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats());
+    kafka.createTopics(1, topics.namespaces());
     Path dir = Files.createTempDirectory("ordo-crash");
 
     Process victim = startInstanceProcess(kafka.bootstrapServers(), dir.resolve("victim"));

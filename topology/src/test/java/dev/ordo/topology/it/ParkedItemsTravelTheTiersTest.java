@@ -74,7 +74,8 @@ class ParkedItemsTravelTheTiersTest {
   void start() throws Exception {
     List<NewTopic> specs = new ArrayList<>(DelayTiers.newTopics("park",
         dev.ordo.api.Durations.parseList(TIERS), 1, (short) 1));
-    for (String t : List.of(topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats())) {
+    for (String t : List.of(topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats(),
+        topics.namespaces())) {
       specs.add(new NewTopic(t, 1, (short) 1));
     }
     try (Admin admin = kafka.admin()) {

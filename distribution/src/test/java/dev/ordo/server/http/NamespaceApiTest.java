@@ -1,0 +1,97 @@
+package dev.ordo.server.http;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ordo.server.TestServer;
+import dev.ordo.server.TestServer.Reply;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Namespace policies over HTTP, against a running server on a real Kafka cluster. */
+@KafkaCluster
+class NamespaceApiTest {
+  @TempDir
+  static Path tmp;
+
+  private static TestServer server;
+
+  @BeforeAll
+  static void start(RealKafka kafka) {
+    server = TestServer.start(kafka, "nspol", tmp.resolve("server"));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void aPolicyIsSetReadAppliedToNewItemsAndDeleted() {
+    assertEquals(404, server.get("/v1/namespaces/tenant-a/policy").status(), "no policy yet");
+
+    Reply put = server.put("/v1/namespaces/tenant-a/policy",
+        "{\"defaults\": {\"leaseMs\": 120000, \"maxAttempts\": 2, \"maxPayloadBytes\": 8}}");
+    assertEquals(200, put.status(), put::text);
+    Reply got = server.get("/v1/namespaces/tenant-a/policy");
+    assertEquals(200, got.status(), got::text);
+    assertEquals(120_000, got.json().get("defaults").get("leaseMs").asLong());
+    assertEquals(2, got.json().get("defaults").get("maxAttempts").asInt());
+    assertFalse(got.json().get("defaults").has("ttlMs"), "fields not set stay unset");
+
+    // Every partition's processor reads the policy from its global store, soon after the write.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      Reply r = server.post("/v1/namespaces/tenant-a/topics/jobs/items", Map.of("payload", "x"));
+      assertEquals(201, r.status(), r::text);
+      JsonNode item = server.post("/v1/namespaces/tenant-a/dequeue", Map.of("topics", Map.of("jobs", 1), "waitMs", 5000))
+          .json().get("items").get(0);
+      long leaseLeft = Instant.parse(item.get("leaseExpiresAt").asText()).toEpochMilli() - System.currentTimeMillis();
+      assertEquals(200, server.post("/v1/items/" + item.get("id").asText() + "/ack",
+          Map.of("lease", item.get("lease").asText())).status());
+      assertTrue(leaseLeft > 60_000, "the policy's lease of 120 s, not the server's 30 s: " + leaseLeft);
+    });
+
+    // The namespace's payload limit: a larger item is dead-lettered by the queue, never delivered.
+    assertEquals(201, server.post("/v1/namespaces/tenant-a/topics/big/items", Map.of("payload", "123456789")).status());
+    assertEquals(0, server.post("/v1/namespaces/tenant-a/dequeue", Map.of("topics", Map.of("big", 1), "waitMs", 1000))
+        .json().get("items").size());
+
+    Reply deleted = server.delete("/v1/namespaces/tenant-a/policy");
+    assertEquals(200, deleted.status(), deleted::text);
+    assertEquals(404, server.get("/v1/namespaces/tenant-a/policy").status());
+  }
+
+  @Test
+  void badValuesAnswer400NamingTheFieldAndChangeNothing() {
+    assertEquals(200, server.put("/v1/namespaces/tenant-b/policy", "{\"defaults\": {\"ttlMs\": 60000}}").status());
+    for (String[] c : new String[][] {
+        {"{\"defaults\": {\"leaseMs\": 0}}", "defaults.leaseMs"},
+        {"{\"defaults\": {\"maxAttempts\": 0}}", "defaults.maxAttempts"},
+        {"{\"defaults\": {\"atMostOnce\": \"yes\"}}", "defaults.atMostOnce"},
+        {"{\"defaults\": {\"leasems\": 5}}", "leasems"},
+        {"{\"defaultz\": {}}", "defaultz"},
+        {"{\"admissionRate\": {\"perSecond\": 10, \"burst\": 5}}", "admissionRate is not supported yet"}}) {
+      Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
+      assertEquals(400, r.status(), c[0] + ": " + r.text());
+      assertTrue(r.json().get("error").asText().contains(c[1]), c[0] + ": " + r.text());
+    }
+    Reply bad = server.put("/v1/namespaces/bad%01name/policy", "{}");
+    assertEquals(400, bad.status(), bad::text);
+    assertTrue(bad.json().get("error").asText().contains("namespace"), bad::text);
+    assertEquals(60_000, server.get("/v1/namespaces/tenant-b/policy").json().get("defaults").get("ttlMs").asLong(),
+        "the refused PUTs left the policy as it was");
+  }
+}
