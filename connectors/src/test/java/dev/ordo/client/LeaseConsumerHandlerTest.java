@@ -60,6 +60,25 @@ class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
   }
 
   @Test
+  void anAtMostOnceItemWhoseHandlerFailsIsNotRunAgain() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    LeaseConsumer c = consumer("amo-group", "amo", Map.of(
+        LeaseConsumerConfig.BACKOFF_INITIAL_CONFIG, 50L,
+        LeaseConsumerConfig.BACKOFF_MAX_CONFIG, 50L,
+        LeaseConsumerConfig.BACKOFF_JITTER_CONFIG, 0.0));
+    c.start(item -> {
+      runs.incrementAndGet();
+      throw new IllegalStateException("failed after it may have acted");
+    });
+    awaitAssigned(c);
+    producer.enqueue(item("amo", "once").atMostOnce().build()).get(10, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(10)).until(() -> c.stats().nacked() == 1);
+    // A retry would come after 50 ms: for a second, none does.
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> runs.get() == 1);
+    assertEquals(0, c.stats().deadLettered());
+  }
+
+  @Test
   void handlerSignalsChooseTheRetryDelayOrAnImmediateDeadLetter() throws Exception {
     Map<String, List<Long>> seen = new ConcurrentHashMap<>();
     LeaseConsumer c = consumer("signal-group", "signal", Map.of(LeaseConsumerConfig.BACKOFF_INITIAL_CONFIG, 60_000L));

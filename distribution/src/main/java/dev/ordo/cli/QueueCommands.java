@@ -412,13 +412,20 @@ final class QueueCommands {
       mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       description = "Prints the policy, as GET /v1/namespaces/{ns}/policy answers it. Exit 4 if it has none.")
-  static final class NamespaceGet extends ApiCommand {
+  static final class NamespaceGet extends NamespaceCommand {
+    @Override
+    void run(ApiClient api) {
+      print(api.get(policyPath(), TIMEOUT));
+    }
+  }
+
+  /** A command on one namespace's policy: the namespace is its first parameter. */
+  abstract static class NamespaceCommand extends ApiCommand {
     @Parameters(index = "0", paramLabel = "NS", description = "The namespace.")
     String namespace;
 
-    @Override
-    void run(ApiClient api) {
-      print(api.get("/v1/namespaces/" + segment(namespace) + "/policy", TIMEOUT));
+    String policyPath() {
+      return "/v1/namespaces/" + segment(namespace) + "/policy";
     }
   }
 
@@ -427,10 +434,7 @@ final class QueueCommands {
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       description = "Replaces the whole policy (a field not given is unset: the server's setting applies) and prints "
           + "it. Either flags or --json with the policy's JSON (docs/http-api.md). Exit 2 for a bad value, naming it.")
-  static final class NamespaceSet extends ApiCommand {
-    @Parameters(index = "0", paramLabel = "NS", description = "The namespace.")
-    String namespace;
-
+  static final class NamespaceSet extends NamespaceCommand {
     @Option(names = "--lease-ms", paramLabel = "MS", description = "Lease of items that set none.")
     Long leaseMs;
 
@@ -465,7 +469,7 @@ final class QueueCommands {
       } else if (leaseMs != null || ttlMs != null || maxAttempts != null || atMostOnce != null || maxPayloadBytes != null) {
         throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "give the policy either as flags or as --json, not both");
       }
-      print(api.put("/v1/namespaces/" + segment(namespace) + "/policy", body, TIMEOUT));
+      print(api.put(policyPath(), body, TIMEOUT));
     }
 
     private static void putIf(Map<String, Object> m, String key, Object value) {
@@ -479,13 +483,10 @@ final class QueueCommands {
       mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       description = "Deletes the policy (a tombstone on <cluster>.namespaces) and prints {\"namespace\", \"deleted\"}.")
-  static final class NamespaceDelete extends ApiCommand {
-    @Parameters(index = "0", paramLabel = "NS", description = "The namespace.")
-    String namespace;
-
+  static final class NamespaceDelete extends NamespaceCommand {
     @Override
     void run(ApiClient api) {
-      print(api.delete("/v1/namespaces/" + segment(namespace) + "/policy", TIMEOUT));
+      print(api.delete(policyPath(), TIMEOUT));
     }
   }
 

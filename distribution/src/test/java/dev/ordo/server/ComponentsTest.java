@@ -88,7 +88,7 @@ class ComponentsTest {
       assertEquals(4, ctx.partitions());
       assertEquals(4, ctx.delayTiers().size());
       assertEquals(server.stateDir(), ctx.stateDir());
-      assertEquals(9, ctx.layout().specs().size());
+      assertEquals(10, ctx.layout().specs().size(), "items, commands, deliveries, dlq, topics, namespaces and 4 tiers");
 
       var response = get(server.httpAddress() + "/b/3-42");
       assertEquals(200, response.statusCode());

@@ -23,7 +23,8 @@ public final class QueueMetrics {
   public static final String UNKNOWN_ITEM = "refused.unknown_item";
   public static final String INVALID_COMMAND = "refused.invalid_command";
   public static final String LEASE_EXPIRED = "lease.expired";
-  public static final String AT_MOST_ONCE_DROPPED = "lease.expired.at_most_once_dropped";
+  /** At-most-once items dropped: their lease ran out, or they were nacked or released. */
+  public static final String AT_MOST_ONCE_DROPPED = "at_most_once.dropped";
   public static final String TTL_EXPIRED = "ttl.expired";
   public static final String DEAD_LETTERED = "dead_lettered";
   public static final String MALFORMED = "malformed";

@@ -395,6 +395,31 @@ class QueueTopologyTest {
   }
 
   @Test
+  void anAtMostOnceItemThatIsNackedOrReleasedIsNeverDeliveredAgain() {
+    q.enqueue(item("amo", 0).setDeliverySemantics(DeliverySemantics.AT_MOST_ONCE).build());
+    q.enqueue(item("amo", 1).setDeliverySemantics(DeliverySemantics.AT_MOST_ONCE).build());
+    q.enqueue(item("amo", 2).setDeliverySemantics(DeliverySemantics.AT_MOST_ONCE).build());
+    q.demand(ALICE, Map.of("amo", 3), Duration.ofMinutes(5));
+    List<DeliveredItem> got = q.delivered();
+    assertEquals(3, got.size());
+    q.nack(got.get(0), 0, null);
+    q.command(ALICE, new dev.ordo.schema.Release(got.get(1).getItemId(), got.get(1).getLeaseId()));
+    q.command(ALICE, new dev.ordo.schema.Nack(got.get(2).getItemId(), got.get(2).getLeaseId(), 0L, null, "poison", true));
+    List<Outcome> outcomes = q.outcomes();
+    assertEquals(List.of(OutcomeResult.APPLIED, OutcomeResult.APPLIED, OutcomeResult.APPLIED),
+        outcomes.stream().map(Outcome::getResult).toList());
+    assertTrue(outcomes.get(0).getDetail().contains("never delivered again"), outcomes.get(0).getDetail());
+    assertTrue(outcomes.get(1).getDetail().contains("never delivered again"), outcomes.get(1).getDetail());
+    assertEquals(DeadLetterReason.REJECTED, outcomes.get(2).getDeadLetterReason(), "a nack may still dead-letter it");
+
+    q.advance(Duration.ofMinutes(1));
+    q.demand(BOB, Map.of("amo", 5), Duration.ofMinutes(5));
+    assertTrue(q.delivered().isEmpty(), "none of the three comes back");
+    assertEquals(2, q.metrics.get(QueueMetrics.AT_MOST_ONCE_DROPPED));
+    assertEquals(1, q.deadLetters().size());
+  }
+
+  @Test
   void atMostOnceItemIsDeletedWhenItsLeaseExpiresAndNeverDeliveredTwice() {
     q.enqueue(item("t", 0).setLeaseDurationMs(100L).setDeliverySemantics(DeliverySemantics.AT_MOST_ONCE).build());
     q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));

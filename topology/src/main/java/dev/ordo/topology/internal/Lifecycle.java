@@ -104,6 +104,20 @@ public final class Lifecycle {
     return copy(s).setLeaseExpiresAt(now + leaseDurationMs).build();
   }
 
+  /**
+   * A release: an at-least-once item is READY again ({@link #release}); an at-most-once one is
+   * dropped, since it was handed out and nobody can prove it was not acted on.
+   */
+  public static Decision released(StoredItem s, long now) {
+    if (s.getSemantics() == DeliverySemantics.AT_MOST_ONCE) {
+      return new Decision.Drop(AT_MOST_ONCE_GONE);
+    }
+    return new Decision.Keep(release(s, now));
+  }
+
+  /** What the outcome of a nack or release says when it dropped an at-most-once item. */
+  public static final String AT_MOST_ONCE_GONE = "at-most-once item dropped: it is never delivered again";
+
   /** Given back unused: READY again at its old place, the delivery not counted. */
   public static StoredItem release(StoredItem s, long now) {
     List<AttemptRecord> history = withAttempt(s, now, "RELEASED", null);
@@ -113,10 +127,14 @@ public final class Lifecycle {
 
   /**
    * A nack: dead letters when asked or when the attempts are used up, else ready again after
-   * {@code delayMs} with new metadata when given.
+   * {@code delayMs} with new metadata when given. An at-most-once item is never delivered again:
+   * dropped, or dead-lettered when asked.
    */
   public static Decision nack(StoredItem s, long delayMs, ByteBuffer metadata, String error, boolean deadLetter,
       long now, long parkAfterMs) {
+    if (s.getSemantics() == DeliverySemantics.AT_MOST_ONCE && !deadLetter) {
+      return new Decision.Drop(AT_MOST_ONCE_GONE);
+    }
     List<AttemptRecord> history = withAttempt(s, now, "NACK", error);
     StoredItem.Builder b = clearLease(copy(s)).setHistory(history);
     if (metadata != null) {

@@ -488,6 +488,8 @@ public final class QueuePlanner {
       if (decision instanceof Decision.DeadLetter d) {
         applied.setDetail("dead-lettered: " + d.reason());
         applied.setDeadLetterReason(d.reason());
+      } else if (decision instanceof Decision.Drop drop) {
+        applied.setDetail(drop.why());
       }
       reply(requester, applied);
     }
@@ -513,9 +515,11 @@ public final class QueuePlanner {
       if (item == null) {
         return;
       }
-      change(offset, item, Lifecycle.release(item, now));
+      Decision decision = Lifecycle.released(item, now);
+      apply(offset, item, decision);
       effects.count(QueueMetrics.RELEASED);
-      reply(requester, outcome(release.getItemId(), CommandKind.RELEASE, OutcomeResult.APPLIED, null));
+      reply(requester, outcome(release.getItemId(), CommandKind.RELEASE, OutcomeResult.APPLIED,
+          decision instanceof Decision.Drop drop ? drop.why() : null));
     }
 
     void onCancel(Requester requester, Cancel cancel) {

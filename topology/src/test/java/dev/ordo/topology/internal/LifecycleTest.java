@@ -147,6 +147,18 @@ class LifecycleTest {
   }
 
   @Test
+  void anAtMostOnceItemNackedOrReleasedIsDroppedNeverReadyAgain() {
+    StoredItem amo = StoredItem.newBuilder(leased(1, 5)).setSemantics(DeliverySemantics.AT_MOST_ONCE).build();
+    assertInstanceOf(Decision.Drop.class, Lifecycle.nack(amo, 0, null, "e", false, NOW, DEFAULTS.parkAfterMs()));
+    assertInstanceOf(Decision.Drop.class, Lifecycle.nack(amo, 5_000, null, "e", false, NOW, DEFAULTS.parkAfterMs()));
+    assertEquals(DeadLetterReason.REJECTED, assertInstanceOf(Decision.DeadLetter.class,
+        Lifecycle.nack(amo, 0, null, "e", true, NOW, DEFAULTS.parkAfterMs())).reason());
+    assertInstanceOf(Decision.Drop.class, Lifecycle.released(amo, NOW));
+    StoredItem back = assertInstanceOf(Decision.Keep.class, Lifecycle.released(leased(1, 5), NOW)).item();
+    assertEquals(ItemState.READY, back.getState(), "an at-least-once item is ready again");
+  }
+
+  @Test
   void historyKeepsTheNewestAttempts() {
     StoredItem s = leased(1, 1_000);
     for (int i = 0; i < Lifecycle.MAX_HISTORY + 5; i++) {
