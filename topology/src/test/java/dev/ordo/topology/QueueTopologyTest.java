@@ -26,6 +26,7 @@ import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.PolicyDefaults;
 import dev.ordo.schema.TopicStats;
 import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.topology.internal.NamespaceStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -143,7 +144,8 @@ class QueueTopologyTest {
     assertEquals(1, dls.size(), "over the namespace's payload limit");
     assertTrue(dls.get(0).getDetail().contains("limit of 4 of namespace ns"), dls.get(0).getDetail());
 
-    q.policy("ns", null); // deleted: the server's defaults again
+    q.policy("ns", null); // deleted: the server's defaults again, once the processor looks again
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS));
     q.enqueue(item("pol", 3).setPayload(ByteBuffer.wrap("12345".getBytes(StandardCharsets.UTF_8))).build());
     q.demand(ALICE, "pol", 5);
     List<DeliveredItem> after = q.delivered();

@@ -46,28 +46,45 @@ public final class NamespaceStore {
 
   /**
    * The policies of a global store, decoded once per change: the same {@link NamespacePolicy}
-   * object comes back until the namespace's record changes. A record that does not decode counts as
-   * no policy (logged once per record).
+   * object comes back until the namespace's record changes. The store is looked at again for a
+   * namespace at most every {@link #RECHECK_MS} ms of the stream thread's clock, not for every item.
+   * A record that does not decode counts as no policy (logged once per record).
    */
   public static final class Reader implements Policies {
+    /** How stale a namespace's policy may be read, on top of the global thread's own lag. */
+    public static final long RECHECK_MS = 100;
+    /** Namespaces remembered; beyond it the memory is cleared (namespaces without a policy included). */
+    static final int MAX_NAMESPACES = 10_000;
+
     private final ReadOnlyKeyValueStore<Bytes, byte[]> store;
+    private final java.util.function.LongSupplier clock;
     private final Map<String, Decoded> decoded = new HashMap<>();
 
-    private record Decoded(byte[] raw, NamespacePolicy policy) {}
+    private record Decoded(byte[] raw, NamespacePolicy policy, long checkedAt) {}
 
-    public Reader(ReadOnlyKeyValueStore<Bytes, byte[]> store) {
+    /** @param clock the stream thread's wall clock (ms) */
+    public Reader(ReadOnlyKeyValueStore<Bytes, byte[]> store, java.util.function.LongSupplier clock) {
       this.store = store;
+      this.clock = clock;
     }
 
     @Override
     public NamespacePolicy policy(String namespace) {
+      long now = clock.getAsLong();
+      Decoded known = decoded.get(namespace);
+      if (known != null && now - known.checkedAt() < RECHECK_MS) {
+        return known.policy();
+      }
+      if (decoded.size() >= MAX_NAMESPACES) {
+        decoded.clear();
+      }
       byte[] raw = store.get(Bytes.wrap(namespace.getBytes(StandardCharsets.UTF_8)));
       if (raw == null) {
-        decoded.remove(namespace);
+        decoded.put(namespace, new Decoded(null, null, now));
         return null;
       }
-      Decoded known = decoded.get(namespace);
-      if (known != null && (known.raw() == raw || Arrays.equals(known.raw(), raw))) {
+      if (known != null && known.raw() != null && (known.raw() == raw || Arrays.equals(known.raw(), raw))) {
+        decoded.put(namespace, new Decoded(known.raw(), known.policy(), now));
         return known.policy();
       }
       NamespacePolicy policy = null;
@@ -77,7 +94,7 @@ public final class NamespaceStore {
         log.error("The policy record of namespace {} does not decode; the server's defaults apply: {}", namespace,
             e.getMessage());
       }
-      decoded.put(namespace, new Decoded(raw, policy));
+      decoded.put(namespace, new Decoded(raw, policy, now));
       return policy;
     }
   }

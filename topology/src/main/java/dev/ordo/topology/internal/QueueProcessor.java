@@ -137,7 +137,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.store = opened;
     this.partition = context.taskId().partition();
     this.planner = new QueuePlanner(settings, partition, new SplittableRandom(),
-        new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME)));
+        new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs));
     if (!store.openIndex()) {
       rebuildStarted = System.nanoTime();
       stepRebuild(); // a new or small partition is done at once
