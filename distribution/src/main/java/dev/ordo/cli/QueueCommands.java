@@ -336,12 +336,22 @@ final class QueueCommands {
     @Option(names = "--metadata", paramLabel = "M", description = "New metadata (text) for the item.")
     String metadata;
 
+    @Option(names = "--error", paramLabel = "TEXT", description = "Why it failed: kept in the item's history and dead letter.")
+    String error;
+
+    @Option(names = "--dead-letter", description = "To the dead letters now (reason REJECTED), whatever its attempts.")
+    boolean deadLetter;
+
     @Override
     void run(ApiClient api) {
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("lease", lease);
       putIf(body, "delayMs", delay == null ? null : delay.toMillis());
       putIf(body, "metadata", metadata);
+      putIf(body, "error", error);
+      if (deadLetter) {
+        body.put("deadLetter", true);
+      }
       print(api.post("/v1/items/" + id + "/nack", body, TIMEOUT));
     }
   }

@@ -226,6 +226,16 @@ class QueueCommandsTest {
   }
 
   @Test
+  void nackCanDeadLetterTheItemWithAnError() {
+    String id = one(ordo("enqueue", "--namespace", "cli-dl", "--topic", "jobs", "bad input")).get("id").asText();
+    JsonNode item = dequeue("cli-dl", "jobs", 1).get(0);
+    JsonNode nacked = one(ordo("nack", id, item.get("lease").asText(), "--error", "cannot parse", "--dead-letter"));
+    assertEquals("APPLIED", nacked.get("result").asText());
+    assertEquals("REJECTED", nacked.get("deadLetterReason").asText(), nacked::toString);
+    assertRefused(ordo("item", id), OrdoMain.EXIT_UNKNOWN_ITEM, id);
+  }
+
+  @Test
   void dequeuePrintsOneLinePerItemBestFirstAndNothingWhenEmpty() {
     for (int p : new int[] {7, 0, 3}) {
       one(ordo("enqueue", "--namespace", "cli-many", "--topic", "t", "--priority", "" + p, "--group", "one",
