@@ -29,6 +29,11 @@ public final class QueueConfig extends AbstractConfig {
   public static final String TTL_MS_CONFIG = "ordo.ttl.default.ms";
   private static final String TTL_MS_DOC = "Time to live of an item that sets none; 0 means items live until acked.";
 
+  public static final String DLQ_MAX_RECORD_BYTES_CONFIG = "ordo.dlq.max.record.bytes";
+  private static final String DLQ_MAX_RECORD_BYTES_DOC = "Largest dead letter written with the raw record it came of"
+      + " (key and value bytes); a larger one is written without them, naming where the record is. Keep it under"
+      + " the queue producer's max.request.size and the dead-letter topic's max.message.bytes: a record Kafka"
+      + " refuses fails the stream thread's transaction, and the record would be retried forever.";
   public static final String PAYLOAD_MAX_BYTES_CONFIG = "ordo.payload.max.bytes";
   private static final String PAYLOAD_MAX_BYTES_DOC = "Largest payload accepted; larger items are dead-lettered"
       + " with reason INVALID and their raw bytes, never stored.";
@@ -87,6 +92,8 @@ public final class QueueConfig extends AbstractConfig {
       .define(MAX_ATTEMPTS_CONFIG, Type.INT, 5, Range.atLeast(1), Importance.MEDIUM, MAX_ATTEMPTS_DOC)
       .define(TTL_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, TTL_MS_DOC)
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
+      .define(DLQ_MAX_RECORD_BYTES_CONFIG, Type.INT, 1_000_000, Range.atLeast(1_024), Importance.LOW,
+          DLQ_MAX_RECORD_BYTES_DOC)
       .define(PUNCTUATE_MS_CONFIG, Type.LONG, 20L, Range.between(1, 60_000), Importance.LOW, PUNCTUATE_MS_DOC)
       .define(STATS_MS_CONFIG, Type.LONG, 1_000L, Range.atLeast(1), Importance.LOW, STATS_MS_DOC)
       .define(REDELIVERY_DELAY_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.LOW, REDELIVERY_DELAY_MS_DOC)

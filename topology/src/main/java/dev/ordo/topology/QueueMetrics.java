@@ -36,6 +36,8 @@ public final class QueueMetrics {
   public static final String INDEX_REBUILT_ITEMS = "index.rebuilt.items";
   public static final String INDEX_REBUILD_STEPS = "index.rebuild.steps";
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
+  /** Dead letters written without the raw record they came of, which would have made them too large for Kafka. */
+  public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
 

@@ -1,5 +1,6 @@
 package dev.ordo.topology;
 
+
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

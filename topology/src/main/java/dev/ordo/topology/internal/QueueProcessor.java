@@ -73,6 +73,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final CommitPacer commitPacer;
   /** Items indexed per punctuation while the index is rebuilt ({@link QueueConfig#REBUILD_STEP_CONFIG}). */
   private final int rebuildStep;
+  /** {@link QueueConfig#DLQ_MAX_RECORD_BYTES_CONFIG}. */
+  private final int deadLetterMaxBytes;
 
   private QueuePlanner planner;
   /** Topics whose stats are due at the next publication. */
@@ -108,6 +110,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.deliveriesPartitions = deliveriesPartitions;
     this.settings = settings(config, deliveriesPartitions);
     this.rebuildStep = config.getInt(QueueConfig.REBUILD_STEP_CONFIG);
+    this.deadLetterMaxBytes = config.getInt(QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG);
     this.replyCommitGapMs = config.getLong(QueueConfig.REPLY_COMMIT_GAP_CONFIG);
   }
 
@@ -439,10 +442,17 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         OrdoSerdes.DEAD_LETTER.encode(dl), now));
   }
 
+  /**
+   * Dead-letters an input record with its raw bytes. A dead letter is larger than the record it
+   * carries, and a record Kafka refuses as too large fails the stream thread's transaction (the
+   * record would then be read and refused again, forever): over
+   * {@link QueueConfig#DLQ_MAX_RECORD_BYTES_CONFIG} it is written without the raw key and value,
+   * naming where the record is, counted and logged.
+   */
   private void deadLetterRaw(DeadLetterReason reason, String detail, Record<byte[], byte[]> record, RecordMetadata meta,
       long now) {
     metrics.increment(QueueMetrics.DEAD_LETTERED);
-    DeadLetter dl = DeadLetter.newBuilder()
+    DeadLetter.Builder dl = DeadLetter.newBuilder()
         .setReason(reason)
         .setDetail(detail)
         .setRawKey(record.key() == null ? null : ByteBuffer.wrap(record.key()))
@@ -451,9 +461,22 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         .setSourcePartition(meta.partition())
         .setSourceOffset(meta.offset())
         .setItemId(meta.topic().equals(topics.items()) ? new ItemId(meta.partition(), meta.offset()).toString() : null)
-        .setDeadAt(now)
-        .build();
-    context.forward(new Record<>(new Out(topics.dlq(), null, record.key()), OrdoSerdes.DEAD_LETTER.encode(dl), now));
+        .setDeadAt(now);
+    byte[] key = record.key();
+    byte[] value = OrdoSerdes.DEAD_LETTER.encode(dl.build());
+    int size = value.length + (key == null ? 0 : key.length);
+    if (size > deadLetterMaxBytes) {
+      String where = meta.topic() + "-" + meta.partition() + "@" + meta.offset();
+      log.error("The dead letter of {} would be {} bytes, over {} ({}): written without the record's raw key and value",
+          where, size, deadLetterMaxBytes, QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG);
+      metrics.increment(QueueMetrics.DEAD_LETTER_TRIMMED);
+      dl.setRawKey(null).setRawValue(null).setDetail(detail + " (the record's raw key and value, " + size
+          + " bytes with the dead letter, are left out: over " + QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG + "="
+          + deadLetterMaxBytes + "; the record is at " + where + ")");
+      key = where.getBytes(StandardCharsets.UTF_8);
+      value = OrdoSerdes.DEAD_LETTER.encode(dl.build());
+    }
+    context.forward(new Record<>(new Out(topics.dlq(), null, key), value, now));
   }
 
   private long now() {

@@ -1,0 +1,119 @@
+package dev.ordo.topology.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.Deliveries;
+import dev.ordo.schema.Command;
+import dev.ordo.schema.DeadLetter;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Demand;
+import dev.ordo.schema.Item;
+import dev.ordo.schema.Requester;
+import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import dev.ordo.topology.QueueConfig;
+import dev.ordo.topology.QueueMetrics;
+import dev.ordo.topology.QueueService;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fault: an input record whose dead letter Kafka cannot take (the dead letter carries the
+ * record's raw key and value, so it is larger than the record). The queue's producer here may send
+ * at most 200,000 bytes a request; an item of about 210,000 bytes (a 60 KB key, a payload over the
+ * queue's limit) is refused as invalid, and its dead letter with the raw bytes would be about
+ * 270,000 bytes. Sent, Kafka would refuse it and fail the stream thread's transaction, and the record
+ * would be read and refused again forever (measured: a production exception handler that skips it
+ * does not help under exactly-once, the transaction is failed already). The dead letter is written
+ * without the raw bytes, naming where the record is, counted, and the partition goes on.
+ */
+@KafkaCluster
+class DeadLetterTooLargeTest {
+  @Test
+  void aDeadLetterTooLargeForKafkaIsWrittenWithoutTheRawRecordAndThePartitionGoesOn(RealKafka kafka) throws Exception {
+    ClusterTopics topics = new ClusterTopics("huge");
+    kafka.createTopics(1, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats(),
+        topics.namespaces());
+    Properties pp = kafka.clientProperties();
+    pp.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1_000_000);
+    Properties cp = kafka.clientProperties();
+    cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    try (QueueService queue = new QueueService(
+            Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ordo-huge").toString(),
+                StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), 200_000),
+            Map.of(QueueConfig.CLUSTER_CONFIG, "huge", QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG, 150_000), 1);
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
+            new ByteArraySerializer());
+        KafkaConsumer<byte[], byte[]> replies = new KafkaConsumer<>(cp, new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+      queue.start();
+      await().atMost(Duration.ofSeconds(60)).until(queue::isRunning);
+
+      byte[] bigKey = new byte[60_000];
+      Item huge = item(new byte[150_000]);
+      producer.send(new ProducerRecord<>(topics.items(), 0, bigKey, OrdoSerdes.ITEM.encode(huge))).get(30, TimeUnit.SECONDS);
+      // Then an ordinary item and a demand for it, on the same partition.
+      producer.send(new ProducerRecord<>(topics.items(), 0, null, OrdoSerdes.ITEM.encode(item("ok".getBytes(
+          StandardCharsets.UTF_8))))).get(30, TimeUnit.SECONDS);
+      Command demand = new Command(new Requester("after", 0), System.currentTimeMillis(),
+          new Demand("ns", Map.of("t", 5), 60_000L, true, false), false);
+      producer.send(new ProducerRecord<>(topics.commands(), 0, null, OrdoSerdes.COMMAND.encode(demand)))
+          .get(30, TimeUnit.SECONDS);
+
+      replies.assign(List.of(new TopicPartition(topics.deliveries(), 0)));
+      List<DeliveredItem> got = new ArrayList<>();
+      await().atMost(Duration.ofSeconds(60)).until(() -> {
+        for (ConsumerRecord<byte[], byte[]> r : replies.poll(Duration.ofMillis(100))) {
+          got.addAll(Deliveries.items(OrdoSerdes.DELIVERY.decode(r.value())));
+        }
+        return !got.isEmpty();
+      });
+      assertEquals("ok", StandardCharsets.UTF_8.decode(got.get(0).getPayload()).toString(),
+          "the item after the oversized one was served: the partition went on");
+      assertEquals(1, queue.metrics().get(QueueMetrics.DEAD_LETTER_TRIMMED), "the dead letter was trimmed and counted");
+      assertEquals(1, queue.metrics().get(QueueMetrics.MALFORMED), "the oversized item was refused as invalid");
+
+      replies.assign(List.of(new TopicPartition(topics.dlq(), 0)));
+      replies.seekToBeginning(replies.assignment());
+      List<DeadLetter> dead = new ArrayList<>();
+      for (ConsumerRecord<byte[], byte[]> r : replies.poll(Duration.ofSeconds(1))) {
+        dead.add(OrdoSerdes.DEAD_LETTER.decode(r.value()));
+      }
+      assertEquals(1, dead.size(), "one dead letter");
+      DeadLetter d = dead.get(0);
+      assertEquals(null, d.getRawValue(), "without the raw record");
+      assertEquals(null, d.getRawKey());
+      assertEquals(0L, d.getSourceOffset());
+      assertTrue(d.getDetail().contains("payload of 150000 bytes is over the limit"), d.getDetail());
+      assertTrue(d.getDetail().contains("the record is at huge.items-0@0"), d.getDetail());
+    }
+  }
+
+  private static Item item(byte[] payload) {
+    return Item.newBuilder().setNamespace("ns").setTopic("t").setPriority(0).setPayload(ByteBuffer.wrap(payload)).build();
+  }
+}
