@@ -103,7 +103,8 @@ final class QueueCommands {
         description = "Deliveries before a failure dead-letters it.")
     Integer maxAttempts;
 
-    @Option(names = "--at-most-once", description = "Delete it, not redeliver it, when a lease runs out.")
+    @Option(names = "--at-most-once",
+        description = "Deliver it at most once: deleted, not redelivered, when its lease runs out or it is nacked or released.")
     boolean atMostOnce;
 
     @Option(names = "--group", paramLabel = "KEY", description = "Fairness group (also picks the partition).")
@@ -480,12 +481,6 @@ final class QueueCommands {
         throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "give the policy either as flags or as --json, not both");
       }
       print(api.put(policyPath(), body, TIMEOUT));
-    }
-
-    private static void putIf(Map<String, Object> m, String key, Object value) {
-      if (value != null) {
-        m.put(key, value);
-      }
     }
   }
 

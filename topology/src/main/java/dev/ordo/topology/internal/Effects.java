@@ -105,15 +105,23 @@ public final class Effects {
   }
 
   void lease(Requester requester, DeliveredItem item, boolean urgent) {
-    Leased l = leased.get(requester.getId());
+    add(leased, requester, List.of(item), urgent);
+  }
+
+  /**
+   * Adds {@code items} leased to {@code requester} to {@code byRequester} (requester id → its items, in
+   * dispatch order), urgent when any of them is.
+   */
+  static void add(Map<String, Leased> byRequester, Requester requester, List<DeliveredItem> items, boolean urgent) {
+    Leased l = byRequester.get(requester.getId());
     if (l == null) {
       l = new Leased(requester, new ArrayList<>(), urgent);
-      leased.put(requester.getId(), l);
+      byRequester.put(requester.getId(), l);
     } else if (urgent && !l.urgent()) {
       l = new Leased(requester, l.items(), true);
-      leased.put(requester.getId(), l);
+      byRequester.put(requester.getId(), l);
     }
-    l.items().add(item);
+    l.items().addAll(items);
   }
 
   void deadLetter(long offset, StoredItem item, DeadLetterReason reason, String detail) {

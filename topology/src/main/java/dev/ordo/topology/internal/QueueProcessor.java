@@ -253,15 +253,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       send(a.requester(), a.body(), a.urgent(), now);
     }
     for (Effects.Leased l : effects.leased()) {
-      Effects.Leased pending = pendingDeliveries.get(l.requester().getId());
-      if (pending == null) {
-        pendingDeliveries.put(l.requester().getId(), new Effects.Leased(l.requester(), new ArrayList<>(l.items()), l.urgent()));
-      } else {
-        pending.items().addAll(l.items());
-        if (l.urgent() && !pending.urgent()) {
-          pendingDeliveries.put(l.requester().getId(), new Effects.Leased(l.requester(), pending.items(), true));
-        }
-      }
+      Effects.add(pendingDeliveries, l.requester(), l.items(), l.urgent());
     }
   }
 
