@@ -1,8 +1,8 @@
 package dev.ordo.client;
 
 /**
- * An enqueue refused because the namespace's backlog is at its limit
- * ({@link QueueProducerConfig#BACKLOG_MAX_ITEMS_CONFIG}); nothing was written. Retriable: try again
+ * An enqueue refused because the namespace's backlog is at its limit (its policy's
+ * {@code maxBacklog}, or {@link QueueProducerConfig#BACKLOG_MAX_ITEMS_CONFIG}); nothing was written. Retriable: try again
  * once consumers have caught up.
  */
 public final class BacklogFullException extends RuntimeException {

@@ -2,12 +2,28 @@ package dev.ordo.client;
 
 /**
  * A namespace's policy (docs/queue.md, "Namespace policies"): what its items get when they leave a
- * field empty. Every field is optional; a namespace without a policy, or a field left null, takes
- * the server's setting. Rates, backlog limits and fair-queueing weights come with later versions.
+ * field empty, and the limits that keep one namespace's surge from becoming everyone's backlog.
+ * Every field is optional; a namespace without a policy, or a field left null, takes the server's
+ * setting (no limit). Dispatch rates, group limits and weights, and sidelining come with later
+ * versions.
  *
  * @param defaults for the namespace's items that do not set the field; null: none
+ * @param admissionRate items admitted a second across the namespace; the rest wait in OVERFLOW
+ * @param maxBacklog items waiting (ready, delayed, parked) across the namespace: at it producers are
+ *     refused ({@link BacklogFullException}, HTTP 429) and arrivals wait in OVERFLOW ({@code >= 1})
  */
-public record NamespacePolicy(Defaults defaults) {
+public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog) {
+  public NamespacePolicy {
+    if (maxBacklog != null && maxBacklog < 1) {
+      throw new IllegalArgumentException("maxBacklog must be at least 1, got " + maxBacklog);
+    }
+  }
+
+  /** A policy of defaults only. */
+  public NamespacePolicy(Defaults defaults) {
+    this(defaults, null, null);
+  }
+
   /**
    * @param leaseMs lease of an item that sets none ({@code > 0})
    * @param ttlMs time to live of an item that sets none ({@code > 0})
@@ -33,18 +49,52 @@ public record NamespacePolicy(Defaults defaults) {
     }
   }
 
+  /**
+   * A rate as a token bucket: {@code perSecond} a second on average, at most {@code burst} at once.
+   *
+   * @param perSecond items a second ({@code > 0}, finite)
+   * @param burst items at once ({@code >= 1})
+   */
+  public record Rate(double perSecond, long burst) {
+    public Rate {
+      if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+        throw new IllegalArgumentException("perSecond must be a number > 0, got " + perSecond);
+      }
+      if (burst < 1) {
+        throw new IllegalArgumentException("burst must be at least 1, got " + burst);
+      }
+    }
+
+    /** {@code perSecond} with a burst of one second's worth (at least 1). */
+    public static Rate perSecond(double perSecond) {
+      return new Rate(perSecond, Math.max(1, (long) Math.ceil(perSecond)));
+    }
+
+    dev.ordo.schema.Rate toRecord() {
+      return new dev.ordo.schema.Rate(perSecond, burst);
+    }
+
+    static Rate fromRecord(dev.ordo.schema.Rate r) {
+      return r == null ? null : new Rate(r.getPerSecond(), r.getBurst());
+    }
+  }
+
   /** The record Ordo stores on {@code <cluster>.namespaces}. */
   dev.ordo.schema.NamespacePolicy toRecord(String namespace, long updatedAt) {
     dev.ordo.schema.PolicyDefaults d = defaults == null ? null : dev.ordo.schema.PolicyDefaults.newBuilder()
         .setLeaseMs(defaults.leaseMs()).setTtlMs(defaults.ttlMs()).setMaxAttempts(defaults.maxAttempts())
         .setAtMostOnce(defaults.atMostOnce()).setMaxPayloadBytes(defaults.maxPayloadBytes()).build();
-    return dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace(namespace).setDefaults(d).setUpdatedAt(updatedAt)
+    return dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace(namespace).setDefaults(d)
+        .setAdmissionRate(admissionRate == null ? null : admissionRate.toRecord())
+        .setMaxBacklog(maxBacklog)
+        .setUpdatedAt(updatedAt)
         .build();
   }
 
   static NamespacePolicy fromRecord(dev.ordo.schema.NamespacePolicy r) {
     dev.ordo.schema.PolicyDefaults d = r.getDefaults();
     return new NamespacePolicy(d == null ? null
-        : new Defaults(d.getLeaseMs(), d.getTtlMs(), d.getMaxAttempts(), d.getAtMostOnce(), d.getMaxPayloadBytes()));
+        : new Defaults(d.getLeaseMs(), d.getTtlMs(), d.getMaxAttempts(), d.getAtMostOnce(), d.getMaxPayloadBytes()),
+        Rate.fromRecord(r.getAdmissionRate()), r.getMaxBacklog());
   }
 }

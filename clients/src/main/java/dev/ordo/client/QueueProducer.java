@@ -2,6 +2,7 @@ package dev.ordo.client;
 
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.ItemId;
+import dev.ordo.client.internal.PolicyLimits;
 import dev.ordo.client.internal.StatsReader;
 import dev.ordo.client.internal.StatsView;
 import dev.ordo.schema.Item;
@@ -37,6 +38,8 @@ public final class QueueProducer implements AutoCloseable {
   private final long backlogLimit;
   private final Producer<byte[], byte[]> producer;
   private final StatsReader stats;
+  private final PolicyLimits limits;
+  private final long maxBlockMs;
   private final Time time;
 
   public QueueProducer(Map<String, ?> config) {
@@ -49,19 +52,31 @@ public final class QueueProducer implements AutoCloseable {
     this.backlogLimit = config.backlogMaxItems();
     this.time = Time.SYSTEM;
     this.producer = new KafkaProducer<>(config.producerConfigs());
-    this.stats = backlogLimit > 0
-        ? new StatsReader(new StatsView(topics.topicStats()), config.statsConsumerConfigs(), "ordo-producer-stats")
+    this.maxBlockMs = config.maxBlockMs();
+    this.limits = config.backpressure() ? new PolicyLimits(topics.namespaces()) : null;
+    this.stats = backlogLimit > 0 || limits != null
+        ? new StatsReader(new StatsView(topics.topicStats()), limits, config.statsConsumerConfigs(), "ordo-producer-stats")
         : null;
   }
 
   /**
    * Writes one item. Bad input throws at once ({@link IllegalArgumentException} naming the field,
-   * {@link PayloadTooLargeException}); a namespace at its backlog limit fails the future with
-   * {@link BacklogFullException}; a Kafka failure fails it with Kafka's exception.
+   * {@link PayloadTooLargeException}); a namespace at its backlog limit (its policy's
+   * {@code maxBacklog}, or {@link QueueProducerConfig#BACKLOG_MAX_ITEMS_CONFIG}) holds the call up to
+   * {@code max.block.ms} for room, then fails the future with {@link BacklogFullException}; a Kafka
+   * failure fails it with Kafka's exception.
    */
   public CompletableFuture<ItemId> enqueue(EnqueueRequest request) {
+    return enqueue(request, Duration.ofMillis(maxBlockMs));
+  }
+
+  /**
+   * {@link #enqueue(EnqueueRequest)}, waiting at most {@code backlogWait} for room in a full backlog
+   * ({@link Duration#ZERO}: fail at once, as the HTTP API does with a 429).
+   */
+  public CompletableFuture<ItemId> enqueue(EnqueueRequest request, Duration backlogWait) {
     checkPayload(request);
-    BacklogFullException full = backlogFull(request.namespace());
+    BacklogFullException full = awaitRoom(request.namespace(), backlogWait.toMillis());
     if (full != null) {
       return CompletableFuture.failedFuture(full);
     }
@@ -74,11 +89,17 @@ public final class QueueProducer implements AutoCloseable {
    * whose write succeeded stay enqueued).
    */
   public CompletableFuture<List<ItemId>> enqueueAll(List<EnqueueRequest> requests) {
+    return enqueueAll(requests, Duration.ofMillis(maxBlockMs));
+  }
+
+  /** {@link #enqueueAll(List)}, waiting at most {@code backlogWait} in all for room in full backlogs. */
+  public CompletableFuture<List<ItemId>> enqueueAll(List<EnqueueRequest> requests, Duration backlogWait) {
     for (EnqueueRequest r : requests) {
       checkPayload(r);
     }
-    for (EnqueueRequest r : requests) {
-      BacklogFullException full = backlogFull(r.namespace());
+    long deadline = System.nanoTime() + backlogWait.toNanos();
+    for (String namespace : requests.stream().map(EnqueueRequest::namespace).distinct().toList()) {
+      BacklogFullException full = awaitRoom(namespace, Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
       if (full != null) {
         return CompletableFuture.failedFuture(full);
       }
@@ -110,12 +131,42 @@ public final class QueueProducer implements AutoCloseable {
     }
   }
 
+  /** Null when the namespace's backlog has room, waiting up to {@code waitMs} for it; else why not. */
+  private BacklogFullException awaitRoom(String namespace, long waitMs) {
+    BacklogFullException full = backlogFull(namespace);
+    if (full == null || waitMs <= 0) {
+      return full;
+    }
+    long deadline = System.nanoTime() + waitMs * 1_000_000;
+    try {
+      while (full != null) {
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+          return full;
+        }
+        stats.view().awaitChange(Math.min(left, 100));
+        full = backlogFull(namespace);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return full;
+  }
+
   private BacklogFullException backlogFull(String namespace) {
     if (stats == null) {
       return null;
     }
+    Long policyLimit = limits == null ? null : limits.maxBacklog(namespace);
+    long limit = backlogLimit > 0 ? backlogLimit : Long.MAX_VALUE;
+    if (policyLimit != null) {
+      limit = Math.min(limit, policyLimit);
+    }
+    if (limit == Long.MAX_VALUE) {
+      return null;
+    }
     long backlog = stats.view().backlog(namespace);
-    return backlog >= backlogLimit ? new BacklogFullException(namespace, backlog, backlogLimit) : null;
+    return backlog >= limit ? new BacklogFullException(namespace, backlog, limit) : null;
   }
 
   private CompletableFuture<ItemId> send(EnqueueRequest r) {

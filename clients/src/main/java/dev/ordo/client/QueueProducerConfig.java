@@ -41,10 +41,18 @@ public final class QueueProducerConfig extends AbstractConfig {
       + " <cluster>.topics) number at least this many. The counts lag by the queue's stats interval (1 s), so the"
       + " limit is soft. 0: no limit, and no stats consumer is started.";
 
+  public static final String BACKPRESSURE_CONFIG = "ordo.producer.backpressure";
+  public static final String BACKPRESSURE_DOC = "Backpressure from the namespace policies: an enqueue to a namespace"
+      + " whose items waiting (ready + delayed + parked + overflow, from <cluster>.topics) reach its policy's"
+      + " maxBacklog waits up to max.block.ms for room, then fails with BacklogFullException. The counts lag by"
+      + " the queue's stats interval (1 s), so the limit is soft; items that still arrive wait in OVERFLOW."
+      + " false: no stats consumer (unless ordo.producer.backlog.max.items is set), and only OVERFLOW protects.";
+
   private static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
-      .define(BACKLOG_MAX_ITEMS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, BACKLOG_MAX_ITEMS_DOC);
+      .define(BACKLOG_MAX_ITEMS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, BACKLOG_MAX_ITEMS_DOC)
+      .define(BACKPRESSURE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, BACKPRESSURE_DOC);
 
   private final ClusterTopics topics;
   private final String clientId = "ordo-producer-" + UUID.randomUUID().toString().substring(0, 8);
@@ -71,6 +79,16 @@ public final class QueueProducerConfig extends AbstractConfig {
 
   public long backlogMaxItems() {
     return getLong(BACKLOG_MAX_ITEMS_CONFIG);
+  }
+
+  public boolean backpressure() {
+    return getBoolean(BACKPRESSURE_CONFIG);
+  }
+
+  /** How long an enqueue waits for room in a full backlog: the Kafka producer's {@code max.block.ms} (60 s by default). */
+  public long maxBlockMs() {
+    Object v = producerConfigs().get(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+    return v == null ? 60_000L : Long.parseLong(v.toString());
   }
 
   /** Settings of the items producer: idempotent, acks=all. */

@@ -406,7 +406,8 @@ final class QueueCommands {
       mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       description = "A namespace's policy gives its items the defaults they leave empty (lease, time to live, "
-          + "attempts, at-most-once, payload limit); without one the server's settings apply. See docs/queue.md.",
+          + "attempts, at-most-once, payload limit) and limits its admission rate and backlog; without one the "
+          + "server's settings apply. See docs/queue.md.",
       subcommands = {NamespaceGet.class, NamespaceSet.class, NamespaceDelete.class})
   static final class Namespace implements Callable<Integer> {
     @Spec
@@ -462,6 +463,18 @@ final class QueueCommands {
     @Option(names = "--max-payload-bytes", paramLabel = "BYTES", description = "Largest payload of the namespace.")
     Integer maxPayloadBytes;
 
+    @Option(names = "--admission-rate", paramLabel = "PER_SECOND",
+        description = "Items admitted a second across the namespace; the rest wait in OVERFLOW.")
+    Double admissionRate;
+
+    @Option(names = "--admission-burst", paramLabel = "N",
+        description = "Items admitted at once over the rate (default: one second's worth).")
+    Long admissionBurst;
+
+    @Option(names = "--max-backlog", paramLabel = "N",
+        description = "Items waiting across the namespace at which producers are refused (HTTP 429).")
+    Long maxBacklog;
+
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
@@ -475,9 +488,20 @@ final class QueueCommands {
         putIf(defaults, "maxAttempts", maxAttempts);
         putIf(defaults, "atMostOnce", atMostOnce);
         putIf(defaults, "maxPayloadBytes", maxPayloadBytes);
-        body = ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(
-            defaults.isEmpty() ? Map.of() : Map.of("defaults", defaults)));
-      } else if (leaseMs != null || ttlMs != null || maxAttempts != null || atMostOnce != null || maxPayloadBytes != null) {
+        Map<String, Object> policy = new java.util.LinkedHashMap<>();
+        if (!defaults.isEmpty()) {
+          policy.put("defaults", defaults);
+        }
+        if (admissionRate != null || admissionBurst != null) {
+          Map<String, Object> rate = new java.util.LinkedHashMap<>();
+          putIf(rate, "perSecond", admissionRate);
+          putIf(rate, "burst", admissionBurst);
+          policy.put("admissionRate", rate);
+        }
+        putIf(policy, "maxBacklog", maxBacklog);
+        body = ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(policy));
+      } else if (leaseMs != null || ttlMs != null || maxAttempts != null || atMostOnce != null || maxPayloadBytes != null
+          || admissionRate != null || admissionBurst != null || maxBacklog != null) {
         throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "give the policy either as flags or as --json, not both");
       }
       print(api.put(policyPath(), body, TIMEOUT));

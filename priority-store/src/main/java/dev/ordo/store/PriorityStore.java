@@ -10,6 +10,7 @@ import dev.ordo.store.internal.IndexWrites;
 import dev.ordo.store.internal.ItemKeySchema;
 import dev.ordo.store.internal.KeyFamily;
 import dev.ordo.store.internal.OrderedBytes;
+import dev.ordo.store.internal.OverflowKeySchema;
 import dev.ordo.store.internal.ReadyKeySchema;
 import dev.ordo.store.internal.ScanCursors;
 import dev.ordo.store.internal.TimerKeySchema;
@@ -19,7 +20,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.common.utils.Bytes;
@@ -37,7 +40,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * or five (decisions D13).
  *
  * <p>The indexes are a function of the item: a READY item has a ready entry and an age entry, a
- * DELAYED item a DUE timer, a LEASED item a LEASE timer, any item with a TTL a TTL timer, and each
+ * DELAYED item a DUE timer, a LEASED item a LEASE timer, an OVERFLOW item an overflow entry of its
+ * namespace, any item with a TTL a TTL timer, and each
  * item counts once in its topic's state counts. {@link #transition} is the one way to change an
  * item: it writes the item and moves exactly the index entries that differ between the old and
  * new item, so the indexes cannot drift from the table. Not thread-safe: it belongs to the
@@ -108,6 +112,14 @@ public final class PriorityStore implements QueueView {
    * them from the store (a crash makes the next open rebuild them).
    */
   private final TreeMap<byte[], long[]> counts = new TreeMap<>(OrderedBytes::compare);
+  /**
+   * Per namespace with items on the partition, its counts by state (summed over its topics): derived
+   * from {@link #counts} and kept up with it, so that a namespace's backlog and overflow are read
+   * without summing its topics.
+   */
+  private final Map<String, long[]> namespaceCounts = new HashMap<>();
+  /** The namespaces with OVERFLOW items, derived from {@link #namespaceCounts} like it. */
+  private final java.util.TreeSet<String> overflowing = new java.util.TreeSet<>();
   /**
    * The LEASE timers, in memory between {@link #openIndex} and {@link #closeIndex} for the same
    * reason: a lease is put and removed within seconds, two RocksDB writes per item, and there are
@@ -197,6 +209,7 @@ public final class PriorityStore implements QueueView {
   /** Reads what {@link #closeIndex} left of the counts and the lease timers into memory. */
   private void loadCountsAndLeases() {
     counts.clear();
+    namespaceCounts.clear();
     leaseTimers.clear();
     try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {KeyFamily.COUNTS}),
         new BytesSerializer())) {
@@ -205,6 +218,19 @@ public final class PriorityStore implements QueueView {
         counts.put(e.key.get(), CountsKeySchema.counts(e.value));
       }
     }
+    namespaceCounts.clear();
+    counts.forEach((key, c) -> {
+      long[] ns = namespaceCounts.computeIfAbsent(CountsKeySchema.names(key)[0], k -> new long[CountsKeySchema.STATES]);
+      for (int i = 0; i < c.length; i++) {
+        ns[i] += c[i];
+      }
+    });
+    overflowing.clear();
+    namespaceCounts.forEach((ns, c) -> {
+      if (c[4] > 0) {
+        overflowing.add(ns);
+      }
+    });
     try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(TimerKeySchema.prefix(TimerKind.LEASE.code)),
         new BytesSerializer())) {
       while (it.hasNext()) {
@@ -235,7 +261,7 @@ public final class PriorityStore implements QueueView {
     deleteFamilyPrefix(new byte[] {KeyFamily.COUNTS});
     for (Map.Entry<byte[], long[]> e : counts.entrySet()) {
       long[] c = e.getValue();
-      kv.put(Bytes.wrap(e.getKey()), CountsKeySchema.value(c[0], c[1], c[2], c[3]));
+      kv.put(Bytes.wrap(e.getKey()), CountsKeySchema.value(c));
     }
     deleteFamilyPrefix(TimerKeySchema.prefix(TimerKind.LEASE.code));
     for (TimerEntry t : leaseTimers) {
@@ -257,6 +283,8 @@ public final class PriorityStore implements QueueView {
     heads = new HeadCache(HEAD_CAPACITY);
     cursors = new ScanCursors();
     counts.clear();
+    namespaceCounts.clear();
+    overflowing.clear();
     leaseTimers.clear();
     Arrays.fill(quietUntil, Long.MIN_VALUE);
   }
@@ -537,7 +565,51 @@ public final class PriorityStore implements QueueView {
   /** The counts of one topic; zeros when it has no items. */
   public TopicCounts counts(String namespace, String topic) {
     long[] c = counts.get(CountsKeySchema.key(namespace, topic));
-    return c == null ? new TopicCounts(namespace, topic, 0, 0, 0, 0) : new TopicCounts(namespace, topic, c[0], c[1], c[2], c[3]);
+    return c == null ? new TopicCounts(namespace, topic, 0, 0, 0, 0, 0)
+        : new TopicCounts(namespace, topic, c[0], c[1], c[2], c[3], c[4]);
+  }
+
+  /** The counts of a namespace on this partition, summed over its topics (topic {@code "*"}); zeros when it has none. */
+  @Override
+  public TopicCounts namespaceCounts(String namespace) {
+    long[] c = namespaceCounts.get(namespace);
+    return c == null ? new TopicCounts(namespace, "*", 0, 0, 0, 0, 0)
+        : new TopicCounts(namespace, "*", c[0], c[1], c[2], c[3], c[4]);
+  }
+
+  /** The namespaces with items in OVERFLOW on this partition. */
+  @Override
+  public Set<String> overflowNamespaces() {
+    return java.util.Collections.unmodifiableSet(overflowing);
+  }
+
+  /** The offsets of up to {@code max} OVERFLOW items of a namespace, in arrival (offset) order. */
+  @Override
+  public List<Long> overflowHead(String namespace, int max) {
+    List<Long> out = new ArrayList<>();
+    if (max <= 0) {
+      return out;
+    }
+    byte[] prefix = OverflowKeySchema.prefix(namespace);
+    byte[] upper = OverflowKeySchema.upperBound(prefix);
+    byte[] start = cursors.start(prefix);
+    if (OrderedBytes.compare(start, upper) > 0) {
+      return out;
+    }
+    writes.flush();
+    try (KeyValueIterator<Bytes, byte[]> it = kv.range(Bytes.wrap(start), Bytes.wrap(upper))) {
+      while (it.hasNext() && out.size() < max) {
+        byte[] key = it.next().key.get();
+        if (out.isEmpty()) {
+          cursors.found(prefix, key);
+        }
+        out.add(OverflowKeySchema.offset(key));
+      }
+    }
+    if (out.isEmpty()) {
+      cursors.emptyUpTo(prefix, upper);
+    }
+    return out;
   }
 
   /** The topics of a namespace that hold items on this partition, by name. */
@@ -562,7 +634,7 @@ public final class PriorityStore implements QueueView {
 
   private static TopicCounts toCounts(byte[] key, long[] c) {
     String[] names = CountsKeySchema.names(key);
-    return new TopicCounts(names[0], names[1], c[0], c[1], c[2], c[3]);
+    return new TopicCounts(names[0], names[1], c[0], c[1], c[2], c[3], c[4]);
   }
 
   private static boolean startsWith(byte[] key, byte[] prefix) {
@@ -570,12 +642,35 @@ public final class PriorityStore implements QueueView {
   }
 
   private void addCount(StoredItem item, int delta) {
-    byte[] key = CountsKeySchema.key(item.getItem().getNamespace(), item.getItem().getTopic());
-    long[] c = counts.computeIfAbsent(key, k -> new long[4]);
-    c[stateIndex(item.getState())] += delta;
-    if (c[0] == 0 && c[1] == 0 && c[2] == 0 && c[3] == 0) {
+    String namespace = item.getItem().getNamespace();
+    byte[] key = CountsKeySchema.key(namespace, item.getItem().getTopic());
+    int state = stateIndex(item.getState());
+    long[] c = counts.computeIfAbsent(key, k -> new long[CountsKeySchema.STATES]);
+    c[state] += delta;
+    if (allZero(c)) {
       counts.remove(key);
     }
+    long[] ns = namespaceCounts.computeIfAbsent(namespace, k -> new long[CountsKeySchema.STATES]);
+    ns[state] += delta;
+    if (state == 4) {
+      if (ns[4] > 0) {
+        overflowing.add(namespace);
+      } else {
+        overflowing.remove(namespace);
+      }
+    }
+    if (allZero(ns)) {
+      namespaceCounts.remove(namespace);
+    }
+  }
+
+  private static boolean allZero(long[] c) {
+    for (long n : c) {
+      if (n != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static int stateIndex(ItemState state) {
@@ -584,6 +679,7 @@ public final class PriorityStore implements QueueView {
       case DELAYED -> 1;
       case LEASED -> 2;
       case PARKED -> 3;
+      case OVERFLOW -> 4;
     };
   }
 
@@ -598,6 +694,12 @@ public final class PriorityStore implements QueueView {
       byte[] ak = AgeKeySchema.key(ap, old.getReadyAt(), offset);
       writes.delete(ak);
       heads.removed(ap, ak);
+    }
+    if (old.getState() == ItemState.OVERFLOW && (next == null || next.getState() != ItemState.OVERFLOW)) {
+      byte[] op = OverflowKeySchema.prefix(old.getItem().getNamespace());
+      byte[] ok = OverflowKeySchema.key(op, offset);
+      writes.delete(ok);
+      cursors.removed(op, ok);
     }
     Long oldTimer = timerDue(old);
     if (oldTimer != null && !oldTimer.equals(timerDue(next)) || oldTimer != null && timerKind(old) != timerKind(next)) {
@@ -620,6 +722,12 @@ public final class PriorityStore implements QueueView {
       byte[] ak = AgeKeySchema.key(ap, item.getReadyAt(), offset);
       writes.putNew(ak, EMPTY);
       heads.inserted(ap, ak);
+    }
+    if (item.getState() == ItemState.OVERFLOW && (previous == null || previous.getState() != ItemState.OVERFLOW)) {
+      byte[] op = OverflowKeySchema.prefix(item.getItem().getNamespace());
+      byte[] ok = OverflowKeySchema.key(op, offset);
+      writes.putNew(ok, EMPTY);
+      cursors.inserted(op, ok);
     }
     Long due = timerDue(item);
     if (due != null && (previous == null || !due.equals(timerDue(previous)) || timerKind(previous) != timerKind(item))) {

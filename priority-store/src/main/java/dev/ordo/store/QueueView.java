@@ -2,6 +2,7 @@ package dev.ordo.store;
 
 import dev.ordo.schema.StoredItem;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The reads a decision about one partition's queue makes: what an item is, what is ready next,
@@ -16,6 +17,15 @@ public interface QueueView {
 
   /** The topics of a namespace that hold items on this partition, by name. */
   List<TopicCounts> topics(String namespace);
+
+  /** A namespace's counts on this partition, summed over its topics. */
+  TopicCounts namespaceCounts(String namespace);
+
+  /** The namespaces with items in OVERFLOW on this partition. */
+  Set<String> overflowNamespaces();
+
+  /** The offsets of up to {@code max} OVERFLOW items of a namespace, in arrival order. */
+  List<Long> overflowHead(String namespace, int max);
 
   /** Up to {@code max} timers of {@code kind} due at or before {@code now}, earliest first. */
   List<TimerEntry> dueTimers(TimerKind kind, long now, int max);

@@ -96,7 +96,7 @@ class IndexRebuildTest {
     PriorityStore back = new PriorityStore(items.kv, index.kv);
     assertEquals(103, rebuilt(back));
     assertEquals(List.of(new ReadyEntry(-9, 1, 700)), back.readyHead(NS, "t", 1));
-    assertEquals(new TopicCounts(NS, "t", 101, 1, 0, 0), back.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 101, 1, 0, 0, 0), back.counts(NS, "t"));
     assertTrue(back.readyHead(NS, "t", 1_000).stream().allMatch(e -> e.offset() >= 100), "no entry of a removed item");
   }
 

@@ -222,6 +222,22 @@ class PriorityStoreModelProperties {
             .sorted(Comparator.comparing((String[] nt) -> nt[1], PriorityStoreModelProperties::compareCodePoints))
             .map(nt -> counts(nt[0], nt[1])).filter(c -> c.total() > 0).toList();
         assertEquals(expected, store.topics(ns), "topics of " + ns);
+        long[] sum = new long[5];
+        for (TopicCounts c : expected) {
+          sum[0] += c.ready();
+          sum[1] += c.delayed();
+          sum[2] += c.leased();
+          sum[3] += c.parked();
+          sum[4] += c.overflow();
+        }
+        assertEquals(new TopicCounts(ns, "*", sum[0], sum[1], sum[2], sum[3], sum[4]), store.namespaceCounts(ns),
+            "counts of namespace " + ns);
+        List<Long> overflow = model.entrySet().stream()
+            .filter(e -> e.getValue().getState() == ItemState.OVERFLOW && e.getValue().getItem().getNamespace().equals(ns))
+            .map(Map.Entry::getKey).toList(); // the model is a TreeMap: offset order
+        assertEquals(overflow, store.overflowHead(ns, ALL), "overflow of " + ns + ", in arrival order");
+        assertEquals(limit(overflow, 2), store.overflowHead(ns, 2), "first two in overflow of " + ns);
+        assertEquals(!overflow.isEmpty(), store.overflowNamespaces().contains(ns), "overflowing namespaces");
       }
       assertEquals(TOPICS.stream().map(nt -> counts(nt[0], nt[1])).filter(c -> c.total() > 0).count(),
           store.allTopics().size(), "all topics");
@@ -270,7 +286,7 @@ class PriorityStoreModelProperties {
           .collect(Collectors.groupingBy(StoredItem::getState, Collectors.counting()));
       return new TopicCounts(ns, topic, byState.getOrDefault(ItemState.READY, 0L),
           byState.getOrDefault(ItemState.DELAYED, 0L), byState.getOrDefault(ItemState.LEASED, 0L),
-          byState.getOrDefault(ItemState.PARKED, 0L));
+          byState.getOrDefault(ItemState.PARKED, 0L), byState.getOrDefault(ItemState.OVERFLOW, 0L));
     }
 
     private static boolean in(StoredItem s, String[] nt) {

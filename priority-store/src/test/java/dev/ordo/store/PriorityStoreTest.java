@@ -117,7 +117,7 @@ class PriorityStoreTest {
     assertEquals(5L, store.oldestReadyAt(NS, "t"));
     assertEquals(List.of(), store.dueTimers(TimerKind.LEASE, 30_009, 10));
     assertEquals(List.of(new TimerEntry(TimerKind.LEASE, 30_010, 1)), store.dueTimers(TimerKind.LEASE, 30_010, 10));
-    assertEquals(new TopicCounts(NS, "t", 1, 0, 1, 0), store.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 1, 0, 1, 0, 0), store.counts(NS, "t"));
 
     // Extended: the timer moves out. Nacked: back in the head at its old place, no timer left.
     StoredItem extended = StoredItem.newBuilder(leasedA).setLeaseExpiresAt(60_000L).build();
@@ -127,7 +127,7 @@ class PriorityStoreTest {
     store.transition(1, extended, nacked);
     assertEquals(offsets(1, 2), offsetsOf(store.readyHead(NS, "t", 10)));
     assertEquals(List.of(), store.dueTimers(TimerKind.LEASE, Long.MAX_VALUE, 10));
-    assertEquals(new TopicCounts(NS, "t", 2, 0, 0, 0), store.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 2, 0, 0, 0, 0), store.counts(NS, "t"));
   }
 
   @Test
@@ -138,13 +138,13 @@ class PriorityStoreTest {
     assertNull(store.oldestReadyAt(NS, "t"));
     assertEquals(List.of(), store.dueTimers(TimerKind.DUE, 499, 10));
     assertEquals(List.of(new TimerEntry(TimerKind.DUE, 500, 1)), store.dueTimers(TimerKind.DUE, 500, 10));
-    assertEquals(new TopicCounts(NS, "t", 0, 1, 0, 0), store.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 0, 1, 0, 0, 0), store.counts(NS, "t"));
 
     StoredItem r = StoredItem.newBuilder(d).setState(ItemState.READY).build();
     store.transition(1, d, r);
     assertEquals(offsets(1), offsetsOf(store.readyHead(NS, "t", 10)));
     assertEquals(List.of(), store.dueTimers(TimerKind.DUE, Long.MAX_VALUE, 10));
-    assertEquals(new TopicCounts(NS, "t", 1, 0, 0, 0), store.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 1, 0, 0, 0, 0), store.counts(NS, "t"));
   }
 
   @Test
@@ -161,7 +161,7 @@ class PriorityStoreTest {
     assertEquals(List.of(new TimerEntry(TimerKind.LEASE, 200, 3)), store.dueTimers(TimerKind.LEASE, 1_000, 10));
     assertEquals(List.of(new TimerEntry(TimerKind.TTL, 100, 5), new TimerEntry(TimerKind.TTL, 250, 1)),
         store.dueTimers(TimerKind.TTL, 1_000, 10));
-    assertEquals(new TopicCounts(NS, "t", 0, 3, 1, 1), store.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 0, 3, 1, 1, 0), store.counts(NS, "t"));
   }
 
   @Test
@@ -211,7 +211,7 @@ class PriorityStoreTest {
     store.transition(1, low, high);
     assertEquals(offsets(1, 2), offsetsOf(store.readyHead(NS, "t", 10)));
     assertEquals(-10, store.get(1).getItem().getPriority());
-    assertEquals(new TopicCounts(NS, "t", 2, 0, 0, 0), store.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 2, 0, 0, 0, 0), store.counts(NS, "t"));
   }
 
   @Test
@@ -220,7 +220,7 @@ class PriorityStoreTest {
     put(2, ready(NS, "u", 0, 0));
     remove(1);
     assertEquals(List.of("u"), store.topics(NS).stream().map(TopicCounts::topic).toList());
-    assertEquals(new TopicCounts(NS, "t", 0, 0, 0, 0), store.counts(NS, "t"));
+    assertEquals(new TopicCounts(NS, "t", 0, 0, 0, 0, 0), store.counts(NS, "t"));
   }
 
   @Test

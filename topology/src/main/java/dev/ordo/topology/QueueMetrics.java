@@ -26,6 +26,10 @@ public final class QueueMetrics {
   /** At-most-once items dropped: their lease ran out, or they were nacked or released. */
   public static final String AT_MOST_ONCE_DROPPED = "at_most_once.dropped";
   public static final String TTL_EXPIRED = "ttl.expired";
+  /** Items that arrived over their namespace's admission rate or backlog limit and wait in OVERFLOW. */
+  public static final String OVERFLOWED = "overflow.entered";
+  /** Items admitted from OVERFLOW. */
+  public static final String ADMITTED = "overflow.admitted";
   public static final String DEAD_LETTERED = "dead_lettered";
   public static final String MALFORMED = "malformed";
   public static final String PARKED = "parked";

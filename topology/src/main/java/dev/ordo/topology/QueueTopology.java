@@ -3,6 +3,7 @@ package dev.ordo.topology;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.internal.CommitHook;
+import dev.ordo.topology.internal.LoadStore;
 import dev.ordo.topology.internal.NamespaceStore;
 import dev.ordo.topology.internal.Out;
 import dev.ordo.topology.internal.QueueProcessor;
@@ -56,6 +57,11 @@ public final class QueueTopology {
             Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled(),
         "namespaces", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.namespaces(),
         "namespaces-updater", NamespaceStore.Updater::new);
+    // Every partition's counts and arrival rates: each partition's share of a namespace's limits.
+    topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(LoadStore.NAME),
+            Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled(),
+        "topic-load", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.topicStats(),
+        "topic-load-updater", LoadStore.Updater::new);
     return topology;
   }
 

@@ -30,6 +30,7 @@ import dev.ordo.topology.internal.NamespaceStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -153,6 +154,54 @@ class QueueTopologyTest {
     assertEquals(DeliverySemantics.AT_LEAST_ONCE, after.get(0).getSemantics());
     assertEquals(q.now() + 30_000, after.get(0).getLeaseExpiresAt(), "the server's lease");
     assertTrue(q.deadLetters().isEmpty());
+  }
+
+  @Test
+  void itemsOverTheAdmissionRateWaitInOverflowVisibleInTheStatsAndAreAdmittedInArrivalOrder() {
+    try (QueueDriver d = new QueueDriver(Map.of(QueueConfig.STATS_MS_CONFIG, 100L))) {
+      d.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)
+          .setAdmissionRate(new dev.ordo.schema.Rate(10.0, 2L)).build());
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        ids.add(d.enqueue(item("adm", 5).build()));
+      }
+      d.advance(Duration.ofMillis(100)); // the stats go out: 2 admitted at once, at most 1 since
+      TopicStats stats = d.stats().get(0).getValue();
+      assertEquals(12, stats.getReady() + stats.getOverflow(), "nothing dropped: " + stats);
+      assertTrue(stats.getOverflow() >= 9 && stats.getOverflow() <= 10, "waiting in OVERFLOW: " + stats);
+      assertTrue(stats.getArrivalsPerSecond() > 0, "the arrival rate is published: " + stats);
+
+      d.advance(Duration.ofMillis(900));
+      d.demand(ALICE, "adm", 100);
+      List<DeliveredItem> first = d.delivered();
+      assertTrue(first.size() >= 11, "after 1 s at 10/s with a burst of 2: " + first.size());
+      List<String> order = new ArrayList<>(ids(first));
+      d.advance(Duration.ofMillis(200));
+      order.addAll(ids(d.delivered()));
+      assertEquals(ids, order, "admitted in arrival order");
+    }
+  }
+
+  @Test
+  void overflowIsAdmittedAtTheRateWhileADemandWaits() {
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)
+        .setAdmissionRate(new dev.ordo.schema.Rate(5.0, 1L)).build());
+    q.demand(ALICE, "slow", 100);
+    for (int i = 0; i < 6; i++) {
+      q.enqueue(item("slow", 0).build());
+    }
+    assertEquals(1, q.delivered().size(), "the burst of one goes at once");
+    q.advance(Duration.ofMillis(200));
+    assertEquals(1, q.delivered().size(), "one more per 200 ms");
+    q.advance(Duration.ofMillis(400));
+    assertEquals(2, q.delivered().size());
+    q.policy("ns", null); // no policy: what waits is admitted at once
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+    assertEquals(2, q.delivered().size(), "the rest");
+    q.advance(Duration.ofMillis(1_000));
+    q.stats();
+    q.enqueue(item("slow", 0).build());
+    assertEquals(1, q.delivered().size());
   }
 
   @Test

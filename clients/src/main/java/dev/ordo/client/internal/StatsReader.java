@@ -11,22 +11,37 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A thread that keeps a {@link StatsView} up to date with its own consumer. */
+/**
+ * A thread that keeps a {@link StatsView} (and, when given, the {@link PolicyLimits} of the namespace
+ * policies) up to date with its own consumer.
+ */
 public final class StatsReader implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StatsReader.class);
   private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
 
   private final StatsView view;
+  private final PolicyLimits limits;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Thread thread;
   private volatile boolean running = true;
 
   public StatsReader(StatsView view, Map<String, Object> consumerConfigs, String threadName) {
+    this(view, null, consumerConfigs, threadName);
+  }
+
+  /** @param limits the policy limits to keep up too, or null */
+  public StatsReader(StatsView view, PolicyLimits limits, Map<String, Object> consumerConfigs, String threadName) {
     this.view = view;
+    this.limits = limits;
     this.consumer = new KafkaConsumer<>(consumerConfigs);
     List<TopicPartition> parts = view.partitions(consumer, METADATA_TIMEOUT);
-    consumer.assign(parts);
-    consumer.seekToBeginning(parts);
+    List<TopicPartition> all = new java.util.ArrayList<>(parts);
+    if (limits != null) {
+      consumer.partitionsFor(limits.topic(), METADATA_TIMEOUT)
+          .forEach(p -> all.add(new TopicPartition(p.topic(), p.partition())));
+    }
+    consumer.assign(all);
+    consumer.seekToBeginning(all);
     view.start(consumer, parts, METADATA_TIMEOUT);
     this.thread = new Thread(this::run, threadName);
     this.thread.setDaemon(true);
@@ -42,7 +57,11 @@ public final class StatsReader implements AutoCloseable {
       while (running) {
         try {
           for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-            view.apply(r);
+            if (limits != null && r.topic().equals(limits.topic())) {
+              limits.apply(r);
+            } else {
+              view.apply(r);
+            }
           }
           view.checkCaughtUp(consumer);
         } catch (WakeupException e) {

@@ -37,6 +37,7 @@ public final class StatsView {
   private final Map<String, Long> reserved = new ConcurrentHashMap<>();
   private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
   private Map<TopicPartition, Long> endOffsets = Map.of();
+  private final Object changed = new Object();
 
   public StatsView(String topic) {
     this.topic = topic;
@@ -66,6 +67,29 @@ public final class StatsView {
   }
 
   public void apply(ConsumerRecord<byte[], byte[]> record) {
+    try {
+      take(record);
+    } finally {
+      synchronized (changed) {
+        changed.notifyAll();
+      }
+    }
+  }
+
+  /**
+   * Waits until a stats record arrives or {@code ms} pass, whichever is first (a producer held by a
+   * full backlog looks again when the counts change).
+   */
+  public void awaitChange(long ms) throws InterruptedException {
+    if (ms <= 0) {
+      return;
+    }
+    synchronized (changed) {
+      changed.wait(ms);
+    }
+  }
+
+  private void take(ConsumerRecord<byte[], byte[]> record) {
     String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
     if (key == null) {
       return;
@@ -109,11 +133,12 @@ public final class StatsView {
       if (!s.getNamespace().equals(namespace)) {
         continue;
       }
-      long[] c = sums.computeIfAbsent(s.getTopic(), t -> new long[4]);
+      long[] c = sums.computeIfAbsent(s.getTopic(), t -> new long[5]);
       c[0] += s.getReady();
       c[1] += s.getDelayed();
       c[2] += s.getLeased();
       c[3] += s.getParked();
+      c[4] += s.getOverflow();
       if (s.getHeadPriority() != null) {
         heads.merge(s.getTopic(), s.getHeadPriority(), Math::min);
       }
@@ -124,7 +149,7 @@ public final class StatsView {
     List<TopicActivity> out = new ArrayList<>();
     sums.forEach((t, c) -> {
       Long at = oldest.get(t);
-      out.add(new TopicActivity(namespace, t, c[0], c[1], c[2], c[3], heads.get(t),
+      out.add(new TopicActivity(namespace, t, c[0], c[1], c[2], c[3], c[4], heads.get(t),
           at == null ? null : Instant.ofEpochMilli(at),
           at == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - at))));
     });
@@ -168,12 +193,12 @@ public final class StatsView {
     return out;
   }
 
-  /** Items of the namespace not being worked on: ready, delayed and parked. */
+  /** Items of the namespace not being worked on: ready, delayed, parked and in OVERFLOW. */
   public long backlog(String namespace) {
     long n = 0;
     for (TopicStats s : stats.values()) {
       if (s.getNamespace().equals(namespace)) {
-        n += s.getReady() + s.getDelayed() + s.getParked();
+        n += s.getReady() + s.getDelayed() + s.getParked() + s.getOverflow();
       }
     }
     return n;

@@ -140,7 +140,7 @@ final class BatchApi {
         continue;
       }
       try {
-        pending.add(new Pending(null, producer.enqueue((EnqueueRequest) c), null));
+        pending.add(new Pending(null, producer.enqueue((EnqueueRequest) c, java.time.Duration.ZERO), null));
       } catch (PayloadTooLargeException e) {
         pending.add(Pending.refused(null, 413, e.getMessage()));
       }

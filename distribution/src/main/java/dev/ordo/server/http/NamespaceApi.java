@@ -18,14 +18,14 @@ import java.util.Set;
  * Namespace policies over HTTP (docs/http-api.md, "Namespace policies"):
  * {@code GET|PUT|DELETE /v1/namespaces/{ns}/policy}. A PUT replaces the whole policy; a field that
  * is out of range answers 400 naming it and writes nothing. The policy fields of later versions
- * (rates, backlog, group limits, sidelining) are refused by name until they are enforced, rather than
+ * (dispatch rate, group limits, sidelining) are refused by name until they are enforced, rather than
  * stored and ignored.
  */
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
       "dispatchRate", "groupConcurrency", "groupWeights", "sidelineAfterMs"));
-  static final Set<String> NOT_YET = Set.of("admissionRate", "maxBacklog", "dispatchRate", "groupConcurrency",
-      "groupWeights", "sidelineAfterMs");
+  static final Set<String> NOT_YET = Set.of("dispatchRate", "groupConcurrency", "groupWeights", "sidelineAfterMs");
+  static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
 
@@ -71,22 +71,52 @@ public final class NamespaceApi {
     JsonBody b = JsonBody.parse(body, FIELDS);
     for (String field : FIELDS) {
       if (NOT_YET.contains(field) && b.has(field)) {
-        throw new IllegalArgumentException(field + " is not supported yet: this server enforces defaults only"
-            + " (rates, backlog limits, group limits and sidelining come with later versions)");
+        throw new IllegalArgumentException(field + " is not supported yet: this server enforces defaults,"
+            + " admissionRate and maxBacklog (dispatch rates, group limits and sidelining come with later versions)");
       }
     }
+    NamespacePolicy.Defaults defaults = null;
     JsonNode node = b.node("defaults");
+    if (node != null) {
+      try {
+        JsonBody d = JsonBody.entry(node, DEFAULTS);
+        defaults = new NamespacePolicy.Defaults(d.millis("leaseMs", 1), d.millis("ttlMs", 1),
+            d.integer("maxAttempts", 1), d.bool("atMostOnce"), d.integer("maxPayloadBytes", 0));
+      } catch (IllegalArgumentException e) {
+        throw prefixed("defaults", e);
+      }
+    }
+    NamespacePolicy.Rate admission = rate(b, "admissionRate");
+    Long maxBacklog = b.number("maxBacklog", 1);
+    return new NamespacePolicy(defaults, admission, maxBacklog);
+  }
+
+  /** {@code {"perSecond": > 0, "burst": >= 1 (default: one second's worth)}}, or null when absent. */
+  private static NamespacePolicy.Rate rate(JsonBody b, String field) {
+    JsonNode node = b.node(field);
     if (node == null) {
-      return new NamespacePolicy(null);
+      return null;
     }
     try {
-      JsonBody d = JsonBody.entry(node, DEFAULTS);
-      return new NamespacePolicy(new NamespacePolicy.Defaults(d.millis("leaseMs", 1), d.millis("ttlMs", 1),
-          d.integer("maxAttempts", 1), d.bool("atMostOnce"), d.integer("maxPayloadBytes", 0)));
+      JsonBody r = JsonBody.entry(node, RATE);
+      JsonNode perSecond = r.node("perSecond");
+      if (perSecond == null) {
+        throw new IllegalArgumentException("perSecond is missing: items a second, e.g. {\"perSecond\": 100}");
+      }
+      if (!perSecond.isNumber()) {
+        throw new IllegalArgumentException("perSecond must be a number, got " + perSecond);
+      }
+      Long burst = r.number("burst", 1);
+      return burst == null ? NamespacePolicy.Rate.perSecond(perSecond.doubleValue())
+          : new NamespacePolicy.Rate(perSecond.doubleValue(), burst);
     } catch (IllegalArgumentException e) {
-      String m = e.getMessage();
-      throw new IllegalArgumentException(m.startsWith("defaults.") ? m : "defaults." + m, e);
+      throw prefixed(field, e);
     }
+  }
+
+  private static IllegalArgumentException prefixed(String field, IllegalArgumentException e) {
+    String m = e.getMessage();
+    return new IllegalArgumentException(m.startsWith(field + ".") ? m : field + "." + m, e);
   }
 
   static Map<String, Object> view(String ns, NamespacePolicy policy) {
@@ -102,6 +132,11 @@ public final class NamespaceApi {
       putIf(dm, "maxPayloadBytes", d.maxPayloadBytes());
       m.put("defaults", dm);
     }
+    if (policy.admissionRate() != null) {
+      m.put("admissionRate", Map.of("perSecond", policy.admissionRate().perSecond(), "burst",
+          policy.admissionRate().burst()));
+    }
+    putIf(m, "maxBacklog", policy.maxBacklog());
     return m;
   }
 

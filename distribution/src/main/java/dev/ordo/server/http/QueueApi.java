@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *   <li>201/200 when done; 400 {@code {"error"}} naming the bad field; 413 for a payload over the limit;</li>
  *   <li>for ack, nack and extend, the queue's outcome: 200 APPLIED, 409 STALE_LEASE, 404 UNKNOWN_ITEM,
  *       400 INVALID;</li>
- *   <li>429 when the namespace's backlog is full (only with a backlog limit configured);</li>
+ *   <li>429 with {@code Retry-After} when the namespace's backlog is at its policy's {@code maxBacklog}
+ *       (or the server's producer backlog limit);</li>
  *   <li>503 when Kafka cannot be reached, 504 when the queue did not answer in time (the command
  *       may still apply).</li>
  * </ul>
@@ -99,7 +100,7 @@ public final class QueueApi {
         r.header("x-request-id").orElse(null));
     CompletableFuture<ItemId> sent;
     try {
-      sent = producer.enqueue(request);
+      sent = producer.enqueue(request, Duration.ZERO); // a full backlog answers 429 at once
     } catch (PayloadTooLargeException e) {
       throw new ApiException(413, e.getMessage());
     }
@@ -318,7 +319,8 @@ public final class QueueApi {
         return handler.handle(request);
       } catch (ApiException e) {
         HttpResponse response = HttpResponse.error(e.status, e.getMessage());
-        return e.status == 503 ? response.withHeader("Retry-After", "1") : response;
+        // 503: Kafka is away; 429: the namespace's backlog is full, and its counts refresh every second.
+        return e.status == 503 || e.status == 429 ? response.withHeader("Retry-After", "1") : response;
       }
     };
   }

@@ -83,7 +83,14 @@ class NamespaceApiTest {
         {"{\"defaults\": {\"atMostOnce\": \"yes\"}}", "defaults.atMostOnce"},
         {"{\"defaults\": {\"leasems\": 5}}", "leasems"},
         {"{\"defaultz\": {}}", "defaultz"},
-        {"{\"admissionRate\": {\"perSecond\": 10, \"burst\": 5}}", "admissionRate is not supported yet"}}) {
+        {"{\"admissionRate\": {\"perSecond\": 0}}", "admissionRate.perSecond"},
+        {"{\"admissionRate\": {\"perSecond\": \"fast\"}}", "admissionRate.perSecond"},
+        {"{\"admissionRate\": {\"burst\": 5}}", "admissionRate.perSecond is missing"},
+        {"{\"admissionRate\": {\"perSecond\": 10, \"burst\": 0}}", "admissionRate.burst"},
+        {"{\"admissionRate\": {\"perSecond\": 10, \"bursts\": 3}}", "bursts"},
+        {"{\"maxBacklog\": 0}", "maxBacklog"},
+        {"{\"maxBacklog\": 1.5}", "maxBacklog"},
+        {"{\"defaults\": {\"ttlMs\": 1}, \"dispatchRate\": {\"perSecond\": 10}}", "dispatchRate is not supported yet"}}) {
       Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
       assertEquals(400, r.status(), c[0] + ": " + r.text());
       assertTrue(r.json().get("error").asText().contains(c[1]), c[0] + ": " + r.text());
@@ -93,5 +100,69 @@ class NamespaceApiTest {
     assertTrue(bad.json().get("error").asText().contains("namespace"), bad::text);
     assertEquals(60_000, server.get("/v1/namespaces/tenant-b/policy").json().get("defaults").get("ttlMs").asLong(),
         "the refused PUTs left the policy as it was");
+    assertFalse(server.get("/v1/namespaces/tenant-b/policy").json().has("admissionRate"));
+  }
+
+  @Test
+  void itemsOverTheAdmissionRateWaitInOverflowAndAreAllAdmitted() {
+    Reply put = server.put("/v1/namespaces/tenant-c/policy", "{\"admissionRate\": {\"perSecond\": 4, \"burst\": 1}}");
+    assertEquals(200, put.status(), put::text);
+    assertEquals(4.0, put.json().get("admissionRate").get("perSecond").asDouble());
+    assertEquals(1, put.json().get("admissionRate").get("burst").asLong());
+    await().atMost(Duration.ofSeconds(30)).until(() -> server.get("/v1/namespaces/tenant-c/policy").status() == 200);
+    for (int i = 0; i < 12; i++) {
+      Reply r = server.post("/v1/namespaces/tenant-c/topics/surge/items", Map.of("payload", "s" + i));
+      assertEquals(201, r.status(), r::text);
+    }
+    // The topic's stats show what waits; an item look-up shows its state.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      JsonNode topic = server.get("/v1/namespaces/tenant-c/topics").json().get("topics").get(0);
+      assertEquals(12, topic.get("ready").asLong() + topic.get("overflow").asLong(), topic::toString);
+      assertTrue(topic.get("overflow").asLong() > 0, topic::toString);
+    });
+    // At 4/s every item comes in within a few seconds, none lost, none twice.
+    java.util.Set<String> payloads = new java.util.HashSet<>();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (JsonNode item : server.post("/v1/namespaces/tenant-c/dequeue",
+          Map.of("topics", Map.of("surge", 12), "waitMs", 500)).json().get("items")) {
+        assertTrue(payloads.add(item.get("payload").asText()), "delivered twice: " + item);
+        server.post("/v1/items/" + item.get("id").asText() + "/ack", Map.of("lease", item.get("lease").asText()));
+      }
+      assertEquals(12, payloads.size());
+    });
+  }
+
+  @Test
+  void aFullBacklogAnswers429WithRetryAfterAndTheQueueKeepsWhatArrives() {
+    Reply put = server.put("/v1/namespaces/tenant-d/policy", "{\"maxBacklog\": 3}");
+    assertEquals(200, put.status(), put::text);
+    assertEquals(3, put.json().get("maxBacklog").asLong());
+    int accepted = 0;
+    Reply refused = null;
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (refused == null && System.nanoTime() < deadline) {
+      Reply r = server.post("/v1/namespaces/tenant-d/topics/jobs/items", Map.of("payload", "j" + accepted));
+      if (r.status() == 429) {
+        refused = r;
+      } else {
+        assertEquals(201, r.status(), r::text);
+        accepted++;
+        if (accepted >= 3) {
+          // The producer learns the counts from the stats, published every second.
+          await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(200))
+              .until(() -> server.get("/v1/namespaces/tenant-d/topics").json().get("topics").size() > 0);
+        }
+      }
+    }
+    assertTrue(refused != null, "no 429 after " + accepted + " items with a maxBacklog of 3");
+    assertEquals("1", refused.header("Retry-After"));
+    assertTrue(refused.json().get("error").asText().contains("tenant-d"), refused::text);
+    assertTrue(accepted >= 3, "the backlog filled first: " + accepted);
+    // Every accepted item is kept: READY up to the limit, the rest in OVERFLOW until room frees.
+    int kept = accepted;
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      JsonNode topic = server.get("/v1/namespaces/tenant-d/topics").json().get("topics").get(0);
+      assertEquals(kept, topic.get("ready").asLong() + topic.get("overflow").asLong(), topic::toString);
+    });
   }
 }

@@ -3,13 +3,15 @@ package dev.ordo.store.internal;
 import java.nio.ByteBuffer;
 
 /**
- * Per-topic counts: {@code [0x40][namespace][0x00][topic][0x00]} → four big-endian longs (ready,
- * delayed, leased, parked). Kept in the store, so they survive restarts and move with the task;
- * deleted when all four reach zero. A prefix scan of {@code [0x40][namespace][0x00]} lists a
+ * Per-topic counts: {@code [0x40][namespace][0x00][topic][0x00]} → five big-endian longs (ready,
+ * delayed, leased, parked, overflow; a value of four written before OVERFLOW existed reads as no
+ * overflow). Kept in the store, so they survive restarts and move with the task; deleted when all
+ * reach zero. A prefix scan of {@code [0x40][namespace][0x00]} lists a
  * namespace's active topics.
  */
 public final class CountsKeySchema {
-  public static final int VALUE_SIZE = 4 * 8;
+  public static final int STATES = 5;
+  public static final int VALUE_SIZE = STATES * 8;
 
   private CountsKeySchema() {}
 
@@ -35,12 +37,20 @@ public final class CountsKeySchema {
     return NameKey.decode(buf);
   }
 
-  public static byte[] value(long ready, long delayed, long leased, long parked) {
-    return ByteBuffer.allocate(VALUE_SIZE).putLong(ready).putLong(delayed).putLong(leased).putLong(parked).array();
+  public static byte[] value(long[] counts) {
+    ByteBuffer buf = ByteBuffer.allocate(VALUE_SIZE);
+    for (int i = 0; i < STATES; i++) {
+      buf.putLong(counts[i]);
+    }
+    return buf.array();
   }
 
   public static long[] counts(byte[] value) {
     ByteBuffer buf = ByteBuffer.wrap(value);
-    return new long[] {buf.getLong(), buf.getLong(), buf.getLong(), buf.getLong()};
+    long[] out = new long[STATES];
+    for (int i = 0; i < STATES && buf.remaining() >= 8; i++) {
+      out[i] = buf.getLong();
+    }
+    return out;
   }
 }

@@ -9,6 +9,7 @@ public final class KeyFamily {
   public static final byte READY = 0x20;
   public static final byte AGE = 0x28;
   public static final byte TIMER = 0x30;
+  public static final byte OVERFLOW = 0x38;
   public static final byte COUNTS = 0x40;
   /**
    * Bookkeeping of the index store's consistency with the item table: {@code [0x50]['i']} in the
@@ -17,7 +18,7 @@ public final class KeyFamily {
   public static final byte META = 0x50;
 
   /** The families derived from the item table: the ones the index store holds. */
-  public static final byte[] INDEX_FAMILIES = {READY, AGE, TIMER, COUNTS};
+  public static final byte[] INDEX_FAMILIES = {READY, AGE, TIMER, OVERFLOW, COUNTS};
 
   private KeyFamily() {}
 }

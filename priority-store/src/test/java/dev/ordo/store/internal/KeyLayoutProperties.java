@@ -234,17 +234,34 @@ class KeyLayoutProperties {
   }
 
   @Property(seed = "42")
-  void countValuesRoundTrip(@ForAll("longs") long a, @ForAll("longs") long b, @ForAll("longs") long c, @ForAll("longs") long d) {
-    byte[] value = CountsKeySchema.value(a, b, c, d);
+  void countValuesRoundTrip(@ForAll("longs") long a, @ForAll("longs") long b, @ForAll("longs") long c,
+      @ForAll("longs") long d, @ForAll("longs") long e) {
+    byte[] value = CountsKeySchema.value(new long[] {a, b, c, d, e});
     assertEquals(CountsKeySchema.VALUE_SIZE, value.length);
-    assertArrayEquals(new long[] {a, b, c, d}, CountsKeySchema.counts(value));
+    assertArrayEquals(new long[] {a, b, c, d, e}, CountsKeySchema.counts(value));
+    // A value written before OVERFLOW existed: four counts, no overflow.
+    byte[] old = java.util.Arrays.copyOf(value, 4 * 8);
+    assertArrayEquals(new long[] {a, b, c, d, 0}, CountsKeySchema.counts(old));
+  }
+
+  /** Overflow keys of a namespace sort by offset and stay inside the namespace's prefix. */
+  @Property(seed = "42")
+  void overflowKeysSortByOffsetWithinTheirNamespace(@ForAll("names") String ns, @ForAll("names") String other,
+      @ForAll("longs") long o1, @ForAll("longs") long o2) {
+    byte[] p = OverflowKeySchema.prefix(ns);
+    byte[] k1 = OverflowKeySchema.key(p, o1);
+    assertEquals(Long.signum(Long.compare(o1, o2)), Integer.signum(OrderedBytes.compare(k1, OverflowKeySchema.key(p, o2))));
+    assertEquals(o1, OverflowKeySchema.offset(k1));
+    assertTrue(OrderedBytes.compare(k1, OverflowKeySchema.upperBound(p)) <= 0);
+    assertEquals(ns.equals(other), startsWith(k1, OverflowKeySchema.prefix(other)));
   }
 
   // ---- families ----
 
   @Example
   void familiesAreDistinctAndEveryLayoutStartsWithItsOwn() {
-    byte[] families = {KeyFamily.ITEM, KeyFamily.READY, KeyFamily.AGE, KeyFamily.TIMER, KeyFamily.COUNTS};
+    byte[] families = {KeyFamily.ITEM, KeyFamily.READY, KeyFamily.AGE, KeyFamily.TIMER, KeyFamily.OVERFLOW,
+        KeyFamily.COUNTS};
     Set<Byte> seen = new HashSet<>();
     for (byte f : families) {
       assertTrue(seen.add(f), "family byte used twice: " + f);
@@ -253,6 +270,7 @@ class KeyLayoutProperties {
     assertEquals(KeyFamily.READY, ReadyKeySchema.prefix("n", "t")[0]);
     assertEquals(KeyFamily.AGE, AgeKeySchema.prefix("n", "t")[0]);
     assertEquals(KeyFamily.TIMER, TimerKeySchema.prefix(TimerKind.DUE.code)[0]);
+    assertEquals(KeyFamily.OVERFLOW, OverflowKeySchema.prefix("n")[0]);
     assertEquals(KeyFamily.COUNTS, CountsKeySchema.key("n", "t")[0]);
     // A family's upper bound stays below the next family: no range of one reaches into another.
     assertTrue(OrderedBytes.compare(ReadyKeySchema.upperBound(ReadyKeySchema.prefix("\uFFFF", "\uFFFF")),

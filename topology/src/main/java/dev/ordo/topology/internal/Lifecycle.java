@@ -19,6 +19,7 @@ import java.util.List;
  *   <li>READY: in the ready index, waiting for demand;</li>
  *   <li>DELAYED: waiting in the timer index for {@code readyAt};</li>
  *   <li>PARKED: travelling the delay tiers until a re-entry brings it back near {@code readyAt};</li>
+ *   <li>OVERFLOW: over its namespace's admission rate or backlog limit, waiting to be admitted;</li>
  *   <li>LEASED: handed to a consumer until {@code leaseExpiresAt}; ack deletes it, nack or lease
  *       expiry sends it back (or to the dead letters), extend pushes the expiry out.</li>
  * </ul>
@@ -70,6 +71,19 @@ public final class Lifecycle {
     }
     ItemState state = dueAt - now >= parkAfterMs ? ItemState.PARKED : ItemState.DELAYED;
     return copy(s).setState(state).setReadyAt(dueAt).build();
+  }
+
+  /**
+   * An item that arrived over its namespace's admission rate or backlog limit: kept as it is, due
+   * time included, but not dispatchable until {@link #admitted}.
+   */
+  public static StoredItem overflow(StoredItem s) {
+    return copy(s).setState(ItemState.OVERFLOW).build();
+  }
+
+  /** An OVERFLOW item admitted: READY when its due time has passed (keeping it), else DELAYED or PARKED. */
+  public static StoredItem admitted(StoredItem s, long now, long parkAfterMs) {
+    return waitUntil(s, s.getReadyAt(), now, parkAfterMs);
   }
 
   /** A DELAYED item whose time came. */

@@ -64,6 +64,11 @@ public final class QueuePlanner {
   private final SplittableRandom random;
   private final Policies policies;
   private final DemandBook demands = new DemandBook();
+  private final ArrivalRates arrivals = new ArrivalRates();
+  private final Admission admission;
+  /** When the arrival rates were last pruned. */
+  private long prunedAt = Long.MIN_VALUE;
+  private static final long PRUNE_EVERY_MS = 10_000;
   /** The rules last made from a namespace's policy, by namespace (remade when its policy object changes). */
   private final Map<String, RulesOf> rules = new HashMap<>();
 
@@ -71,15 +76,18 @@ public final class QueuePlanner {
 
   /** A planner without namespace policies. */
   public QueuePlanner(Settings settings, int partition, SplittableRandom random) {
-    this(settings, partition, random, Policies.NONE);
+    this(settings, partition, random, Policies.NONE, NamespaceLoad.NONE);
   }
 
   /**
    * @param random the source of lease IDs (seeded in simulations)
    * @param policies the namespace policies in force (read, never written)
+   * @param load what the other partitions report of each namespace (for shares of its limits)
    */
-  public QueuePlanner(Settings settings, int partition, SplittableRandom random, Policies policies) {
+  public QueuePlanner(Settings settings, int partition, SplittableRandom random, Policies policies,
+      NamespaceLoad load) {
     this.policies = policies;
+    this.admission = new Admission(partition, load, arrivals);
     this.settings = settings;
     this.defaults = settings.defaults();
     this.router = settings.tiers().isEmpty() ? null : new TierRouter(settings.tiers(), Duration.ZERO);
@@ -111,6 +119,11 @@ public final class QueuePlanner {
     return known.rules();
   }
 
+  /** Items of the topic arriving on this partition a second, recently (published with its stats). */
+  public double arrivalsPerSecond(String namespace, String topic, long now) {
+    return arrivals.perSecond(namespace, topic, now);
+  }
+
   /** Drops lapsed demand; for timer runs that cannot dispatch (the index is being rebuilt). */
   public void expireDemands(long now) {
     demands.expire(now);
@@ -120,8 +133,8 @@ public final class QueuePlanner {
 
   /**
    * A new item read at {@code offset} of the items topic, appended at {@code appendedAt}: refused,
-   * dropped (its time to live already passed), leased at once to an open demand, or stored READY,
-   * DELAYED or PARKED.
+   * dropped (its time to live already passed), kept in OVERFLOW (over its namespace's admission
+   * rate or backlog limit), leased at once to an open demand, or stored READY, DELAYED or PARKED.
    */
   public Effects onItem(long offset, long appendedAt, Item item, QueueView view, long now) {
     Plan plan = new Plan(view, now, false);
@@ -143,6 +156,12 @@ public final class QueuePlanner {
       return plan.effects;
     }
     plan.effects.count(QueueMetrics.ENQUEUED);
+    arrivals.arrived(item.getNamespace(), item.getTopic(), now);
+    if (ns.limitsAdmission() && !admission.admitArrival(item.getNamespace(), ns, view, now)) {
+      plan.effects.count(QueueMetrics.OVERFLOWED);
+      plan.change(offset, null, Lifecycle.overflow(stored));
+      return plan.effects;
+    }
     if (stored.getState() == ItemState.READY && !view.rebuilding() && plan.leaseOnArrival(offset, stored)) {
       return plan.effects;
     }
@@ -203,8 +222,15 @@ public final class QueuePlanner {
 
   // ---- timers and dispatch ----
 
-  /** A timer run: lapsed demand dropped, due TTLs, delays and lease expiries fired (at most a batch of each). */
+  /**
+   * A timer run: lapsed demand dropped, due TTLs, delays and lease expiries fired, and OVERFLOW items
+   * admitted as their namespaces' rates and backlog limits allow (at most a batch of each).
+   */
   public Effects onTimers(QueueView view, long now) {
+    if (now - prunedAt >= PRUNE_EVERY_MS) {
+      arrivals.prune(now);
+      prunedAt = now;
+    }
     demands.expire(now);
     Plan plan = new Plan(view, now, false);
     int batch = settings.timerBatch();
@@ -234,7 +260,28 @@ public final class QueuePlanner {
       plan.effects.count(QueueMetrics.LEASE_EXPIRED);
       plan.apply(t.offset(), item, Lifecycle.leaseExpired(item, now, settings.redeliveryDelayMs(), defaults.parkAfterMs()));
     }
+    if (!view.rebuilding()) {
+      admitOverflow(plan, batch);
+    }
     return plan.effects;
+  }
+
+  /** Admits OVERFLOW items, oldest first per namespace, as many as the namespace's limits allow now. */
+  private void admitOverflow(Plan plan, int batch) {
+    for (String namespace : new ArrayList<>(plan.view.overflowNamespaces())) {
+      long n = admission.admittable(namespace, rules(namespace), plan.view, plan.now, batch);
+      if (n <= 0) {
+        continue;
+      }
+      for (long offset : plan.view.overflowHead(namespace, (int) n)) {
+        StoredItem item = plan.get(offset);
+        if (item == null || item.getState() != ItemState.OVERFLOW) {
+          continue; // its time to live ran out in this timer run
+        }
+        plan.change(offset, item, Lifecycle.admitted(item, plan.now, defaults.parkAfterMs()));
+        plan.effects.count(QueueMetrics.ADMITTED);
+      }
+    }
   }
 
   /**

@@ -79,6 +79,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private QueuePlanner planner;
   /** Topics whose stats are due at the next publication. */
   private final Set<List<String>> dirtyTopics = new LinkedHashSet<>();
+  /** How often the stats of topics of namespaces with admission limits go out (at most). */
+  private static final long LIMITED_STATS_MS = 100;
+  private long statsMs;
+  private long statsPublishedAt = Long.MIN_VALUE / 2;
   /** Topics that got ready items since the last dispatch (kept while the index is rebuilt). */
   private final Set<List<String>> readyTopics = new LinkedHashSet<>();
   /**
@@ -140,7 +144,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.store = opened;
     this.partition = context.taskId().partition();
     this.planner = new QueuePlanner(settings, partition, new SplittableRandom(),
-        new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs));
+        new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs),
+        new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs));
     if (!store.openIndex()) {
       rebuildStarted = System.nanoTime();
       stepRebuild(); // a new or small partition is done at once
@@ -151,8 +156,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     context.schedule(Duration.ofMillis(config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG)),
         PunctuationType.WALL_CLOCK_TIME, this::onTimers);
-    context.schedule(Duration.ofMillis(config.getLong(QueueConfig.STATS_MS_CONFIG)),
-        PunctuationType.WALL_CLOCK_TIME, this::publishStats);
+    statsMs = config.getLong(QueueConfig.STATS_MS_CONFIG);
+    context.schedule(Duration.ofMillis(Math.min(statsMs, LIMITED_STATS_MS)), PunctuationType.WALL_CLOCK_TIME,
+        this::publishStats);
   }
 
   /** A new generation of the store, once a record or punctuation lets the item table be written. */
@@ -344,13 +350,28 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   // ---- stats ----
 
+  /**
+   * Publishes the changed topics' stats: every {@code ordo.stats.interval.ms}, and every
+   * {@link #LIMITED_STATS_MS} for the topics of namespaces with an admission rate or backlog limit,
+   * whose stats are how the other partitions learn their share (a surge spread over the partitions
+   * would otherwise get the whole rate on each of them until the next publication).
+   */
   private void publishStats(long now) {
     if (dirtyTopics.isEmpty() || store.rebuilding()) {
       return;
     }
-    for (List<String> nsTopic : dirtyTopics) {
+    boolean all = now - statsPublishedAt >= statsMs;
+    if (all) {
+      statsPublishedAt = now;
+    }
+    for (java.util.Iterator<List<String>> it = dirtyTopics.iterator(); it.hasNext(); ) {
+      List<String> nsTopic = it.next();
       String ns = nsTopic.get(0);
       String topic = nsTopic.get(1);
+      if (!all && !planner.rules(ns).limitsAdmission()) {
+        continue;
+      }
+      it.remove();
       byte[] key = (ns + "/" + topic + "/" + partition).getBytes(StandardCharsets.UTF_8);
       TopicCounts c = store.counts(ns, topic);
       byte[] value = null;
@@ -359,6 +380,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         value = OrdoSerdes.TOPIC_STATS.encode(TopicStats.newBuilder()
             .setNamespace(ns).setTopic(topic).setPartition(partition)
             .setReady(c.ready()).setDelayed(c.delayed()).setLeased(c.leased()).setParked(c.parked())
+            .setOverflow(c.overflow())
+            .setArrivalsPerSecond(planner.arrivalsPerSecond(ns, topic, now))
             .setHeadPriority(head.isEmpty() ? null : head.get(0).priority())
             .setOldestReadyAt(store.oldestReadyAt(ns, topic))
             .setUpdatedAt(now)
@@ -366,7 +389,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       }
       context.forward(new Record<>(new Out(topics.topicStats(), null, key), value, now));
     }
-    dirtyTopics.clear();
   }
 
   // ---- output ----

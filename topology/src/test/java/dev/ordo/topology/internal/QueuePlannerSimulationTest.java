@@ -517,7 +517,7 @@ class QueuePlannerSimulationTest {
     return Command.newBuilder().setRequester(r).setSentAt(now).setBody(body).setUrgent(false).build();
   }
 
-  private static PriorityStore newStore() {
+  static PriorityStore newStore() {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ordo-planner-simulation");
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");

@@ -61,7 +61,7 @@ import org.junit.jupiter.api.Test;
 class InstanceKilledMidwayTest {
   private static final int PARTITIONS = 4;
   private static final int ITEMS = 10_000;
-  private final ClusterTopics topics = new ClusterTopics("crash");
+  private ClusterTopics topics = new ClusterTopics("crash");
 
   @Test
   void everyItemIsAckedAndNoAtMostOnceItemIsSeenTwiceWhenAnInstanceIsKilled(RealKafka kafka) throws Exception {
@@ -69,7 +69,7 @@ class InstanceKilledMidwayTest {
     kafka.createTopics(1, topics.namespaces());
     Path dir = Files.createTempDirectory("ordo-crash");
 
-    Process victim = startInstanceProcess(kafka.bootstrapServers(), dir.resolve("victim"));
+    Process victim = startInstanceProcess(kafka.bootstrapServers(), dir.resolve("victim"), "crash");
     try (QueueService survivor = new QueueService(
             Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                 StreamsConfig.STATE_DIR_CONFIG, dir.resolve("survivor").toString()),
@@ -125,10 +125,76 @@ class InstanceKilledMidwayTest {
     }
   }
 
-  private Process startInstanceProcess(String bootstrap, Path stateDir) throws Exception {
+  /**
+   * Items wait in OVERFLOW under a namespace's admission rate (1,500 items at 150/s) when one of two
+   * instances is killed: the survivor takes over its partitions' overflow from the changelog and
+   * admits it all; every item is acked, and none is delivered twice unless it was already out when
+   * the instance died.
+   */
+  @Test
+  void itemsInOverflowAreAllAdmittedAfterTheirInstanceIsKilled(RealKafka kafka) throws Exception {
+    topics = new ClusterTopics("crash-overflow");
+    int items = 1_500;
+    kafka.createTopics(PARTITIONS, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats());
+    kafka.createTopics(1, topics.namespaces());
+    Path dir = Files.createTempDirectory("ordo-crash-overflow");
+    try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
+      producer.send(new ProducerRecord<>(topics.namespaces(), "ns".getBytes(StandardCharsets.UTF_8),
+          OrdoSerdes.NAMESPACE_POLICY.encode(dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace("ns")
+              .setAdmissionRate(new dev.ordo.schema.Rate(150.0, 10L)).setUpdatedAt(System.currentTimeMillis()).build())))
+          .get(30, TimeUnit.SECONDS);
+      Process victim = startInstanceProcess(kafka.bootstrapServers(), dir.resolve("victim"), "crash-overflow");
+      try (QueueService survivor = new QueueService(
+          Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+              StreamsConfig.STATE_DIR_CONFIG, dir.resolve("survivor").toString()),
+          Map.of(QueueConfig.CLUSTER_CONFIG, "crash-overflow"), PARTITIONS)) {
+        survivor.start();
+        Set<String> enqueued = ConcurrentHashMap.newKeySet();
+        List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+        for (int i = 0; i < items; i++) {
+          Item item = Item.newBuilder().setNamespace("ns").setTopic("t").setPriority(0)
+              .setPayload(ByteBuffer.wrap(("item-" + i).getBytes(StandardCharsets.UTF_8)))
+              .setLeaseDurationMs(5_000L).setMaxAttempts(100).build();
+          sends.add(producer.send(new ProducerRecord<>(topics.items(), i % PARTITIONS, null, OrdoSerdes.ITEM.encode(item))));
+        }
+        for (java.util.concurrent.Future<RecordMetadata> f : sends) {
+          RecordMetadata m = f.get(30, TimeUnit.SECONDS);
+          enqueued.add(m.partition() + "-" + m.offset());
+        }
+        try (AckingClient client = new AckingClient(kafka, producer)) {
+          client.start();
+          await().atMost(Duration.ofSeconds(60)).until(() -> client.acked.size() >= 100);
+          victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+          long killedAt = System.currentTimeMillis();
+          // What the victim committed before it died is out: wait until the client has read it all.
+          Map<TopicPartition, Long> committedAtKill = client.lastStableOffsets(kafka);
+          await().atMost(Duration.ofSeconds(30)).until(() -> client.hasRead(committedAtKill));
+          Set<String> outAtKill = Set.copyOf(client.delivered.keySet());
+          assertTrue(outAtKill.size() < items / 2, "most items still waited in OVERFLOW at the kill: "
+              + outAtKill.size() + " delivered");
+
+          await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+              .until(() -> client.acked.containsAll(enqueued));
+          for (Map.Entry<String, Integer> e : client.delivered.entrySet()) {
+            assertTrue(enqueued.contains(e.getKey()), "delivered an item never enqueued: " + e.getKey());
+            assertTrue(e.getValue() == 1 || outAtKill.contains(e.getKey()),
+                "item " + e.getKey() + " delivered " + e.getValue() + " times, though it waited in OVERFLOW at the kill: "
+                    + client.log.get(e.getKey()) + " killed at " + killedAt % 100_000);
+          }
+          assertTrue(survivor.metrics().get(QueueMetrics.ADMITTED) > 0, "the survivor admitted overflow");
+          System.out.printf("overflow failover: %d items, %d delivered at the kill, all acked; survivor admitted %d%n",
+              items, outAtKill.size(), survivor.metrics().get(QueueMetrics.ADMITTED));
+        }
+      } finally {
+        victim.destroyForcibly();
+      }
+    }
+  }
+
+  private Process startInstanceProcess(String bootstrap, Path stateDir, String cluster) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-        QueueInstanceMain.class.getName(), bootstrap, stateDir.toString(), String.valueOf(PARTITIONS))
+        QueueInstanceMain.class.getName(), bootstrap, stateDir.toString(), String.valueOf(PARTITIONS), cluster)
         .redirectErrorStream(true)
         .start();
     CountDownLatch started = new CountDownLatch(1);
@@ -161,6 +227,9 @@ class InstanceKilledMidwayTest {
     final Map<String, Integer> delivered = new ConcurrentHashMap<>();
     final Set<String> acked = ConcurrentHashMap.newKeySet();
     final List<String> duplicateAtMostOnce = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final Map<String, List<String>> log = new ConcurrentHashMap<>();
+    /** Where the client's consumer stands, after its last poll. */
+    private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     private final KafkaProducer<byte[], byte[]> producer;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -200,10 +269,13 @@ class InstanceKilledMidwayTest {
           nextDemand = now + 300;
           rounds.incrementAndGet();
         }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
+        var polled = consumer.poll(Duration.ofMillis(50));
+        for (ConsumerRecord<byte[], byte[]> r : polled) {
           Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
           for (DeliveredItem item : dev.ordo.api.Deliveries.items(d)) {
             Integer before = delivered.merge(item.getItemId(), 1, Integer::sum) - 1;
+            log.computeIfAbsent(item.getItemId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(System.currentTimeMillis() % 100_000 + " leased attempt " + item.getAttempt() + " " + item.getLeaseId());
             if (before > 0 && item.getSemantics() == DeliverySemantics.AT_MOST_ONCE) {
               duplicateAtMostOnce.add(item.getItemId());
             }
@@ -211,11 +283,36 @@ class InstanceKilledMidwayTest {
             Command ack = new Command(new Requester("tester", partition), now, new Ack(item.getItemId(), item.getLeaseId()), false);
             producer.send(new ProducerRecord<>(topics.commands(), partition, null, OrdoSerdes.COMMAND.encode(ack)));
           }
+          if (d.getBody() instanceof Outcome o) {
+            log.computeIfAbsent(o.getItemId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(System.currentTimeMillis() % 100_000 + " " + o.getCommand() + " " + o.getResult() + " " + o.getDetail());
+          }
           if (d.getBody() instanceof Outcome o && o.getResult() == OutcomeResult.APPLIED) {
             acked.add(o.getItemId());
           }
         }
+        for (TopicPartition tp : consumer.assignment()) {
+          positions.put(tp, consumer.position(tp));
+        }
       }
+    }
+
+    /** The deliveries topic's last stable offsets now: what a read_committed consumer can read. */
+    Map<TopicPartition, Long> lastStableOffsets(RealKafka kafka) {
+      Properties props = kafka.clientProperties();
+      props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+          new ByteArrayDeserializer())) {
+        List<TopicPartition> parts = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+          parts.add(new TopicPartition(topics.deliveries(), p));
+        }
+        return c.endOffsets(parts, Duration.ofSeconds(30));
+      }
+    }
+
+    boolean hasRead(Map<TopicPartition, Long> offsets) {
+      return offsets.entrySet().stream().allMatch(e -> positions.getOrDefault(e.getKey(), 0L) >= e.getValue());
     }
 
     @Override

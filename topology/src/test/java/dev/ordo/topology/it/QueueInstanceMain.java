@@ -12,9 +12,10 @@ public final class QueueInstanceMain {
     String bootstrap = args[0];
     String stateDir = args[1];
     int partitions = Integer.parseInt(args[2]);
+    String cluster = args.length > 3 ? args[3] : "crash";
     QueueService service = new QueueService(
         Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, StreamsConfig.STATE_DIR_CONFIG, stateDir),
-        Map.of(QueueConfig.CLUSTER_CONFIG, "crash"), partitions);
+        Map.of(QueueConfig.CLUSTER_CONFIG, cluster), partitions);
     service.start();
     System.out.println("STARTED");
     new CountDownLatch(1).await();

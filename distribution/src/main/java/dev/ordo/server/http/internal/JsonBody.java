@@ -164,6 +164,11 @@ public final class JsonBody {
     return (int) v;
   }
 
+  /** A whole number (a count) of at least {@code min}, or null when absent. */
+  public Long number(String field, long min) {
+    return millis(field, min);
+  }
+
   /** A duration in milliseconds, at least {@code min} (0: "must not be negative"), or null when absent. */
   public Long millis(String field, long min) {
     JsonNode n = node(field);

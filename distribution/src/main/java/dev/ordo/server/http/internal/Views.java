@@ -107,6 +107,7 @@ public final class Views {
     m.put("delayed", t.delayed());
     m.put("leased", t.leased());
     m.put("parked", t.parked());
+    m.put("overflow", t.overflow());
     m.put("headPriority", t.headPriority());
     m.put("oldestReadyAgeMs", t.oldestReadyAge() == null ? 0 : t.oldestReadyAge().toMillis());
     return m;
