@@ -1,27 +1,41 @@
 package dev.ordo.client;
 
+import java.time.Duration;
+
 /**
  * A namespace's policy (docs/queue.md, "Namespace policies"): what its items get when they leave a
  * field empty, and the limits that keep one namespace's surge from becoming everyone's backlog.
  * Every field is optional; a namespace without a policy, or a field left null, takes the server's
- * setting (no limit). Dispatch rates, group limits and weights, and sidelining come with later
- * versions.
+ * setting (no limit). Group limits and weights come with a later version.
  *
  * @param defaults for the namespace's items that do not set the field; null: none
  * @param admissionRate items admitted a second across the namespace; the rest wait in OVERFLOW
  * @param maxBacklog items waiting (ready, delayed, parked) across the namespace: at it producers are
  *     refused ({@link BacklogFullException}, HTTP 429) and arrivals wait in OVERFLOW ({@code >= 1})
+ * @param dispatchRate items leased a second across the namespace; demands wait for it
+ * @param sidelineAfter a ready item older than this (since enqueued) when dispatch reaches it moves
+ *     to its topic's backlog lane, served only when the fresh lane has nothing ready at its priority
+ *     ({@code > 0}, whole milliseconds)
  */
-public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog) {
+public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
+    Duration sidelineAfter) {
   public NamespacePolicy {
     if (maxBacklog != null && maxBacklog < 1) {
       throw new IllegalArgumentException("maxBacklog must be at least 1, got " + maxBacklog);
+    }
+    if (sidelineAfter != null && sidelineAfter.toMillis() <= 0) {
+      throw new IllegalArgumentException("sidelineAfterMs must be > 0, got " + sidelineAfter.toMillis());
     }
   }
 
   /** A policy of defaults only. */
   public NamespacePolicy(Defaults defaults) {
     this(defaults, null, null);
+  }
+
+  /** A policy of defaults and admission limits. */
+  public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog) {
+    this(defaults, admissionRate, maxBacklog, null, null);
   }
 
   /**
@@ -87,6 +101,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
     return dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace(namespace).setDefaults(d)
         .setAdmissionRate(admissionRate == null ? null : admissionRate.toRecord())
         .setMaxBacklog(maxBacklog)
+        .setDispatchRate(dispatchRate == null ? null : dispatchRate.toRecord())
+        .setSidelineAfterMs(sidelineAfter == null ? null : sidelineAfter.toMillis())
         .setUpdatedAt(updatedAt)
         .build();
   }
@@ -95,6 +111,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
     dev.ordo.schema.PolicyDefaults d = r.getDefaults();
     return new NamespacePolicy(d == null ? null
         : new Defaults(d.getLeaseMs(), d.getTtlMs(), d.getMaxAttempts(), d.getAtMostOnce(), d.getMaxPayloadBytes()),
-        Rate.fromRecord(r.getAdmissionRate()), r.getMaxBacklog());
+        Rate.fromRecord(r.getAdmissionRate()), r.getMaxBacklog(), Rate.fromRecord(r.getDispatchRate()),
+        r.getSidelineAfterMs() == null ? null : Duration.ofMillis(r.getSidelineAfterMs()));
   }
 }

@@ -475,6 +475,18 @@ final class QueueCommands {
         description = "Items waiting across the namespace at which producers are refused (HTTP 429).")
     Long maxBacklog;
 
+    @Option(names = "--dispatch-rate", paramLabel = "PER_SECOND",
+        description = "Items leased a second across the namespace; demands wait for it.")
+    Double dispatchRate;
+
+    @Option(names = "--dispatch-burst", paramLabel = "N",
+        description = "Items leased at once over the dispatch rate (default: one second's worth).")
+    Long dispatchBurst;
+
+    @Option(names = "--sideline-after-ms", paramLabel = "MS",
+        description = "Ready items older than this go to their topic's backlog lane, served after fresh items.")
+    Long sidelineAfterMs;
+
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
@@ -499,9 +511,17 @@ final class QueueCommands {
           policy.put("admissionRate", rate);
         }
         putIf(policy, "maxBacklog", maxBacklog);
+        if (dispatchRate != null || dispatchBurst != null) {
+          Map<String, Object> rate = new java.util.LinkedHashMap<>();
+          putIf(rate, "perSecond", dispatchRate);
+          putIf(rate, "burst", dispatchBurst);
+          policy.put("dispatchRate", rate);
+        }
+        putIf(policy, "sidelineAfterMs", sidelineAfterMs);
         body = ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(policy));
       } else if (leaseMs != null || ttlMs != null || maxAttempts != null || atMostOnce != null || maxPayloadBytes != null
-          || admissionRate != null || admissionBurst != null || maxBacklog != null) {
+          || admissionRate != null || admissionBurst != null || maxBacklog != null || dispatchRate != null
+          || dispatchBurst != null || sidelineAfterMs != null) {
         throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "give the policy either as flags or as --json, not both");
       }
       print(api.put(policyPath(), body, TIMEOUT));

@@ -147,6 +147,16 @@ class QueueCommandsTest {
     assertRefused(ordo("namespace", "set", "cli-ns", "--lease-ms", "0"), OrdoMain.EXIT_USAGE, "defaults.leaseMs");
     JsonNode viaJson = one(ordo("namespace", "set", "cli-ns", "--json", "{\"defaults\": {\"ttlMs\": 60000}}"));
     assertEquals(60_000, viaJson.get("defaults").get("ttlMs").asLong());
+    JsonNode limits = one(ordo("namespace", "set", "cli-ns", "--admission-rate", "50", "--admission-burst", "5",
+        "--max-backlog", "1000", "--dispatch-rate", "20", "--sideline-after-ms", "30000"));
+    assertEquals(50.0, limits.get("admissionRate").get("perSecond").asDouble());
+    assertEquals(5, limits.get("admissionRate").get("burst").asLong());
+    assertEquals(1000, limits.get("maxBacklog").asLong());
+    assertEquals(20.0, limits.get("dispatchRate").get("perSecond").asDouble());
+    assertEquals(20, limits.get("dispatchRate").get("burst").asLong(), "the burst defaults to one second's worth");
+    assertEquals(30_000, one(ordo("namespace", "get", "cli-ns")).get("sidelineAfterMs").asLong());
+    assertRefused(ordo("namespace", "set", "cli-ns", "--dispatch-rate", "0"), OrdoMain.EXIT_USAGE,
+        "dispatchRate.perSecond");
     assertTrue(one(ordo("namespace", "delete", "cli-ns")).get("deleted").asBoolean());
     assertRefused(ordo("namespace", "get", "cli-ns"), OrdoMain.EXIT_UNKNOWN_ITEM, "has no policy");
   }

@@ -138,7 +138,11 @@ final class QueueDriver implements AutoCloseable {
   }
 
   void demand(Requester r, Map<String, Integer> topics, Duration validFor) {
-    command(r, new Demand("ns", new HashMap<>(topics), validFor.toMillis(), true, false));
+    demand(r, "ns", topics, validFor);
+  }
+
+  void demand(Requester r, String namespace, Map<String, Integer> topics, Duration validFor) {
+    command(r, new Demand(namespace, new HashMap<>(topics), validFor.toMillis(), true, false));
   }
 
   void ack(DeliveredItem d) {

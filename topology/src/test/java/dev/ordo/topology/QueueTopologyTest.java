@@ -205,6 +205,48 @@ class QueueTopologyTest {
   }
 
   @Test
+  void theDispatchRateLeasesAtTheRateWhileDemandsWaitAndLeavesOtherNamespacesAlone() {
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)
+        .setDispatchRate(new dev.ordo.schema.Rate(5.0, 2L)).build());
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      ids.add(q.enqueue(item("paced", 0).build()));
+    }
+    q.demand(ALICE, "paced", 10);
+    List<String> order = new ArrayList<>(ids(q.delivered()));
+    assertEquals(2, order.size(), "the burst of 2 at once; the demand waits for the rest");
+    q.advance(Duration.ofMillis(200));
+    order.addAll(ids(q.delivered()));
+    assertEquals(3, order.size(), "one more per 200 ms");
+    q.advance(Duration.ofMillis(1_000));
+    order.addAll(ids(q.delivered()));
+    assertEquals(8, order.size(), "5 a second");
+    assertEquals(ids.subList(0, 8), order, "in the ready order");
+
+    q.enqueue(item("free", 0).setNamespace("other").build());
+    q.enqueue(item("free", 0).setNamespace("other").build());
+    q.demand(ALICE, "other", Map.of("free", 2), Duration.ofSeconds(5));
+    assertEquals(2, q.delivered().size(), "another namespace is not limited");
+
+    q.advance(Duration.ofMillis(400));
+    order.addAll(ids(q.delivered()));
+    assertEquals(ids, order, "the demand of 10 is served to the end");
+    String arriving = q.enqueue(item("paced", 0).build());
+    q.demand(ALICE, Map.of("*", 1), Duration.ofSeconds(5));
+    assertTrue(q.delivered().isEmpty(), "no token left: an any-topic demand waits too");
+    q.advance(Duration.ofMillis(200));
+    assertEquals(List.of(arriving), ids(q.delivered()));
+
+    q.policy("ns", null); // the rate is gone: leases at once again
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+    for (int i = 0; i < 5; i++) {
+      q.enqueue(item("paced", 0).build());
+    }
+    q.demand(ALICE, "paced", 5);
+    assertEquals(5, q.delivered().size());
+  }
+
+  @Test
   void anyTopicDemandMergesTheNamespaceTopicsInPriorityOrder() {
     String a5 = q.enqueue(item("a", 5).build());
     String b1 = q.enqueue(item("b", 1).build());

@@ -7,6 +7,7 @@ import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
 import dev.ordo.server.http.internal.JsonBody;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,14 +18,14 @@ import java.util.Set;
 /**
  * Namespace policies over HTTP (docs/http-api.md, "Namespace policies"):
  * {@code GET|PUT|DELETE /v1/namespaces/{ns}/policy}. A PUT replaces the whole policy; a field that
- * is out of range answers 400 naming it and writes nothing. The policy fields of later versions
- * (dispatch rate, group limits, sidelining) are refused by name until they are enforced, rather than
- * stored and ignored.
+ * is out of range answers 400 naming it and writes nothing. The policy fields of a later version
+ * (group limits and weights) are refused by name until they are enforced, rather than stored and
+ * ignored.
  */
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
       "dispatchRate", "groupConcurrency", "groupWeights", "sidelineAfterMs"));
-  static final Set<String> NOT_YET = Set.of("dispatchRate", "groupConcurrency", "groupWeights", "sidelineAfterMs");
+  static final Set<String> NOT_YET = Set.of("groupConcurrency", "groupWeights");
   static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
@@ -72,7 +73,8 @@ public final class NamespaceApi {
     for (String field : FIELDS) {
       if (NOT_YET.contains(field) && b.has(field)) {
         throw new IllegalArgumentException(field + " is not supported yet: this server enforces defaults,"
-            + " admissionRate and maxBacklog (dispatch rates, group limits and sidelining come with later versions)");
+            + " admissionRate, maxBacklog, dispatchRate and sidelineAfterMs (group limits and weights come with a"
+            + " later version)");
       }
     }
     NamespacePolicy.Defaults defaults = null;
@@ -88,7 +90,10 @@ public final class NamespaceApi {
     }
     NamespacePolicy.Rate admission = rate(b, "admissionRate");
     Long maxBacklog = b.number("maxBacklog", 1);
-    return new NamespacePolicy(defaults, admission, maxBacklog);
+    NamespacePolicy.Rate dispatch = rate(b, "dispatchRate");
+    Long sidelineAfterMs = b.number("sidelineAfterMs", 1);
+    return new NamespacePolicy(defaults, admission, maxBacklog, dispatch,
+        sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs));
   }
 
   /** {@code {"perSecond": > 0, "burst": >= 1 (default: one second's worth)}}, or null when absent. */
@@ -137,6 +142,11 @@ public final class NamespaceApi {
           policy.admissionRate().burst()));
     }
     putIf(m, "maxBacklog", policy.maxBacklog());
+    if (policy.dispatchRate() != null) {
+      m.put("dispatchRate", Map.of("perSecond", policy.dispatchRate().perSecond(), "burst",
+          policy.dispatchRate().burst()));
+    }
+    putIf(m, "sidelineAfterMs", policy.sidelineAfter() == null ? null : policy.sidelineAfter().toMillis());
     return m;
   }
 

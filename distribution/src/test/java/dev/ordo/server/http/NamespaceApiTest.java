@@ -90,7 +90,9 @@ class NamespaceApiTest {
         {"{\"admissionRate\": {\"perSecond\": 10, \"bursts\": 3}}", "bursts"},
         {"{\"maxBacklog\": 0}", "maxBacklog"},
         {"{\"maxBacklog\": 1.5}", "maxBacklog"},
-        {"{\"defaults\": {\"ttlMs\": 1}, \"dispatchRate\": {\"perSecond\": 10}}", "dispatchRate is not supported yet"}}) {
+        {"{\"dispatchRate\": {\"perSecond\": -1}}", "dispatchRate.perSecond"},
+        {"{\"sidelineAfterMs\": 0}", "sidelineAfterMs"},
+        {"{\"defaults\": {\"ttlMs\": 1}, \"groupWeights\": {\"a\": 2}}", "groupWeights is not supported yet"}}) {
       Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
       assertEquals(400, r.status(), c[0] + ": " + r.text());
       assertTrue(r.json().get("error").asText().contains(c[1]), c[0] + ": " + r.text());

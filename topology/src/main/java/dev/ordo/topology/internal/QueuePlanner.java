@@ -28,6 +28,7 @@ import dev.ordo.store.TimerEntry;
 import dev.ordo.store.TimerKind;
 import dev.ordo.store.TopicCounts;
 import dev.ordo.topology.QueueMetrics;
+import dev.ordo.topology.internal.NamespaceRules.RateLimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -66,6 +67,13 @@ public final class QueuePlanner {
   private final DemandBook demands = new DemandBook();
   private final ArrivalRates arrivals = new ArrivalRates();
   private final Admission admission;
+  private final NamespaceLoad load;
+  private final DispatchLimit dispatchLimit = new DispatchLimit();
+  /**
+   * (namespace, topic) pairs whose open demand waits for the namespace's dispatch rate: each timer run
+   * offers them to dispatch again once a lease is allowed.
+   */
+  private final java.util.Set<List<String>> throttled = new java.util.LinkedHashSet<>();
   /** When the arrival rates were last pruned. */
   private long prunedAt = Long.MIN_VALUE;
   private static final long PRUNE_EVERY_MS = 10_000;
@@ -88,6 +96,7 @@ public final class QueuePlanner {
       NamespaceLoad load) {
     this.policies = policies;
     this.admission = new Admission(partition, load, arrivals);
+    this.load = load;
     this.settings = settings;
     this.defaults = settings.defaults();
     this.router = settings.tiers().isEmpty() ? null : new TierRouter(settings.tiers(), Duration.ZERO);
@@ -262,8 +271,22 @@ public final class QueuePlanner {
     }
     if (!view.rebuilding()) {
       admitOverflow(plan, batch);
+      offerThrottled(plan);
     }
     return plan.effects;
+  }
+
+  /** Topics whose demand waited for a dispatch rate go to dispatch again once a lease is allowed. */
+  private void offerThrottled(Plan plan) {
+    for (var it = throttled.iterator(); it.hasNext(); ) {
+      List<String> nsTopic = it.next();
+      if (demands.wanting(nsTopic.get(0), nsTopic.get(1)).isEmpty()) {
+        it.remove(); // the demand lapsed or was served elsewhere
+      } else if (plan.allowance(nsTopic.get(0), 1) > 0) {
+        it.remove();
+        plan.effects.topicReady(nsTopic.get(0), nsTopic.get(1));
+      }
+    }
   }
 
   /** Admits OVERFLOW items, oldest first per namespace, as many as the namespace's limits allow now. */
@@ -330,6 +353,8 @@ public final class QueuePlanner {
     private final Map<List<String>, Integer> leasedPerTopic = new HashMap<>();
     /** Outcomes of an {@link Acks} command while it is planned, answered together; otherwise null. */
     private List<Outcome> collected;
+    /** Leases left under the dispatch rate of namespaces that have one, by namespace, as of this plan. */
+    private Map<String, Allowance> allowances;
 
     Plan(QueueView view, long now, boolean urgent) {
       this.view = view;
@@ -608,6 +633,10 @@ public final class QueuePlanner {
       if (wanting.isEmpty()) {
         return false;
       }
+      if (allowance(ready.getItem().getNamespace(), 1) == 0) {
+        throttled.add(List.of(ready.getItem().getNamespace(), topic));
+        return false; // it waits READY for the rate
+      }
       DemandBook.Open open = wanting.get(0);
       String key = open.wanted(topic) > 0 ? topic : DemandBook.ANY_TOPIC;
       lease(offset, null, ready, open.requester(), open.urgent());
@@ -627,6 +656,15 @@ public final class QueuePlanner {
       if (any <= 0) {
         return;
       }
+      int allowed = allowance(open.namespace(), any);
+      if (allowed < any) {
+        for (TopicCounts t : view.topics(open.namespace())) {
+          if (t.ready() > 0) {
+            throttled.add(List.of(open.namespace(), t.topic()));
+          }
+        }
+      }
+      any = allowed;
       // Merge the heads of the namespace's topics: each contributes at most `any` candidates.
       List<ReadyEntry> candidates = new ArrayList<>();
       for (TopicCounts t : view.topics(open.namespace())) {
@@ -654,6 +692,14 @@ public final class QueuePlanner {
         if (wanted <= 0) {
           continue;
         }
+        int allowed = allowance(open.namespace(), wanted);
+        if (allowed < wanted) {
+          throttled.add(List.of(open.namespace(), topic));
+          if (allowed == 0) {
+            return;
+          }
+          wanted = allowed;
+        }
         int n = 0;
         for (ReadyEntry e : readyHead(open.namespace(), topic, wanted)) {
           if (leaseOut(e.offset(), open)) {
@@ -680,6 +726,11 @@ public final class QueuePlanner {
       change(offset, before, leased);
       Item i = leased.getItem();
       leasedPerTopic.merge(List.of(i.getNamespace(), i.getTopic()), 1, Integer::sum);
+      Allowance a = allowances == null ? null : allowances.get(i.getNamespace());
+      if (a != null) {
+        a.left--;
+        dispatchLimit.take(i.getNamespace(), a.rate(), a.share(), 1, now);
+      }
       effects.count(QueueMetrics.DISPATCHED);
       effects.lease(requester, DeliveredItem.newBuilder()
           .setItemId(new ItemId(partition, offset).toString())
@@ -696,6 +747,53 @@ public final class QueuePlanner {
           .setGroupKey(i.getGroupKey())
           .setTraceId(i.getTraceId())
           .build(), urgentDemand);
+    }
+  
+    /**
+     * How many of {@code wanted} leases the namespace's dispatch rate allows now ({@code wanted} without
+     * a rate). Its share is taken from the ready counts here and on the other partitions.
+     */
+    int allowance(String namespace, int wanted) {
+      Allowance a = allowances == null ? null : allowances.get(namespace);
+      if (a == null) {
+        dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
+        if (policy == null || policy.getDispatchRate() == null) {
+          if (dispatchLimit.buckets() > 0) {
+            dispatchLimit.forget(namespace);
+          }
+          return wanted;
+        }
+        RateLimit rate = rules(namespace).dispatchRate();
+        double share = DispatchLimit.share(view.namespaceCounts(namespace).ready(),
+            load.others(namespace, partition, now).ready());
+        a = new Allowance(rate, share);
+        a.left = dispatchLimit.available(namespace, rate, share, now);
+        if (allowances == null) {
+          allowances = new HashMap<>();
+        }
+        allowances.put(namespace, a);
+      }
+      return (int) Math.min(wanted, a.left);
+    }
+  }
+
+  /** A namespace's dispatch rate and share as one plan sees them, and the leases it has left. */
+  private static final class Allowance {
+    private final RateLimit rate;
+    private final double share;
+    long left;
+
+    Allowance(RateLimit rate, double share) {
+      this.rate = rate;
+      this.share = share;
+    }
+
+    RateLimit rate() {
+      return rate;
+    }
+
+    double share() {
+      return share;
     }
   }
 }

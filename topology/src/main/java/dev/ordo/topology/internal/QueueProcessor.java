@@ -82,7 +82,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   /** How often the stats of topics of namespaces with admission limits go out (at most). */
   private static final long LIMITED_STATS_MS = 100;
   private long statsMs;
-  private long statsPublishedAt = Long.MIN_VALUE / 2;
+  /** When every changed topic's stats last went out (at start: when the task started, as a schedule would). */
+  private long statsPublishedAt;
   /** Topics that got ready items since the last dispatch (kept while the index is rebuilt). */
   private final Set<List<String>> readyTopics = new LinkedHashSet<>();
   /**
@@ -157,6 +158,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     context.schedule(Duration.ofMillis(config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG)),
         PunctuationType.WALL_CLOCK_TIME, this::onTimers);
     statsMs = config.getLong(QueueConfig.STATS_MS_CONFIG);
+    statsPublishedAt = context.currentSystemTimeMs();
     context.schedule(Duration.ofMillis(Math.min(statsMs, LIMITED_STATS_MS)), PunctuationType.WALL_CLOCK_TIME,
         this::publishStats);
   }

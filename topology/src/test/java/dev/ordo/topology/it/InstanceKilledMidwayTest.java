@@ -166,24 +166,25 @@ class InstanceKilledMidwayTest {
           await().atMost(Duration.ofSeconds(60)).until(() -> client.acked.size() >= 100);
           victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
           long killedAt = System.currentTimeMillis();
-          // What the victim committed before it died is out: wait until the client has read it all.
-          Map<TopicPartition, Long> committedAtKill = client.lastStableOffsets(kafka);
-          await().atMost(Duration.ofSeconds(30)).until(() -> client.hasRead(committedAtKill));
-          Set<String> outAtKill = Set.copyOf(client.delivered.keySet());
-          assertTrue(outAtKill.size() < items / 2, "most items still waited in OVERFLOW at the kill: "
-              + outAtKill.size() + " delivered");
+          // At 150/s (600/s at most while the partitions learn their shares) most wait at the kill.
+          int outAtKill = client.delivered.size();
+          assertTrue(outAtKill < items - 200, "items still waited in OVERFLOW at the kill: "
+              + outAtKill + " of " + items + " delivered");
 
           await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
               .until(() -> client.acked.containsAll(enqueued));
           for (Map.Entry<String, Integer> e : client.delivered.entrySet()) {
             assertTrue(enqueued.contains(e.getKey()), "delivered an item never enqueued: " + e.getKey());
-            assertTrue(e.getValue() == 1 || outAtKill.contains(e.getKey()),
+            // An item leased before the kill may come again (its lease ran out while the survivor took
+            // over); one first leased after it was in OVERFLOW or READY at the kill: exactly once.
+            long firstLeasedAt = client.firstLeasedAt.get(e.getKey());
+            assertTrue(e.getValue() == 1 || firstLeasedAt <= killedAt,
                 "item " + e.getKey() + " delivered " + e.getValue() + " times, though it waited in OVERFLOW at the kill: "
-                    + client.log.get(e.getKey()) + " killed at " + killedAt % 100_000);
+                    + client.log.get(e.getKey()) + ", killed at " + killedAt % 100_000);
           }
           assertTrue(survivor.metrics().get(QueueMetrics.ADMITTED) > 0, "the survivor admitted overflow");
           System.out.printf("overflow failover: %d items, %d delivered at the kill, all acked; survivor admitted %d%n",
-              items, outAtKill.size(), survivor.metrics().get(QueueMetrics.ADMITTED));
+              items, outAtKill, survivor.metrics().get(QueueMetrics.ADMITTED));
         }
       } finally {
         victim.destroyForcibly();
@@ -228,8 +229,7 @@ class InstanceKilledMidwayTest {
     final Set<String> acked = ConcurrentHashMap.newKeySet();
     final List<String> duplicateAtMostOnce = new java.util.concurrent.CopyOnWriteArrayList<>();
     final Map<String, List<String>> log = new ConcurrentHashMap<>();
-    /** Where the client's consumer stands, after its last poll. */
-    private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
+    final Map<String, Long> firstLeasedAt = new ConcurrentHashMap<>();
     private final KafkaProducer<byte[], byte[]> producer;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -269,11 +269,12 @@ class InstanceKilledMidwayTest {
           nextDemand = now + 300;
           rounds.incrementAndGet();
         }
-        var polled = consumer.poll(Duration.ofMillis(50));
-        for (ConsumerRecord<byte[], byte[]> r : polled) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
           Delivery d = OrdoSerdes.DELIVERY.decode(r.value());
           for (DeliveredItem item : dev.ordo.api.Deliveries.items(d)) {
             Integer before = delivered.merge(item.getItemId(), 1, Integer::sum) - 1;
+            // The lease's start, on the queue's clock (this machine's): its expiry less the item's lease.
+            firstLeasedAt.putIfAbsent(item.getItemId(), item.getLeaseExpiresAt() - 5_000);
             log.computeIfAbsent(item.getItemId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
                 .add(System.currentTimeMillis() % 100_000 + " leased attempt " + item.getAttempt() + " " + item.getLeaseId());
             if (before > 0 && item.getSemantics() == DeliverySemantics.AT_MOST_ONCE) {
@@ -291,28 +292,7 @@ class InstanceKilledMidwayTest {
             acked.add(o.getItemId());
           }
         }
-        for (TopicPartition tp : consumer.assignment()) {
-          positions.put(tp, consumer.position(tp));
-        }
       }
-    }
-
-    /** The deliveries topic's last stable offsets now: what a read_committed consumer can read. */
-    Map<TopicPartition, Long> lastStableOffsets(RealKafka kafka) {
-      Properties props = kafka.clientProperties();
-      props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-      try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-          new ByteArrayDeserializer())) {
-        List<TopicPartition> parts = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-          parts.add(new TopicPartition(topics.deliveries(), p));
-        }
-        return c.endOffsets(parts, Duration.ofSeconds(30));
-      }
-    }
-
-    boolean hasRead(Map<TopicPartition, Long> offsets) {
-      return offsets.entrySet().stream().allMatch(e -> positions.getOrDefault(e.getKey(), 0L) >= e.getValue());
     }
 
     @Override
