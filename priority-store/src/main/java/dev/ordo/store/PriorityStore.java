@@ -270,9 +270,18 @@ public final class PriorityStore implements QueueView {
     kv.put(INDEX_GENERATION_KEY, vouch(generation, changes));
   }
 
-  /** What the index store keeps to vouch that it matches an item table: its generation and change count. */
+  /**
+   * The layout of the index store's keys: a vouch of another layout never matches, so an index
+   * written by an older version is rebuilt, not misread. 2: the ready and age keys got a lane.
+   */
+  static final byte INDEX_FORMAT = 2;
+
+  /**
+   * What the index store keeps to vouch that it matches an item table: the index's key layout, the
+   * table's generation and its change count.
+   */
   private static byte[] vouch(byte[] generation, long changes) {
-    return ByteBuffer.allocate(generation.length + 8).put(generation).putLong(changes).array();
+    return ByteBuffer.allocate(1 + generation.length + 8).put(INDEX_FORMAT).put(generation).putLong(changes).array();
   }
 
   private void startRebuild() {
@@ -480,16 +489,44 @@ public final class PriorityStore implements QueueView {
     List<byte[]> keys = heads.first(prefix, max, loader(ReadyKeySchema.upperBound(prefix)));
     List<ReadyEntry> out = new ArrayList<>(keys.size());
     for (byte[] key : keys) {
-      out.add(new ReadyEntry(ReadyKeySchema.priority(key), ReadyKeySchema.readyAt(key), ReadyKeySchema.offset(key)));
+      out.add(new ReadyEntry(ReadyKeySchema.priority(key), ReadyKeySchema.sidelined(key), ReadyKeySchema.readyAt(key),
+          ReadyKeySchema.offset(key)));
     }
     return out;
   }
 
-  /** Ready time of the topic's oldest ready item, or null when none is ready. */
+  /** Ready time of the topic's oldest ready item (of either lane), or null when none is ready. */
   public Long oldestReadyAt(String namespace, String topic) {
-    byte[] prefix = AgeKeySchema.prefix(namespace, topic);
+    Long fresh = oldestReadyAt(namespace, topic, false);
+    Long backlog = oldestReadyAt(namespace, topic, true);
+    if (fresh == null || backlog == null) {
+      return fresh == null ? backlog : fresh; // (no conditional expression: it would unbox a null)
+    }
+    return Math.min(fresh, backlog);
+  }
+
+  private Long oldestReadyAt(String namespace, String topic, boolean sidelined) {
+    byte[] prefix = AgeKeySchema.prefix(namespace, topic, sidelined);
     List<byte[]> keys = heads.first(prefix, 1, loader(AgeKeySchema.upperBound(prefix)));
     return keys.isEmpty() ? null : AgeKeySchema.readyAt(keys.get(0));
+  }
+
+  /**
+   * Offsets of up to {@code max} of the topic's fresh-lane ready items that became ready before
+   * {@code readyBefore}, longest ready first: the items that sidelining moves to the backlog lane.
+   * O(log n + k) from the age index's fresh-lane head, whatever the backlog.
+   */
+  public List<Long> readyBefore(String namespace, String topic, long readyBefore, int max) {
+    byte[] prefix = AgeKeySchema.prefix(namespace, topic, false);
+    List<byte[]> keys = heads.first(prefix, max, loader(AgeKeySchema.upperBound(prefix)));
+    List<Long> out = new ArrayList<>();
+    for (byte[] key : keys) {
+      if (AgeKeySchema.readyAt(key) >= readyBefore) {
+        break;
+      }
+      out.add(AgeKeySchema.offset(key));
+    }
+    return out;
   }
 
   /** Reads live keys from a point up to {@code upper} (inclusive): the only store scans of ready and age ranges. */
@@ -687,10 +724,10 @@ public final class PriorityStore implements QueueView {
   private void unindex(long offset, StoredItem old, StoredItem next) {
     if (old.getState() == ItemState.READY && !sameReady(old, next)) {
       byte[] rp = ReadyKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
-      byte[] rk = ReadyKeySchema.key(rp, old.getItem().getPriority(), old.getReadyAt(), offset);
+      byte[] rk = ReadyKeySchema.key(rp, old.getItem().getPriority(), old.getSidelined(), old.getReadyAt(), offset);
       writes.delete(rk);
       heads.removed(rp, rk);
-      byte[] ap = AgeKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
+      byte[] ap = AgeKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic(), old.getSidelined());
       byte[] ak = AgeKeySchema.key(ap, old.getReadyAt(), offset);
       writes.delete(ak);
       heads.removed(ap, ak);
@@ -715,10 +752,10 @@ public final class PriorityStore implements QueueView {
   private void index(long offset, StoredItem item, StoredItem previous) {
     if (item.getState() == ItemState.READY && !sameReady(item, previous)) {
       byte[] rp = ReadyKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
-      byte[] rk = ReadyKeySchema.key(rp, item.getItem().getPriority(), item.getReadyAt(), offset);
+      byte[] rk = ReadyKeySchema.key(rp, item.getItem().getPriority(), item.getSidelined(), item.getReadyAt(), offset);
       writes.putNew(rk, EMPTY);
       heads.inserted(rp, rk);
-      byte[] ap = AgeKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
+      byte[] ap = AgeKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic(), item.getSidelined());
       byte[] ak = AgeKeySchema.key(ap, item.getReadyAt(), offset);
       writes.putNew(ak, EMPTY);
       heads.inserted(ap, ak);
@@ -741,7 +778,7 @@ public final class PriorityStore implements QueueView {
 
   private static boolean sameReady(StoredItem a, StoredItem b) {
     return b != null && b.getState() == ItemState.READY && a.getReadyAt() == b.getReadyAt()
-        && a.getItem().getPriority() == b.getItem().getPriority();
+        && a.getItem().getPriority() == b.getItem().getPriority() && a.getSidelined() == b.getSidelined();
   }
 
   private static TimerKind timerKind(StoredItem item) {

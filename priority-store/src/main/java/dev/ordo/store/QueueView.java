@@ -15,6 +15,9 @@ public interface QueueView {
   /** Up to {@code max} ready items of a topic in dequeue order. */
   List<ReadyEntry> readyHead(String namespace, String topic, int max);
 
+  /** Up to {@code max} fresh-lane ready items of a topic ready since before {@code readyBefore}, longest first. */
+  List<Long> readyBefore(String namespace, String topic, long readyBefore, int max);
+
   /** The topics of a namespace that hold items on this partition, by name. */
   List<TopicCounts> topics(String namespace);
 

@@ -75,13 +75,23 @@ class PriorityStoreModelProperties {
     run.check();
   }
 
+  static {
+    dev.ordo.serde.AvroCodec.trustOrdoSchemas(); // the Sideline step copies items before any is encoded
+  }
+
   // ---- operations ----
 
-  sealed interface Op permits Put, Delete, Pop, Lease, Fire, Restart, Check {}
+  sealed interface Op permits Put, Delete, Pop, Lease, Fire, Sideline, Restart, Check {}
 
-  /** Insert, or replace the item at {@code slot} (its topic stays: an item never changes topic). */
-  record Put(int slot, int topic, ItemState state, int priority, long readyAt, long leaseExpiresAt, Long expiresAt)
-      implements Op {}
+  /**
+   * Insert, or replace the item at {@code slot} (its topic stays: an item never changes topic), in
+   * the fresh or the backlog lane.
+   */
+  record Put(int slot, int topic, ItemState state, int priority, long readyAt, long leaseExpiresAt, Long expiresAt,
+      boolean sidelined) implements Op {}
+
+  /** Sidelining, as dispatch does: the fresh-lane items ready before a time, longest first, to the backlog lane. */
+  record Sideline(int topic, long readyBefore, int max) implements Op {}
 
   record Delete(int slot) implements Op {}
 
@@ -109,10 +119,12 @@ class PriorityStoreModelProperties {
         Tuple.of(6, Arbitraries.longs().between(-2, 6)),
         Tuple.of(1, Arbitraries.of(Long.MIN_VALUE, Long.MAX_VALUE)));
     Arbitrary<Long> ttls = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(null)), Tuple.of(1, times));
-    Arbitrary<Op> put = Combinators.combine(slots, topics, Arbitraries.of(ItemState.class), priorities, times, times, ttls)
+    Arbitrary<Op> put = Combinators.combine(slots, topics, Arbitraries.of(ItemState.class), priorities, times, times, ttls,
+            Arbitraries.of(false, false, true))
         .as(Put::new);
     Arbitrary<Op> delete = slots.map(Delete::new);
     Arbitrary<Integer> batches = Arbitraries.integers().between(1, 5);
+    Arbitrary<Op> sideline = Combinators.combine(topics, times, batches).as(Sideline::new);
     Arbitrary<Op> pop = Combinators.combine(topics, batches).as(Pop::new);
     Arbitrary<Op> lease = Combinators.combine(topics, batches, times).as(Lease::new);
     Arbitrary<Op> fire = Combinators.combine(Arbitraries.of(TimerKind.class), times, batches, Arbitraries.of(true, false))
@@ -123,6 +135,7 @@ class PriorityStoreModelProperties {
         Tuple.of(3, pop),
         Tuple.of(1, lease),
         Tuple.of(2, fire),
+        Tuple.of(1, sideline),
         Tuple.of(1, Arbitraries.of(true, false).map(Restart::new)),
         Tuple.of(2, Arbitraries.just(new Check())));
     return op.list().ofMinSize(1).ofMaxSize(80);
@@ -154,6 +167,7 @@ class PriorityStoreModelProperties {
             : new String[] {before.getItem().getNamespace(), before.getItem().getTopic()};
         StoredItem after = Items.stored(nt[0], nt[1], p.priority(), p.state(), p.readyAt(), p.leaseExpiresAt(),
             p.expiresAt(), new byte[] {(byte) p.slot()});
+        after.setSidelined(p.sidelined());
         transition(p.slot(), after);
       } else if (op instanceof Delete d) {
         transition(d.slot(), null);
@@ -184,6 +198,19 @@ class PriorityStoreModelProperties {
             case TTL -> null;
           };
           transition(t.offset(), next);
+        }
+      } else if (op instanceof Sideline sl) {
+        String[] nt = TOPICS.get(sl.topic());
+        List<Long> old = store.readyBefore(nt[0], nt[1], sl.readyBefore(), sl.max());
+        List<Long> expected = model.entrySet().stream()
+            .filter(e -> e.getValue().getState() == ItemState.READY && !e.getValue().getSidelined() && in(e.getValue(), nt)
+                && e.getValue().getReadyAt() < sl.readyBefore())
+            .sorted(Comparator.comparing((Map.Entry<Long, StoredItem> e) -> e.getValue().getReadyAt())
+                .thenComparing(Map.Entry::getKey))
+            .map(Map.Entry::getKey).limit(sl.max()).toList();
+        assertEquals(expected, old, "fresh items ready before " + sl.readyBefore());
+        for (long offset : old) {
+          transition(offset, StoredItem.newBuilder(model.get(offset)).setSidelined(true).build());
         }
       } else if (op instanceof Restart r) {
         if (r.orderly()) {
@@ -255,7 +282,8 @@ class PriorityStoreModelProperties {
     private List<ReadyEntry> ready(String[] nt) {
       return model.entrySet().stream()
           .filter(e -> e.getValue().getState() == ItemState.READY && in(e.getValue(), nt))
-          .map(e -> new ReadyEntry(e.getValue().getItem().getPriority(), e.getValue().getReadyAt(), e.getKey()))
+          .map(e -> new ReadyEntry(e.getValue().getItem().getPriority(), e.getValue().getSidelined(),
+              e.getValue().getReadyAt(), e.getKey()))
           .sorted()
           .toList();
     }

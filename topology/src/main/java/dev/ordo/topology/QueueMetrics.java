@@ -30,6 +30,8 @@ public final class QueueMetrics {
   public static final String OVERFLOWED = "overflow.entered";
   /** Items admitted from OVERFLOW. */
   public static final String ADMITTED = "overflow.admitted";
+  /** Ready items moved to their topic's backlog lane (their namespace's sidelineAfterMs). */
+  public static final String SIDELINED = "sidelined";
   public static final String DEAD_LETTERED = "dead_lettered";
   public static final String MALFORMED = "malformed";
   public static final String PARKED = "parked";

@@ -247,6 +247,27 @@ class QueueTopologyTest {
   }
 
   @Test
+  void itemsReadyLongerThanSidelineAfterAreServedAfterTheFreshItemsOfTheirPriority() {
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0).setSidelineAfterMs(1_000L).build());
+    String old1 = q.enqueue(item("lane", 5).build());
+    String old2 = q.enqueue(item("lane", 5).build());
+    String oldUrgent = q.enqueue(item("lane", 1).build());
+    q.enqueue(item("lane", 5).setTtlMs(2_300L).build());
+    q.advance(Duration.ofMillis(2_000));
+    String fresh1 = q.enqueue(item("lane", 5).build());
+    String fresh2 = q.enqueue(item("lane", 5).build());
+
+    q.demand(ALICE, "lane", 2);
+    assertEquals(List.of(oldUrgent, fresh1), ids(q.delivered()),
+        "a lower priority number first whatever its age; within priority 5 the fresh lane first");
+    q.advance(Duration.ofMillis(500)); // the item with a time to live expires in the backlog lane
+    q.demand(ALICE, Map.of("*", 10), Duration.ofSeconds(5));
+    assertEquals(List.of(fresh2, old1, old2), ids(q.delivered()), "then the backlog lane, oldest first");
+    assertEquals(1, q.metrics.get(QueueMetrics.TTL_EXPIRED), "time to live applies in the backlog lane");
+    assertEquals(4, q.metrics.get(QueueMetrics.SIDELINED), "the four items ready for 2 s, whatever their priority");
+  }
+
+  @Test
   void anyTopicDemandMergesTheNamespaceTopicsInPriorityOrder() {
     String a5 = q.enqueue(item("a", 5).build());
     String b1 = q.enqueue(item("b", 1).build());

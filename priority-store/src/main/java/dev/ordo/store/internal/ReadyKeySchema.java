@@ -3,15 +3,18 @@ package dev.ordo.store.internal;
 import java.nio.ByteBuffer;
 
 /**
- * Ready index: {@code [0x20][namespace][0x00][topic][0x00][priority: 4][readyAt: 8][offset: 8]},
- * numbers big-endian with the sign bit flipped, value empty.
+ * Ready index: {@code [0x20][namespace][0x00][topic][0x00][priority: 4][lane: 1][readyAt: 8][offset: 8]},
+ * numbers big-endian with the sign bit flipped, lane 0 fresh and 1 backlog (sidelined), value empty.
  *
- * <p>Within one topic's prefix the suffix has a fixed width of 20 bytes, so unsigned byte order
- * is (priority, readyAt, offset) order: lowest priority first, then oldest ready time, then
- * enqueue order. A range scan on the topic prefix yields the dequeue order, at O(log n + k).
+ * <p>Within one topic's prefix the suffix has a fixed width of 21 bytes, so unsigned byte order
+ * is (priority, lane, readyAt, offset) order: lowest priority first, within it the fresh lane
+ * before the backlog lane, then oldest ready time, then enqueue order. A range scan on the topic
+ * prefix yields the dequeue order, at O(log n + k).
  */
 public final class ReadyKeySchema {
-  public static final int SUFFIX_SIZE = 4 + 8 + 8;
+  public static final int SUFFIX_SIZE = 4 + 1 + 8 + 8;
+  public static final byte FRESH = 0;
+  public static final byte BACKLOG = 1;
 
   private ReadyKeySchema() {}
 
@@ -23,10 +26,16 @@ public final class ReadyKeySchema {
     return out;
   }
 
+  /** A key of the fresh lane. */
   public static byte[] key(byte[] prefix, int priority, long readyAt, long offset) {
+    return key(prefix, priority, false, readyAt, offset);
+  }
+
+  public static byte[] key(byte[] prefix, int priority, boolean sidelined, long readyAt, long offset) {
     ByteBuffer buf = ByteBuffer.allocate(prefix.length + SUFFIX_SIZE);
     buf.put(prefix);
     OrderedBytes.putInt(buf, priority);
+    buf.put(sidelined ? BACKLOG : FRESH);
     OrderedBytes.putLong(buf, readyAt);
     OrderedBytes.putLong(buf, offset);
     return buf.array();
@@ -41,6 +50,11 @@ public final class ReadyKeySchema {
 
   public static int priority(byte[] key) {
     return OrderedBytes.getInt(key, key.length - SUFFIX_SIZE);
+  }
+
+  /** True for a key of the backlog lane. */
+  public static boolean sidelined(byte[] key) {
+    return key[key.length - 17] == BACKLOG;
   }
 
   public static long readyAt(byte[] key) {

@@ -79,26 +79,33 @@ class KeyLayoutProperties {
     assertEquals(Integer.signum(logical), Integer.signum(OrderedBytes.compare(k1, k2)), hex(k1) + " vs " + hex(k2));
   }
 
-  /** Within one topic, the order is exactly (priority, readyAt, offset), ties included. */
+  /**
+   * Within one topic, the order is exactly (priority, lane, readyAt, offset), ties included: the
+   * fresh lane before the backlog lane within a priority, never across priorities.
+   */
   @Property(seed = "42", tries = 2000)
   void readyKeysOfOneTopicSortInDequeueOrder(
       @ForAll("names") String ns, @ForAll("names") String t,
-      @ForAll("priorities") int p1, @ForAll("longs") long r1, @ForAll("longs") long o1,
-      @ForAll("priorities") int p2, @ForAll("longs") long r2, @ForAll("longs") long o2) {
+      @ForAll("priorities") int p1, @ForAll boolean s1, @ForAll("longs") long r1, @ForAll("longs") long o1,
+      @ForAll("priorities") int p2, @ForAll boolean s2, @ForAll("longs") long r2, @ForAll("longs") long o2) {
     byte[] prefix = ReadyKeySchema.prefix(ns, t);
-    int logical = new dev.ordo.store.ReadyEntry(p1, r1, o1).compareTo(new dev.ordo.store.ReadyEntry(p2, r2, o2));
-    assertEquals(Integer.signum(logical),
-        Integer.signum(OrderedBytes.compare(ReadyKeySchema.key(prefix, p1, r1, o1), ReadyKeySchema.key(prefix, p2, r2, o2))));
+    int logical = new dev.ordo.store.ReadyEntry(p1, s1, r1, o1).compareTo(new dev.ordo.store.ReadyEntry(p2, s2, r2, o2));
+    assertEquals(Integer.signum(logical), Integer.signum(OrderedBytes.compare(
+        ReadyKeySchema.key(prefix, p1, s1, r1, o1), ReadyKeySchema.key(prefix, p2, s2, r2, o2))));
+    if (p1 != p2) {
+      assertEquals(Integer.signum(Integer.compare(p1, p2)), Integer.signum(logical), "priority first, whatever the lane");
+    }
   }
 
   @Property(seed = "42")
   void readyKeysRoundTrip(@ForAll("names") String ns, @ForAll("names") String t,
-      @ForAll("priorities") int p, @ForAll("longs") long readyAt, @ForAll("longs") long offset) {
+      @ForAll("priorities") int p, @ForAll boolean sidelined, @ForAll("longs") long readyAt, @ForAll("longs") long offset) {
     byte[] prefix = ReadyKeySchema.prefix(ns, t);
-    byte[] key = ReadyKeySchema.key(prefix, p, readyAt, offset);
+    byte[] key = ReadyKeySchema.key(prefix, p, sidelined, readyAt, offset);
     assertEquals(KeyFamily.READY, key[0]);
     assertTrue(startsWith(key, prefix));
     assertEquals(p, ReadyKeySchema.priority(key));
+    assertEquals(sidelined, ReadyKeySchema.sidelined(key));
     assertEquals(readyAt, ReadyKeySchema.readyAt(key));
     assertEquals(offset, ReadyKeySchema.offset(key));
     ByteBuffer names = ByteBuffer.wrap(key, 1, key.length - 1).slice();
@@ -133,26 +140,28 @@ class KeyLayoutProperties {
   }
 
   @Property(seed = "42")
-  void ageKeysRoundTrip(@ForAll("names") String ns, @ForAll("names") String t,
+  void ageKeysRoundTrip(@ForAll("names") String ns, @ForAll("names") String t, @ForAll boolean sidelined,
       @ForAll("longs") long readyAt, @ForAll("longs") long offset) {
-    byte[] prefix = AgeKeySchema.prefix(ns, t);
+    byte[] prefix = AgeKeySchema.prefix(ns, t, sidelined);
     byte[] key = AgeKeySchema.key(prefix, readyAt, offset);
     assertEquals(KeyFamily.AGE, key[0]);
     assertTrue(startsWith(key, prefix));
     assertEquals(readyAt, AgeKeySchema.readyAt(key));
+    assertEquals(offset, AgeKeySchema.offset(key));
     assertEquals(offset, OrderedBytes.getLong(ByteBuffer.wrap(key, key.length - 8, 8)));
   }
 
+  /** [prefix, upperBound] of a topic's lane holds that lane's keys only: not the other lane's, not another topic's. */
   @Property(seed = "42", tries = 2000)
-  void anAgeRangeHoldsItsTopicOnly(
-      @ForAll("names") String ns1, @ForAll("names") String t1,
-      @ForAll("names") String ns2, @ForAll("names") String t2,
+  void anAgeRangeHoldsItsTopicAndLaneOnly(
+      @ForAll("names") String ns1, @ForAll("names") String t1, @ForAll boolean s1,
+      @ForAll("names") String ns2, @ForAll("names") String t2, @ForAll boolean s2,
       @ForAll("longs") long readyAt, @ForAll("longs") long offset) {
-    byte[] prefix = AgeKeySchema.prefix(ns1, t1);
-    byte[] other = AgeKeySchema.key(AgeKeySchema.prefix(ns2, t2), readyAt, offset);
+    byte[] prefix = AgeKeySchema.prefix(ns1, t1, s1);
+    byte[] other = AgeKeySchema.key(AgeKeySchema.prefix(ns2, t2, s2), readyAt, offset);
     boolean inRange = OrderedBytes.compare(prefix, other) <= 0
         && OrderedBytes.compare(other, AgeKeySchema.upperBound(prefix)) <= 0;
-    assertEquals(ns1.equals(ns2) && t1.equals(t2), inRange);
+    assertEquals(ns1.equals(ns2) && t1.equals(t2) && s1 == s2, inRange);
   }
 
   // ---- timer index ----

@@ -144,6 +144,10 @@ public final class Effects {
     counts.merge(metric, 1L, Long::sum);
   }
 
+  void count(String metric, long n) {
+    counts.merge(metric, n, Long::sum);
+  }
+
   /** Forgets everything decided so far and keeps only the refusal (and then an answer to it). */
   void refuse(String reason, String metric) {
     changes.clear();

@@ -101,12 +101,25 @@ public final class Lifecycle {
   public static StoredItem lease(StoredItem s, String leaseId, Requester holder, long now) {
     return copy(s)
         .setState(ItemState.LEASED)
+        .setSidelined(false) // when it comes back it is fresh again, until it waits too long again
         .setAttempts(s.getAttempts() + 1)
         .setLeaseId(leaseId)
         .setLeasedAt(now)
         .setLeaseExpiresAt(now + s.getLeaseDurationMs())
         .setLeaseHolder(holder)
         .build();
+  }
+
+  /**
+   * A READY item that has waited longer than its namespace's {@code sidelineAfterMs} moves to its
+   * topic's backlog lane: still READY, same priority and ready time, served after the fresh lane's
+   * items of its priority.
+   */
+  public static StoredItem sideline(StoredItem s) {
+    if (s.getState() != ItemState.READY) {
+      throw new IllegalStateException("only a READY item is sidelined, not a " + s.getState() + " one");
+    }
+    return copy(s).setSidelined(true).build();
   }
 
   /** True when {@code leaseId} is the item's current lease. */

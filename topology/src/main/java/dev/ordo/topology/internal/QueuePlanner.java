@@ -77,6 +77,8 @@ public final class QueuePlanner {
   /** When the arrival rates were last pruned. */
   private long prunedAt = Long.MIN_VALUE;
   private static final long PRUNE_EVERY_MS = 10_000;
+  /** Items one dispatch of a topic moves to its backlog lane at most (the rest at the next). */
+  static final int SIDELINE_BATCH = 256;
   /** The rules last made from a namespace's policy, by namespace (remade when its policy object changes). */
   private final Map<String, RulesOf> rules = new HashMap<>();
 
@@ -349,10 +351,12 @@ public final class QueuePlanner {
     final Effects effects = new Effects();
     /** Items changed by this plan, by offset ({@link #DELETED} when deleted). */
     private final Map<Long, StoredItem> changed = new HashMap<>();
-    /** Items leased by this plan, by (namespace, topic): the store's ready head still holds them. */
+    /** Items leased or sidelined by this plan, by (namespace, topic): the store's ready head still holds them. */
     private final Map<List<String>, Integer> leasedPerTopic = new HashMap<>();
     /** Outcomes of an {@link Acks} command while it is planned, answered together; otherwise null. */
     private List<Outcome> collected;
+    /** Items this plan moved to the backlog lane, by (namespace, topic), as entries of that lane; or null. */
+    private Map<List<String>, List<ReadyEntry>> sidelinedPerTopic;
     /** Leases left under the dispatch rate of namespaces that have one, by namespace, as of this plan. */
     private Map<String, Allowance> allowances;
 
@@ -370,23 +374,36 @@ public final class QueuePlanner {
       return view.get(offset);
     }
 
-    /** The ready head without the items this plan leased. */
+    /**
+     * The ready head as it will be once the plan is applied: without the items this plan leased or
+     * moved, and with the items it sidelined at their places in the backlog lane.
+     */
     List<ReadyEntry> readyHead(String namespace, String topic, int max) {
-      int skip = leasedPerTopic.getOrDefault(List.of(namespace, topic), 0);
+      List<String> key = List.of(namespace, topic);
+      int skip = leasedPerTopic.getOrDefault(key, 0);
       List<ReadyEntry> head = view.readyHead(namespace, topic, max + skip);
-      if (skip == 0) {
+      List<ReadyEntry> moved = sidelinedPerTopic == null ? null : sidelinedPerTopic.get(key);
+      if (skip == 0 && moved == null) {
         return head;
       }
       List<ReadyEntry> out = new ArrayList<>(Math.min(max, head.size()));
       for (ReadyEntry e : head) {
-        if (out.size() == max) {
-          break;
-        }
         if (!changed.containsKey(e.offset())) {
           out.add(e);
         }
       }
-      return out;
+      if (moved != null) {
+        // Read max + skip from the store, of which at most skip are gone: every store entry not read
+        // sorts after the first max kept, so merging in the moved ones and cutting at max is exact.
+        for (ReadyEntry m : moved) {
+          StoredItem s = get(m.offset());
+          if (s != null && s.getState() == ItemState.READY) {
+            out.add(m);
+          }
+        }
+        out.sort(null);
+      }
+      return out.size() > max ? new ArrayList<>(out.subList(0, max)) : out;
     }
 
     /** Records a change of the item at {@code offset}, and what follows from its new state. */
@@ -669,6 +686,7 @@ public final class QueuePlanner {
       List<ReadyEntry> candidates = new ArrayList<>();
       for (TopicCounts t : view.topics(open.namespace())) {
         if (t.ready() > 0) {
+          sideline(open.namespace(), t.topic());
           candidates.addAll(readyHead(open.namespace(), t.topic(), any));
         }
       }
@@ -700,6 +718,7 @@ public final class QueuePlanner {
           }
           wanted = allowed;
         }
+        sideline(open.namespace(), topic);
         int n = 0;
         for (ReadyEntry e : readyHead(open.namespace(), topic, wanted)) {
           if (leaseOut(e.offset(), open)) {
@@ -749,6 +768,38 @@ public final class QueuePlanner {
           .build(), urgentDemand);
     }
   
+    /**
+     * Moves the topic's fresh-lane items that have been ready longer than the namespace's
+     * {@code sidelineAfterMs} to its backlog lane (at most {@link #SIDELINE_BATCH}), before the topic
+     * is served: read from the age index's fresh-lane head, so O(log n + k). The store still holds
+     * them in the fresh lane until the plan is applied; {@link #readyHead} shows them in the backlog
+     * lane.
+     */
+    void sideline(String namespace, String topic) {
+      dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
+      if (policy == null || policy.getSidelineAfterMs() == null) {
+        return;
+      }
+      int moved = 0;
+      for (long offset : view.readyBefore(namespace, topic, now - policy.getSidelineAfterMs(), SIDELINE_BATCH)) {
+        StoredItem item = get(offset);
+        if (item == null || item.getState() != ItemState.READY || item.getSidelined()) {
+          continue; // leased or moved by this plan already
+        }
+        change(offset, item, Lifecycle.sideline(item));
+        if (sidelinedPerTopic == null) {
+          sidelinedPerTopic = new HashMap<>();
+        }
+        sidelinedPerTopic.computeIfAbsent(List.of(namespace, topic), k -> new ArrayList<>())
+            .add(new ReadyEntry(item.getItem().getPriority(), true, item.getReadyAt(), offset));
+        moved++;
+      }
+      if (moved > 0) {
+        leasedPerTopic.merge(List.of(namespace, topic), moved, Integer::sum);
+        effects.count(QueueMetrics.SIDELINED, moved);
+      }
+    }
+
     /**
      * How many of {@code wanted} leases the namespace's dispatch rate allows now ({@code wanted} without
      * a rate). Its share is taken from the ready counts here and on the other partitions.
