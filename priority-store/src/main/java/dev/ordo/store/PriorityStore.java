@@ -5,6 +5,7 @@ import dev.ordo.schema.StoredItem;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.store.internal.AgeKeySchema;
 import dev.ordo.store.internal.CountsKeySchema;
+import dev.ordo.store.internal.FairShares;
 import dev.ordo.store.internal.HeadCache;
 import dev.ordo.store.internal.IndexWrites;
 import dev.ordo.store.internal.ItemKeySchema;
@@ -118,6 +119,8 @@ public final class PriorityStore implements QueueView {
    * without summing its topics.
    */
   private final Map<String, long[]> namespaceCounts = new HashMap<>();
+  /** Fair queueing's group and virtual-time state, kept up and persisted like {@link #counts}. */
+  private final FairShares fair = new FairShares();
   /** The namespaces with OVERFLOW items, derived from {@link #namespaceCounts} like it. */
   private final java.util.TreeSet<String> overflowing = new java.util.TreeSet<>();
   /**
@@ -211,6 +214,14 @@ public final class PriorityStore implements QueueView {
     counts.clear();
     namespaceCounts.clear();
     leaseTimers.clear();
+    fair.clear();
+    try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {KeyFamily.GROUPS}),
+        new BytesSerializer())) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        fair.load(e.key.get(), e.value);
+      }
+    }
     try (KeyValueIterator<Bytes, byte[]> it = kv.prefixScan(Bytes.wrap(new byte[] {KeyFamily.COUNTS}),
         new BytesSerializer())) {
       while (it.hasNext()) {
@@ -263,6 +274,8 @@ public final class PriorityStore implements QueueView {
       long[] c = e.getValue();
       kv.put(Bytes.wrap(e.getKey()), CountsKeySchema.value(c));
     }
+    deleteFamilyPrefix(new byte[] {KeyFamily.GROUPS});
+    fair.forEach((k, e) -> kv.put(Bytes.wrap(FairShares.key(k)), FairShares.value(e)));
     deleteFamilyPrefix(TimerKeySchema.prefix(TimerKind.LEASE.code));
     for (TimerEntry t : leaseTimers) {
       kv.put(Bytes.wrap(TimerKeySchema.key(TimerKind.LEASE.code, t.dueAt(), t.offset())), EMPTY);
@@ -272,9 +285,10 @@ public final class PriorityStore implements QueueView {
 
   /**
    * The layout of the index store's keys: a vouch of another layout never matches, so an index
-   * written by an older version is rebuilt, not misread. 2: the ready and age keys got a lane.
+   * written by an older version is rebuilt, not misread. 2: the ready and age keys got a lane; 3: the
+   * ready keys a fair-queueing slot, and the group state ({@code [0x48]}).
    */
-  static final byte INDEX_FORMAT = 2;
+  static final byte INDEX_FORMAT = 3;
 
   /**
    * What the index store keeps to vouch that it matches an item table: the index's key layout, the
@@ -295,6 +309,7 @@ public final class PriorityStore implements QueueView {
     namespaceCounts.clear();
     overflowing.clear();
     leaseTimers.clear();
+    fair.clear();
     Arrays.fill(quietUntil, Long.MIN_VALUE);
   }
 
@@ -360,6 +375,7 @@ public final class PriorityStore implements QueueView {
         StoredItem item = OrdoSerdes.STORED_ITEM.decode(e.value);
         index(offset, item, null);
         addCount(item, +1);
+        fair.change(null, item);
         rebuildFrom = offset + 1;
         n++;
       }
@@ -473,6 +489,7 @@ public final class PriorityStore implements QueueView {
     if (after != null) {
       index(offset, after, before);
     }
+    fair.change(before, after);
     if (before == null || after == null || before.getState() != after.getState()) {
       if (before != null) {
         addCount(before, -1);
@@ -489,10 +506,25 @@ public final class PriorityStore implements QueueView {
     List<byte[]> keys = heads.first(prefix, max, loader(ReadyKeySchema.upperBound(prefix)));
     List<ReadyEntry> out = new ArrayList<>(keys.size());
     for (byte[] key : keys) {
-      out.add(new ReadyEntry(ReadyKeySchema.priority(key), ReadyKeySchema.sidelined(key), ReadyKeySchema.readyAt(key),
-          ReadyKeySchema.offset(key)));
+      out.add(new ReadyEntry(ReadyKeySchema.priority(key), ReadyKeySchema.sidelined(key), ReadyKeySchema.slot(key),
+          ReadyKeySchema.readyAt(key), ReadyKeySchema.offset(key)));
     }
     return out;
+  }
+
+  /** The virtual time of a topic's priority for fair queueing (0 when nothing of it is ready or leased). */
+  public long virtualTime(String namespace, String topic, int priority) {
+    return fair.virtualTime(namespace, topic, priority);
+  }
+
+  /** The last slot a group got at a topic's priority, or null when it has nothing ready or leased there. */
+  public Long groupLastSlot(String namespace, String topic, int priority, String group) {
+    return fair.lastSlot(namespace, topic, priority, group);
+  }
+
+  /** Fair queueing's state, read-only (tests). */
+  public FairShares fairShares() {
+    return fair;
   }
 
   /** Ready time of the topic's oldest ready item (of either lane), or null when none is ready. */
@@ -724,7 +756,8 @@ public final class PriorityStore implements QueueView {
   private void unindex(long offset, StoredItem old, StoredItem next) {
     if (old.getState() == ItemState.READY && !sameReady(old, next)) {
       byte[] rp = ReadyKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
-      byte[] rk = ReadyKeySchema.key(rp, old.getItem().getPriority(), old.getSidelined(), old.getReadyAt(), offset);
+      byte[] rk = ReadyKeySchema.key(rp, old.getItem().getPriority(), old.getSidelined(), old.getSlot(),
+          old.getReadyAt(), offset);
       writes.delete(rk);
       heads.removed(rp, rk);
       byte[] ap = AgeKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic(), old.getSidelined());
@@ -752,7 +785,8 @@ public final class PriorityStore implements QueueView {
   private void index(long offset, StoredItem item, StoredItem previous) {
     if (item.getState() == ItemState.READY && !sameReady(item, previous)) {
       byte[] rp = ReadyKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
-      byte[] rk = ReadyKeySchema.key(rp, item.getItem().getPriority(), item.getSidelined(), item.getReadyAt(), offset);
+      byte[] rk = ReadyKeySchema.key(rp, item.getItem().getPriority(), item.getSidelined(), item.getSlot(),
+          item.getReadyAt(), offset);
       writes.putNew(rk, EMPTY);
       heads.inserted(rp, rk);
       byte[] ap = AgeKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic(), item.getSidelined());
@@ -778,7 +812,8 @@ public final class PriorityStore implements QueueView {
 
   private static boolean sameReady(StoredItem a, StoredItem b) {
     return b != null && b.getState() == ItemState.READY && a.getReadyAt() == b.getReadyAt()
-        && a.getItem().getPriority() == b.getItem().getPriority() && a.getSidelined() == b.getSidelined();
+        && a.getItem().getPriority() == b.getItem().getPriority() && a.getSidelined() == b.getSidelined()
+        && a.getSlot() == b.getSlot();
   }
 
   private static TimerKind timerKind(StoredItem item) {

@@ -15,6 +15,12 @@ public interface QueueView {
   /** Up to {@code max} ready items of a topic in dequeue order. */
   List<ReadyEntry> readyHead(String namespace, String topic, int max);
 
+  /** The virtual time of a topic's priority for fair queueing (0 when nothing of it is ready or leased). */
+  long virtualTime(String namespace, String topic, int priority);
+
+  /** The last slot a group got at a topic's priority, or null when it has nothing ready or leased there. */
+  Long groupLastSlot(String namespace, String topic, int priority, String group);
+
   /** Up to {@code max} fresh-lane ready items of a topic ready since before {@code readyBefore}, longest first. */
   List<Long> readyBefore(String namespace, String topic, long readyBefore, int max);
 

@@ -2,10 +2,13 @@ package dev.ordo.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
 import dev.ordo.schema.StoredItem;
+import dev.ordo.store.internal.FairShares;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -84,11 +87,27 @@ class PriorityStoreModelProperties {
   sealed interface Op permits Put, Delete, Pop, Lease, Fire, Sideline, Restart, Check {}
 
   /**
-   * Insert, or replace the item at {@code slot} (its topic stays: an item never changes topic), in
-   * the fresh or the backlog lane.
+   * Insert, or replace the item at {@code slot} (its topic stays: an item never changes topic);
+   * {@code variant} picks its lane, its fair-queueing slot (0-3) and its group (none, g or h).
    */
   record Put(int slot, int topic, ItemState state, int priority, long readyAt, long leaseExpiresAt, Long expiresAt,
-      boolean sidelined) implements Op {}
+      int variant) implements Op {
+    boolean sidelined() {
+      return variant % 2 == 1;
+    }
+
+    long fairSlot() {
+      return (variant / 2) % 4;
+    }
+
+    String group() {
+      return switch (variant / 8) {
+        case 1 -> "g";
+        case 2 -> "h";
+        default -> null;
+      };
+    }
+  }
 
   /** Sidelining, as dispatch does: the fresh-lane items ready before a time, longest first, to the backlog lane. */
   record Sideline(int topic, long readyBefore, int max) implements Op {}
@@ -120,7 +139,7 @@ class PriorityStoreModelProperties {
         Tuple.of(1, Arbitraries.of(Long.MIN_VALUE, Long.MAX_VALUE)));
     Arbitrary<Long> ttls = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(null)), Tuple.of(1, times));
     Arbitrary<Op> put = Combinators.combine(slots, topics, Arbitraries.of(ItemState.class), priorities, times, times, ttls,
-            Arbitraries.of(false, false, true))
+            Arbitraries.integers().between(0, 23))
         .as(Put::new);
     Arbitrary<Op> delete = slots.map(Delete::new);
     Arbitrary<Integer> batches = Arbitraries.integers().between(1, 5);
@@ -153,11 +172,57 @@ class PriorityStoreModelProperties {
       this.store = opened(rocks);
     }
 
-    private static PriorityStore opened(RocksKv rocks) {
+    /** Whether the last open rebuilt the index (then the fair state is what a rebuild makes of the items). */
+    private boolean rebuiltOnOpen;
+
+    private PriorityStore opened(RocksKv rocks) {
       PriorityStore s = new PriorityStore(rocks.kv);
-      IndexRebuildTest.rebuilt(s);
+      rebuiltOnOpen = IndexRebuildTest.rebuilt(s) >= 0;
       s.startGeneration();
       return s;
+    }
+
+    // ---- the model of fair queueing's state (docs/store.md, "Fair shares") ----
+
+    /** {ready, leased, slot} by key, as the store must hold it. */
+    private final Map<FairShares.Key, long[]> fair = new HashMap<>();
+
+    private static boolean counted(StoredItem s) {
+      return s != null && (s.getState() == ItemState.READY || s.getState() == ItemState.LEASED);
+    }
+
+    private List<FairShares.Key> fairKeys(StoredItem s) {
+      Item i = s.getItem();
+      List<FairShares.Key> keys = new ArrayList<>();
+      keys.add(new FairShares.Key(i.getNamespace(), i.getTopic(), i.getPriority(), null));
+      if (i.getGroupKey() != null) {
+        keys.add(new FairShares.Key(i.getNamespace(), i.getTopic(), i.getPriority(), i.getGroupKey()));
+      }
+      return keys;
+    }
+
+    private void fairChange(StoredItem before, StoredItem after) {
+      if (counted(before)) {
+        for (FairShares.Key k : fairKeys(before)) {
+          fair.get(k)[before.getState() == ItemState.READY ? 0 : 1]--;
+        }
+      }
+      if (counted(after)) {
+        boolean lease = after.getState() == ItemState.LEASED && (before == null || before.getState() == ItemState.READY);
+        for (FairShares.Key k : fairKeys(after)) {
+          long[] e = fair.computeIfAbsent(k, x -> new long[3]);
+          e[after.getState() == ItemState.READY ? 0 : 1]++;
+          if (k.group() != null || lease) {
+            e[2] = Math.max(e[2], after.getSlot());
+          }
+        }
+      }
+      fair.values().removeIf(e -> e[0] <= 0 && e[1] <= 0);
+    }
+
+    private void rebuildFair() {
+      fair.clear();
+      model.values().forEach(s -> fairChange(null, s));
     }
 
     void apply(Op op) {
@@ -168,6 +233,8 @@ class PriorityStoreModelProperties {
         StoredItem after = Items.stored(nt[0], nt[1], p.priority(), p.state(), p.readyAt(), p.leaseExpiresAt(),
             p.expiresAt(), new byte[] {(byte) p.slot()});
         after.setSidelined(p.sidelined());
+        after.setSlot(p.fairSlot());
+        after.getItem().setGroupKey(before == null ? p.group() : before.getItem().getGroupKey());
         transition(p.slot(), after);
       } else if (op instanceof Delete d) {
         transition(d.slot(), null);
@@ -218,6 +285,9 @@ class PriorityStoreModelProperties {
           store.closeIndex();
         }
         store = opened(rocks);
+        if (rebuiltOnOpen) {
+          rebuildFair();
+        }
       }
     }
 
@@ -227,6 +297,7 @@ class PriorityStoreModelProperties {
         return;
       }
       store.transition(offset, before, after);
+      fairChange(before, after);
       if (after == null) {
         model.remove(offset);
       } else {
@@ -277,13 +348,25 @@ class PriorityStoreModelProperties {
       for (long slot = 0; slot < 16; slot++) {
         assertEquals(model.get(slot), store.get(slot), "item " + slot);
       }
+      Map<FairShares.Key, List<Long>> expectedFair = new HashMap<>();
+      fair.forEach((k, e) -> expectedFair.put(k, List.of(e[0], e[1], e[2])));
+      Map<FairShares.Key, List<Long>> actualFair = new HashMap<>();
+      store.fairShares().forEach((k, e) -> actualFair.put(k, List.of(e[0], e[1], e[2])));
+      assertEquals(expectedFair, actualFair, "fair queueing's state {ready, leased, slot}");
+      fair.forEach((k, e) -> {
+        if (k.group() == null) {
+          assertEquals(e[2], store.virtualTime(k.namespace(), k.topic(), k.priority()), "virtual time of " + k);
+        } else {
+          assertEquals(e[2], store.groupLastSlot(k.namespace(), k.topic(), k.priority(), k.group()), "last slot of " + k);
+        }
+      });
     }
 
     private List<ReadyEntry> ready(String[] nt) {
       return model.entrySet().stream()
           .filter(e -> e.getValue().getState() == ItemState.READY && in(e.getValue(), nt))
           .map(e -> new ReadyEntry(e.getValue().getItem().getPriority(), e.getValue().getSidelined(),
-              e.getValue().getReadyAt(), e.getKey()))
+              e.getValue().getSlot(), e.getValue().getReadyAt(), e.getKey()))
           .sorted()
           .toList();
     }

@@ -268,6 +268,57 @@ class QueueTopologyTest {
   }
 
   @Test
+  void groupsOfOnePriorityAreServedInTurnAndItemsWithoutAGroupAreEachAGroup() {
+    List<String> bob = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      bob.add(q.enqueue(item("fair", 3).setGroupKey("bob").build()));
+    }
+    List<String> alice = List.of(q.enqueue(item("fair", 3).setGroupKey("alice").build()),
+        q.enqueue(item("fair", 3).setGroupKey("alice").build()));
+    String loner = q.enqueue(item("fair", 3).build());
+    String urgent = q.enqueue(item("fair", 1).setGroupKey("bob").build());
+    q.demand(ALICE, "fair", 10);
+    assertEquals(List.of(urgent, bob.get(0), alice.get(0), loner, bob.get(1), alice.get(1), bob.get(2), bob.get(3),
+        bob.get(4), bob.get(5)), ids(q.delivered()),
+        "priority first; within priority 3 one item of each group in turn, the group-less item as a group of its own");
+  }
+
+  @Test
+  void aGroupArrivingBehindABacklogIsServedNextAndARetryGoesToTheBackOfItsGroup() {
+    List<String> bob = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      bob.add(q.enqueue(item("fair", 0).setGroupKey("bob").build()));
+    }
+    q.demand(ALICE, "fair", 3);
+    List<DeliveredItem> first = q.delivered();
+    assertEquals(bob.subList(0, 3), ids(first));
+    String alice = q.enqueue(item("fair", 0).setGroupKey("alice").build());
+    q.nack(first.get(0), 0, null); // back to READY: behind bob's other ready items
+    q.demand(ALICE, "fair", 2);
+    assertEquals(List.of(alice, bob.get(3)), ids(q.delivered()), "alice waits for no more than one of bob's");
+    q.demand(ALICE, "fair", 20);
+    List<String> rest = ids(q.delivered());
+    assertEquals(bob.get(0), rest.get(rest.size() - 1), "the retry went to the back of bob's line");
+    assertEquals(bob.subList(4, 10), rest.subList(0, 6));
+  }
+
+  @Test
+  void groupWeightsFromThePolicySetTheShareOfEachGroup() {
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)
+        .setGroupWeights(Map.of("heavy", 3.0)).build());
+    for (int i = 0; i < 30; i++) {
+      q.enqueue(item("w", 0).setGroupKey("heavy").build());
+    }
+    for (int i = 0; i < 30; i++) {
+      q.enqueue(item("w", 0).setGroupKey("light").build());
+    }
+    q.demand(ALICE, "w", 20);
+    List<DeliveredItem> got = q.delivered();
+    long heavy = got.stream().filter(d -> "heavy".equals(d.getGroupKey())).count();
+    assertEquals(15, heavy, "3:1 while both have items: " + got.stream().map(DeliveredItem::getGroupKey).toList());
+  }
+
+  @Test
   void anyTopicDemandMergesTheNamespaceTopicsInPriorityOrder() {
     String a5 = q.enqueue(item("a", 5).build());
     String b1 = q.enqueue(item("b", 1).build());

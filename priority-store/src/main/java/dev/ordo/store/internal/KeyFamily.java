@@ -11,6 +11,8 @@ public final class KeyFamily {
   public static final byte TIMER = 0x30;
   public static final byte OVERFLOW = 0x38;
   public static final byte COUNTS = 0x40;
+  /** Fair queueing's per-group and per-priority state ({@link FairShares}). */
+  public static final byte GROUPS = 0x48;
   /**
    * Bookkeeping of the index store's consistency with the item table: {@code [0x50]['i']} in the
    * item table, {@code [0x50]['x']} in the index store (see PriorityStore#openIndex).
@@ -18,7 +20,7 @@ public final class KeyFamily {
   public static final byte META = 0x50;
 
   /** The families derived from the item table: the ones the index store holds. */
-  public static final byte[] INDEX_FAMILIES = {READY, AGE, TIMER, OVERFLOW, COUNTS};
+  public static final byte[] INDEX_FAMILIES = {READY, AGE, TIMER, OVERFLOW, COUNTS, GROUPS};
 
   private KeyFamily() {}
 }

@@ -3,16 +3,17 @@ package dev.ordo.store.internal;
 import java.nio.ByteBuffer;
 
 /**
- * Ready index: {@code [0x20][namespace][0x00][topic][0x00][priority: 4][lane: 1][readyAt: 8][offset: 8]},
+ * Ready index: {@code [0x20][namespace][0x00][topic][0x00][priority: 4][lane: 1][slot: 8][readyAt: 8][offset: 8]},
  * numbers big-endian with the sign bit flipped, lane 0 fresh and 1 backlog (sidelined), value empty.
  *
- * <p>Within one topic's prefix the suffix has a fixed width of 21 bytes, so unsigned byte order
- * is (priority, lane, readyAt, offset) order: lowest priority first, within it the fresh lane
- * before the backlog lane, then oldest ready time, then enqueue order. A range scan on the topic
- * prefix yields the dequeue order, at O(log n + k).
+ * <p>Within one topic's prefix the suffix has a fixed width of 29 bytes, so unsigned byte order
+ * is (priority, lane, slot, readyAt, offset) order: lowest priority first, within it the fresh lane
+ * before the backlog lane, then the fair-queueing slot (groups served in turn), then oldest ready
+ * time, then enqueue order. A range scan on the topic prefix yields the dequeue order, at
+ * O(log n + k).
  */
 public final class ReadyKeySchema {
-  public static final int SUFFIX_SIZE = 4 + 1 + 8 + 8;
+  public static final int SUFFIX_SIZE = 4 + 1 + 8 + 8 + 8;
   public static final byte FRESH = 0;
   public static final byte BACKLOG = 1;
 
@@ -26,16 +27,22 @@ public final class ReadyKeySchema {
     return out;
   }
 
-  /** A key of the fresh lane. */
+  /** A key of the fresh lane, slot 0. */
   public static byte[] key(byte[] prefix, int priority, long readyAt, long offset) {
-    return key(prefix, priority, false, readyAt, offset);
+    return key(prefix, priority, false, 0, readyAt, offset);
   }
 
+  /** A key at slot 0. */
   public static byte[] key(byte[] prefix, int priority, boolean sidelined, long readyAt, long offset) {
+    return key(prefix, priority, sidelined, 0, readyAt, offset);
+  }
+
+  public static byte[] key(byte[] prefix, int priority, boolean sidelined, long slot, long readyAt, long offset) {
     ByteBuffer buf = ByteBuffer.allocate(prefix.length + SUFFIX_SIZE);
     buf.put(prefix);
     OrderedBytes.putInt(buf, priority);
     buf.put(sidelined ? BACKLOG : FRESH);
+    OrderedBytes.putLong(buf, slot);
     OrderedBytes.putLong(buf, readyAt);
     OrderedBytes.putLong(buf, offset);
     return buf.array();
@@ -52,9 +59,29 @@ public final class ReadyKeySchema {
     return OrderedBytes.getInt(key, key.length - SUFFIX_SIZE);
   }
 
+
   /** True for a key of the backlog lane. */
   public static boolean sidelined(byte[] key) {
-    return key[key.length - 17] == BACKLOG;
+    return key[key.length - 25] == BACKLOG;
+  }
+
+  public static long slot(byte[] key) {
+    return OrderedBytes.getLong(key, key.length - 24);
+  }
+
+  /** The first key of a priority in a topic's range (for its first ready entry). */
+  public static byte[] priorityStart(byte[] prefix, int priority) {
+    ByteBuffer buf = ByteBuffer.allocate(prefix.length + 4);
+    buf.put(prefix);
+    OrderedBytes.putInt(buf, priority);
+    return buf.array();
+  }
+
+  /** The last possible key of a priority in a topic's range. */
+  public static byte[] priorityEnd(byte[] prefix, int priority) {
+    byte[] out = java.util.Arrays.copyOf(priorityStart(prefix, priority), prefix.length + SUFFIX_SIZE);
+    java.util.Arrays.fill(out, prefix.length + 4, out.length, (byte) 0xFF);
+    return out;
   }
 
   public static long readyAt(byte[] key) {

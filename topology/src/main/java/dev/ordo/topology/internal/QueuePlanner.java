@@ -77,6 +77,9 @@ public final class QueuePlanner {
   /** When the arrival rates were last pruned. */
   private long prunedAt = Long.MIN_VALUE;
   private static final long PRUNE_EVERY_MS = 10_000;
+  /** The slots between two items of a group of weight 1 (so weights down to 1e-6 keep a whole increment). */
+  static final long SLOT_UNIT = 1_000_000;
+
   /** Items one dispatch of a topic moves to its backlog lane at most (the rest at the next). */
   static final int SIDELINE_BATCH = 256;
   /** The rules last made from a namespace's policy, by namespace (remade when its policy object changes). */
@@ -130,6 +133,16 @@ public final class QueuePlanner {
     return known.rules();
   }
 
+  /** Slots between two items of {@code group}: {@link #SLOT_UNIT} over its weight in the namespace's policy (default 1). */
+  long slotIncrement(String namespace, String group) {
+    dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
+    Double weight = policy == null || policy.getGroupWeights() == null ? null : policy.getGroupWeights().get(group);
+    if (weight == null || !(weight > 0)) {
+      return SLOT_UNIT;
+    }
+    return Math.max(1, Math.round(SLOT_UNIT / weight));
+  }
+
   /** Items of the topic arriving on this partition a second, recently (published with its stats). */
   public double arrivalsPerSecond(String namespace, String topic, long now) {
     return arrivals.perSecond(namespace, topic, now);
@@ -173,8 +186,11 @@ public final class QueuePlanner {
       plan.change(offset, null, Lifecycle.overflow(stored));
       return plan.effects;
     }
-    if (stored.getState() == ItemState.READY && !view.rebuilding() && plan.leaseOnArrival(offset, stored)) {
-      return plan.effects;
+    if (stored.getState() == ItemState.READY) {
+      stored.setSlot(plan.slotFor(stored));
+      if (!view.rebuilding() && plan.leaseOnArrival(offset, stored)) {
+        return plan.effects;
+      }
     }
     plan.change(offset, null, stored);
     return plan.effects;
@@ -355,6 +371,8 @@ public final class QueuePlanner {
     private final Map<List<String>, Integer> leasedPerTopic = new HashMap<>();
     /** Outcomes of an {@link Acks} command while it is planned, answered together; otherwise null. */
     private List<Outcome> collected;
+    /** The slots this plan gave, by (namespace, topic, priority, group): the store learns them when it is applied. */
+    private Map<List<Object>, Long> groupSlots;
     /** Items this plan moved to the backlog lane, by (namespace, topic), as entries of that lane; or null. */
     private Map<List<String>, List<ReadyEntry>> sidelinedPerTopic;
     /** Leases left under the dispatch rate of namespaces that have one, by namespace, as of this plan. */
@@ -406,8 +424,16 @@ public final class QueuePlanner {
       return out.size() > max ? new ArrayList<>(out.subList(0, max)) : out;
     }
 
-    /** Records a change of the item at {@code offset}, and what follows from its new state. */
+    /**
+     * Records a change of the item at {@code offset}, and what follows from its new state. An item
+     * that becomes READY (but an arrival: {@link #onItem} gives it its slot) gets its fair-queueing
+     * slot here, so every way back to READY (a nack, an expiry, a release, a due time, an admission
+     * from OVERFLOW) takes the same rule.
+     */
     void change(long offset, StoredItem before, StoredItem after) {
+      if (after != null && before != null && after.getState() == ItemState.READY && before.getState() != ItemState.READY) {
+        after.setSlot(slotFor(after)); // a fresh object from Lifecycle, not the store's
+      }
       effects.change(offset, before, after);
       changed.put(offset, after == null ? DELETED : after);
       StoredItem any = after != null ? after : before;
@@ -768,6 +794,33 @@ public final class QueuePlanner {
           .build(), urgentDemand);
     }
   
+    /**
+     * The fair-queueing slot of an item becoming READY (docs/queue.md, "Fair queueing"): start-time
+     * fair queueing within its (namespace, topic, priority), {@code max(the group's last slot +
+     * 1/weight, the virtual time)}, in units of {@link #SLOT_UNIT} per weight 1. Without a group
+     * key an item is a group of its own: the virtual time. The virtual time is the largest slot
+     * leased at the priority (kept by the store from the items' states, {@code FairShares}).
+     */
+    long slotFor(StoredItem item) {
+      Item i = item.getItem();
+      long virtualTime = view.virtualTime(i.getNamespace(), i.getTopic(), i.getPriority());
+      String group = i.getGroupKey();
+      if (group == null) {
+        return virtualTime;
+      }
+      if (groupSlots == null) {
+        groupSlots = new HashMap<>();
+      }
+      List<Object> key = List.of(i.getNamespace(), i.getTopic(), i.getPriority(), group);
+      Long last = groupSlots.get(key);
+      if (last == null) {
+        last = view.groupLastSlot(i.getNamespace(), i.getTopic(), i.getPriority(), group);
+      }
+      long slot = last == null ? virtualTime : Math.max(last + slotIncrement(i.getNamespace(), group), virtualTime);
+      groupSlots.put(key, slot);
+      return slot;
+    }
+
     /**
      * Moves the topic's fresh-lane items that have been ready longer than the namespace's
      * {@code sidelineAfterMs} to its backlog lane (at most {@link #SIDELINE_BATCH}), before the topic

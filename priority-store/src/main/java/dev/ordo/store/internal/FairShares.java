@@ -1,0 +1,166 @@
+package dev.ordo.store.internal;
+
+import dev.ordo.schema.ItemState;
+import dev.ordo.schema.StoredItem;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+/**
+ * What fair queueing needs to know of a partition's items, derived from their states (docs/store.md,
+ * "Fair shares"): per (namespace, topic, priority), the virtual time, and per (namespace, topic,
+ * priority, group key), the group's READY and LEASED items and the last slot it was given.
+ *
+ * <ul>
+ *   <li>A group's entry counts its READY and LEASED items and holds the largest slot any of them had
+ *       since the entry was made; it is removed when both counts reach zero, so an idle group holds
+ *       nothing (issue 14: "a group with nothing ready and nothing leased is forgotten").</li>
+ *   <li>The (namespace, topic, priority) entry counts all READY and LEASED items of that priority and
+ *       holds the virtual time: the largest slot of an item leased since the entry was made. It goes
+ *       when the priority has nothing ready or leased: then every group starts afresh at 0.</li>
+ * </ul>
+ *
+ * <p>Kept up by {@code PriorityStore.transition} (so it cannot drift from the items), in memory
+ * between an open and an orderly close like the topic counts, written to the index store
+ * ({@code [0x48]} family) by the close and rebuilt from the item table when the index is: a rebuilt
+ * entry's slot is the largest slot among the items present (leased ones, for the virtual time).
+ */
+public final class FairShares {
+  /** {@code group} null: the (namespace, topic, priority) entry. */
+  public record Key(String namespace, String topic, int priority, String group) {}
+
+  private static final int READY = 0;
+  private static final int LEASED = 1;
+  private static final int SLOT = 2;
+
+  private final Map<Key, long[]> entries = new HashMap<>();
+
+  /** Accounts for an item going from {@code before} to {@code after} (either may be null). */
+  public void change(StoredItem before, StoredItem after) {
+    boolean was = counted(before);
+    boolean is = counted(after);
+    if (!was && !is) {
+      return;
+    }
+    Key topicBefore = was ? topicKey(before) : null;
+    Key groupBefore = was ? groupKey(before) : null;
+    if (was) {
+      add(topicBefore, before, -1);
+      if (groupBefore != null) {
+        add(groupBefore, before, -1);
+      }
+    }
+    if (is) {
+      Key topicAfter = topicKey(after);
+      long[] t = add(topicAfter, after, +1);
+      if (after.getState() == ItemState.LEASED && (before == null || before.getState() == ItemState.READY)) {
+        t[SLOT] = Math.max(t[SLOT], after.getSlot()); // a lease: the virtual time moves up to its slot
+      }
+      Key groupAfter = groupKey(after);
+      if (groupAfter != null) {
+        long[] g = add(groupAfter, after, +1);
+        g[SLOT] = Math.max(g[SLOT], after.getSlot());
+      }
+      dropIfIdle(topicAfter);
+      dropIfIdle(groupAfter);
+    }
+    dropIfIdle(topicBefore);
+    dropIfIdle(groupBefore);
+  }
+
+  /** The topic priority's virtual time: 0 when it has nothing ready or leased. */
+  public long virtualTime(String namespace, String topic, int priority) {
+    long[] e = entries.get(new Key(namespace, topic, priority, null));
+    return e == null ? 0 : e[SLOT];
+  }
+
+  /** The group's last slot at the priority, or null when the group has nothing ready or leased there. */
+  public Long lastSlot(String namespace, String topic, int priority, String group) {
+    long[] e = entries.get(new Key(namespace, topic, priority, group));
+    return e == null ? null : e[SLOT];
+  }
+
+  /** {ready, leased, slot} of an entry, or null; for tests and stats. */
+  public long[] entry(Key key) {
+    long[] e = entries.get(key);
+    return e == null ? null : e.clone();
+  }
+
+  public int size() {
+    return entries.size();
+  }
+
+  public void clear() {
+    entries.clear();
+  }
+
+  public void forEach(BiConsumer<Key, long[]> action) {
+    entries.forEach((k, v) -> action.accept(k, v.clone()));
+  }
+
+  private long[] add(Key key, StoredItem item, int delta) {
+    long[] e = entries.computeIfAbsent(key, k -> new long[3]);
+    e[item.getState() == ItemState.READY ? READY : LEASED] += delta;
+    return e;
+  }
+
+  private void dropIfIdle(Key key) {
+    if (key == null) {
+      return;
+    }
+    long[] e = entries.get(key);
+    if (e != null && e[READY] <= 0 && e[LEASED] <= 0) {
+      entries.remove(key);
+    }
+  }
+
+  private static boolean counted(StoredItem s) {
+    return s != null && (s.getState() == ItemState.READY || s.getState() == ItemState.LEASED);
+  }
+
+  private static Key topicKey(StoredItem s) {
+    return new Key(s.getItem().getNamespace(), s.getItem().getTopic(), s.getItem().getPriority(), null);
+  }
+
+  private static Key groupKey(StoredItem s) {
+    String group = s.getItem().getGroupKey();
+    return group == null ? null : new Key(s.getItem().getNamespace(), s.getItem().getTopic(), s.getItem().getPriority(), group);
+  }
+
+  // ---- in the index store ----
+
+  /**
+   * {@code [0x48][namespace][0x00][topic][0x00][priority: 4][group length: 4, -1 for none][group UTF-8]}:
+   * the group is length-prefixed, not terminated, so any group key round-trips. Only read back whole
+   * (no range of it is scanned in order), so its byte order does not matter.
+   */
+  public static byte[] key(Key k) {
+    byte[] names = NameKey.encode(k.namespace(), k.topic());
+    byte[] group = k.group() == null ? new byte[0] : k.group().getBytes(StandardCharsets.UTF_8);
+    ByteBuffer buf = ByteBuffer.allocate(1 + names.length + 4 + 4 + group.length);
+    buf.put(KeyFamily.GROUPS).put(names).putInt(k.priority()).putInt(k.group() == null ? -1 : group.length).put(group);
+    return buf.array();
+  }
+
+  public static Key decodeKey(byte[] key) {
+    ByteBuffer buf = ByteBuffer.wrap(key);
+    buf.get();
+    String[] names = NameKey.decode(buf);
+    int priority = buf.getInt();
+    int len = buf.getInt();
+    String group = len < 0 ? null : new String(key, buf.position(), len, StandardCharsets.UTF_8);
+    return new Key(names[0], names[1], priority, group);
+  }
+
+  public static byte[] value(long[] e) {
+    return ByteBuffer.allocate(24).putLong(e[READY]).putLong(e[LEASED]).putLong(e[SLOT]).array();
+  }
+
+  /** Puts an entry read back from the index store. */
+  public void load(byte[] key, byte[] value) {
+    ByteBuffer buf = ByteBuffer.wrap(value);
+    entries.put(decodeKey(key), new long[] {buf.getLong(), buf.getLong(), buf.getLong()});
+  }
+}
