@@ -1,12 +1,13 @@
 package dev.ordo.client;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * A namespace's policy (docs/queue.md, "Namespace policies"): what its items get when they leave a
  * field empty, and the limits that keep one namespace's surge from becoming everyone's backlog.
  * Every field is optional; a namespace without a policy, or a field left null, takes the server's
- * setting (no limit). Group limits and weights come with a later version.
+ * setting (no limit).
  *
  * @param defaults for the namespace's items that do not set the field; null: none
  * @param admissionRate items admitted a second across the namespace; the rest wait in OVERFLOW
@@ -16,9 +17,10 @@ import java.time.Duration;
  * @param sidelineAfter a ready item older than this (since enqueued) when dispatch reaches it moves
  *     to its topic's backlog lane, served only when the fresh lane has nothing ready at its priority
  *     ({@code > 0}, whole milliseconds)
+ * @param groups fair queueing among the namespace's group keys: weights and concurrency limits
  */
 public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
-    Duration sidelineAfter) {
+    Duration sidelineAfter, Groups groups) {
   public NamespacePolicy {
     if (maxBacklog != null && maxBacklog < 1) {
       throw new IllegalArgumentException("maxBacklog must be at least 1, got " + maxBacklog);
@@ -35,7 +37,41 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
 
   /** A policy of defaults and admission limits. */
   public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog) {
-    this(defaults, admissionRate, maxBacklog, null, null);
+    this(defaults, admissionRate, maxBacklog, null, null, null);
+  }
+
+  /** A policy without group settings. */
+  public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
+      Duration sidelineAfter) {
+    this(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, null);
+  }
+
+  /**
+   * Fair queueing among a namespace's group keys (docs/queue.md, "Fair queueing").
+   *
+   * @param concurrency at most this many items of one group leased at once ({@code >= 1}); null: no limit
+   * @param concurrencyOverrides per group key, its own limit in place of {@code concurrency} ({@code >= 1})
+   * @param weights per group key, its weight ({@code > 0}, default 1): a group of weight 3 is served
+   *     three times as often as one of weight 1 while both have items ready
+   */
+  public record Groups(Integer concurrency, Map<String, Integer> concurrencyOverrides, Map<String, Double> weights) {
+    public Groups {
+      if (concurrency != null && concurrency < 1) {
+        throw new IllegalArgumentException("groupConcurrency must be at least 1, got " + concurrency);
+      }
+      concurrencyOverrides = concurrencyOverrides == null ? Map.of() : Map.copyOf(concurrencyOverrides);
+      weights = weights == null ? Map.of() : Map.copyOf(weights);
+      concurrencyOverrides.forEach((group, k) -> {
+        if (k == null || k < 1) {
+          throw new IllegalArgumentException("groupConcurrencyOverrides." + group + " must be at least 1, got " + k);
+        }
+      });
+      weights.forEach((group, w) -> {
+        if (w == null || !(w > 0) || Double.isInfinite(w)) {
+          throw new IllegalArgumentException("groupWeights." + group + " must be a number > 0, got " + w);
+        }
+      });
+    }
   }
 
   /**
@@ -103,6 +139,9 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         .setMaxBacklog(maxBacklog)
         .setDispatchRate(dispatchRate == null ? null : dispatchRate.toRecord())
         .setSidelineAfterMs(sidelineAfter == null ? null : sidelineAfter.toMillis())
+        .setGroupConcurrency(groups == null ? null : groups.concurrency())
+        .setGroupConcurrencyOverrides(groups == null ? Map.of() : new java.util.HashMap<>(groups.concurrencyOverrides()))
+        .setGroupWeights(groups == null ? Map.of() : new java.util.HashMap<>(groups.weights()))
         .setUpdatedAt(updatedAt)
         .build();
   }
@@ -112,6 +151,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
     return new NamespacePolicy(d == null ? null
         : new Defaults(d.getLeaseMs(), d.getTtlMs(), d.getMaxAttempts(), d.getAtMostOnce(), d.getMaxPayloadBytes()),
         Rate.fromRecord(r.getAdmissionRate()), r.getMaxBacklog(), Rate.fromRecord(r.getDispatchRate()),
-        r.getSidelineAfterMs() == null ? null : Duration.ofMillis(r.getSidelineAfterMs()));
+        r.getSidelineAfterMs() == null ? null : Duration.ofMillis(r.getSidelineAfterMs()),
+        r.getGroupConcurrency() == null && r.getGroupConcurrencyOverrides().isEmpty() && r.getGroupWeights().isEmpty()
+            ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()));
   }
 }

@@ -487,6 +487,18 @@ final class QueueCommands {
         description = "Ready items older than this go to their topic's backlog lane, served after fresh items.")
     Long sidelineAfterMs;
 
+    @Option(names = "--group-concurrency", paramLabel = "N",
+        description = "At most N items of one group key leased at once.")
+    Integer groupConcurrency;
+
+    @Option(names = "--group-limit", paramLabel = "GROUP=N",
+        description = "A group key's own limit of items leased at once (repeatable).")
+    Map<String, Integer> groupLimits;
+
+    @Option(names = "--group-weight", paramLabel = "GROUP=WEIGHT",
+        description = "A group key's weight in fair queueing, default 1 (repeatable).")
+    Map<String, Double> groupWeights;
+
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
@@ -518,10 +530,14 @@ final class QueueCommands {
           policy.put("dispatchRate", rate);
         }
         putIf(policy, "sidelineAfterMs", sidelineAfterMs);
+        putIf(policy, "groupConcurrency", groupConcurrency);
+        putIf(policy, "groupConcurrencyOverrides", groupLimits);
+        putIf(policy, "groupWeights", groupWeights);
         body = ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(policy));
       } else if (leaseMs != null || ttlMs != null || maxAttempts != null || atMostOnce != null || maxPayloadBytes != null
           || admissionRate != null || admissionBurst != null || maxBacklog != null || dispatchRate != null
-          || dispatchBurst != null || sidelineAfterMs != null) {
+          || dispatchBurst != null || sidelineAfterMs != null || groupConcurrency != null || groupLimits != null
+          || groupWeights != null) {
         throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "give the policy either as flags or as --json, not both");
       }
       print(api.put(policyPath(), body, TIMEOUT));

@@ -157,6 +157,12 @@ class QueueCommandsTest {
     assertEquals(30_000, one(ordo("namespace", "get", "cli-ns")).get("sidelineAfterMs").asLong());
     assertRefused(ordo("namespace", "set", "cli-ns", "--dispatch-rate", "0"), OrdoMain.EXIT_USAGE,
         "dispatchRate.perSecond");
+    JsonNode groups = one(ordo("namespace", "set", "cli-ns", "--group-concurrency", "3", "--group-limit", "bob=1",
+        "--group-weight", "alice=2", "--group-weight", "bob=0.5"));
+    assertEquals(3, groups.get("groupConcurrency").asInt());
+    assertEquals(1, groups.get("groupConcurrencyOverrides").get("bob").asInt());
+    assertEquals(2.0, groups.get("groupWeights").get("alice").asDouble());
+    assertEquals(0.5, groups.get("groupWeights").get("bob").asDouble());
     assertTrue(one(ordo("namespace", "delete", "cli-ns")).get("deleted").asBoolean());
     assertRefused(ordo("namespace", "get", "cli-ns"), OrdoMain.EXIT_UNKNOWN_ITEM, "has no policy");
   }

@@ -6,6 +6,7 @@ import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.store.internal.AgeKeySchema;
 import dev.ordo.store.internal.CountsKeySchema;
 import dev.ordo.store.internal.FairShares;
+import dev.ordo.store.internal.GroupQueueKeySchema;
 import dev.ordo.store.internal.HeadCache;
 import dev.ordo.store.internal.IndexWrites;
 import dev.ordo.store.internal.ItemKeySchema;
@@ -105,6 +106,8 @@ public final class PriorityStore implements QueueView {
   private ScanCursors cursors = new ScanCursors();
   /** The first keys of every ready and age range read so far. */
   private HeadCache heads = new HeadCache(HEAD_CAPACITY);
+  /** The first keys of the groups' queues: many small prefixes, so few keys each. */
+  private HeadCache groupHeads = newGroupHeads();
   /**
    * Every topic's counts by counts key, in key order: loaded by {@link #openIndex}, kept up by every
    * transition, written to the index store only by {@link #closeIndex}. A transition changes counts
@@ -286,7 +289,7 @@ public final class PriorityStore implements QueueView {
   /**
    * The layout of the index store's keys: a vouch of another layout never matches, so an index
    * written by an older version is rebuilt, not misread. 2: the ready and age keys got a lane; 3: the
-   * ready keys a fair-queueing slot, and the group state ({@code [0x48]}).
+   * ready keys a fair-queueing slot, the group queues ({@code [0x24]}) and the group state ({@code [0x48]}).
    */
   static final byte INDEX_FORMAT = 3;
 
@@ -304,6 +307,7 @@ public final class PriorityStore implements QueueView {
     rebuildKey = new byte[] {KeyFamily.INDEX_FAMILIES[0]};
     rebuildFrom = Long.MIN_VALUE;
     heads = new HeadCache(HEAD_CAPACITY);
+    groupHeads = newGroupHeads();
     cursors = new ScanCursors();
     counts.clear();
     namespaceCounts.clear();
@@ -382,6 +386,7 @@ public final class PriorityStore implements QueueView {
       if (!it.hasNext()) {
         rebuilding = false;
         heads = new HeadCache(HEAD_CAPACITY);
+        groupHeads = newGroupHeads();
       }
     }
     return n;
@@ -500,7 +505,31 @@ public final class PriorityStore implements QueueView {
     }
   }
 
-  /** Up to {@code max} ready items of a topic in dequeue order, without removing them. */
+  /**
+   * Up to {@code max} of a group's ready items at a priority, in the group's dequeue order (lane, slot,
+   * ready time, offset). The ready index ({@link #readyHead}) holds only the first of them.
+   */
+  public List<ReadyEntry> groupHead(String namespace, String topic, int priority, String group, int max) {
+    byte[] gp = GroupQueueKeySchema.prefix(namespace, topic, priority, group);
+    List<byte[]> keys = groupHeads.first(gp, max, loader(GroupQueueKeySchema.upperBound(gp)));
+    List<ReadyEntry> out = new ArrayList<>(keys.size());
+    for (byte[] key : keys) {
+      out.add(new ReadyEntry(priority, GroupQueueKeySchema.sidelined(key), GroupQueueKeySchema.slot(key),
+          GroupQueueKeySchema.readyAt(key), GroupQueueKeySchema.offset(key)));
+    }
+    return out;
+  }
+
+  /** Items of a group key leased on this partition, over its namespace's topics and priorities. */
+  public long groupLeased(String namespace, String group) {
+    return fair.leased(namespace, group);
+  }
+
+  /**
+   * Up to {@code max} entries of a topic's ready index in dequeue order, without removing them: its
+   * ready items without a group key, and the first ready item of each group key and priority (the
+   * rest of a group's are read with {@link #groupHead}).
+   */
   public List<ReadyEntry> readyHead(String namespace, String topic, int max) {
     byte[] prefix = ReadyKeySchema.prefix(namespace, topic);
     List<byte[]> keys = heads.first(prefix, max, loader(ReadyKeySchema.upperBound(prefix)));
@@ -755,12 +784,30 @@ public final class PriorityStore implements QueueView {
   /** Removes the entries of {@code old} that {@code next} (may be null) does not have. */
   private void unindex(long offset, StoredItem old, StoredItem next) {
     if (old.getState() == ItemState.READY && !sameReady(old, next)) {
-      byte[] rp = ReadyKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic());
-      byte[] rk = ReadyKeySchema.key(rp, old.getItem().getPriority(), old.getSidelined(), old.getSlot(),
-          old.getReadyAt(), offset);
-      writes.delete(rk);
-      heads.removed(rp, rk);
-      byte[] ap = AgeKeySchema.prefix(old.getItem().getNamespace(), old.getItem().getTopic(), old.getSidelined());
+      String ns = old.getItem().getNamespace();
+      String topic = old.getItem().getTopic();
+      int priority = old.getItem().getPriority();
+      byte[] rp = ReadyKeySchema.prefix(ns, topic);
+      byte[] rk = ReadyKeySchema.key(rp, priority, old.getSidelined(), old.getSlot(), old.getReadyAt(), offset);
+      String group = old.getItem().getGroupKey();
+      if (group == null) {
+        removeReady(rp, rk);
+      } else {
+        // The ready index holds the group's first item only: if that is the one going, the next comes in.
+        byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
+        byte[] gk = GroupQueueKeySchema.key(gp, old.getSidelined(), old.getSlot(), old.getReadyAt(), offset);
+        byte[] first = firstOfGroup(gp);
+        writes.delete(gk);
+        groupHeads.removed(gp, gk);
+        if (first != null && Arrays.equals(first, gk)) {
+          removeReady(rp, rk);
+          byte[] next2 = firstOfGroup(gp);
+          if (next2 != null) {
+            putReady(rp, readyKeyOf(rp, priority, next2));
+          }
+        }
+      }
+      byte[] ap = AgeKeySchema.prefix(ns, topic, old.getSidelined());
       byte[] ak = AgeKeySchema.key(ap, old.getReadyAt(), offset);
       writes.delete(ak);
       heads.removed(ap, ak);
@@ -784,12 +831,29 @@ public final class PriorityStore implements QueueView {
   /** Adds the entries of {@code item} that {@code previous} (may be null) did not have. */
   private void index(long offset, StoredItem item, StoredItem previous) {
     if (item.getState() == ItemState.READY && !sameReady(item, previous)) {
-      byte[] rp = ReadyKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic());
-      byte[] rk = ReadyKeySchema.key(rp, item.getItem().getPriority(), item.getSidelined(), item.getSlot(),
-          item.getReadyAt(), offset);
-      writes.putNew(rk, EMPTY);
-      heads.inserted(rp, rk);
-      byte[] ap = AgeKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic(), item.getSidelined());
+      String ns = item.getItem().getNamespace();
+      String topic = item.getItem().getTopic();
+      int priority = item.getItem().getPriority();
+      byte[] rp = ReadyKeySchema.prefix(ns, topic);
+      byte[] rk = ReadyKeySchema.key(rp, priority, item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
+      String group = item.getItem().getGroupKey();
+      if (group == null) {
+        putReady(rp, rk);
+      } else {
+        // Into the group's queue; into the ready index only as the group's new first item.
+        byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
+        byte[] gk = GroupQueueKeySchema.key(gp, item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
+        byte[] first = firstOfGroup(gp);
+        writes.putNew(gk, EMPTY);
+        groupHeads.inserted(gp, gk);
+        if (first == null || OrderedBytes.compare(gk, first) < 0) {
+          if (first != null) {
+            removeReady(rp, readyKeyOf(rp, priority, first));
+          }
+          putReady(rp, rk);
+        }
+      }
+      byte[] ap = AgeKeySchema.prefix(ns, topic, item.getSidelined());
       byte[] ak = AgeKeySchema.key(ap, item.getReadyAt(), offset);
       writes.putNew(ak, EMPTY);
       heads.inserted(ap, ak);
@@ -808,6 +872,32 @@ public final class PriorityStore implements QueueView {
     if (ttl != null && (previous == null || !ttl.equals(previous.getExpiresAt()))) {
       addTimer(TimerKind.TTL, ttl, offset);
     }
+  }
+
+  private void putReady(byte[] prefix, byte[] key) {
+    writes.putNew(key, EMPTY);
+    heads.inserted(prefix, key);
+  }
+
+  private void removeReady(byte[] prefix, byte[] key) {
+    writes.delete(key);
+    heads.removed(prefix, key);
+  }
+
+  /** The first key of a group's queue, or null when it has no ready item. */
+  private byte[] firstOfGroup(byte[] groupPrefix) {
+    List<byte[]> keys = groupHeads.first(groupPrefix, 1, loader(GroupQueueKeySchema.upperBound(groupPrefix)));
+    return keys.isEmpty() ? null : keys.get(0);
+  }
+
+  /** The ready key of the item a group-queue key names. */
+  private static byte[] readyKeyOf(byte[] readyPrefix, int priority, byte[] groupKey) {
+    return ReadyKeySchema.key(readyPrefix, priority, GroupQueueKeySchema.sidelined(groupKey),
+        GroupQueueKeySchema.slot(groupKey), GroupQueueKeySchema.readyAt(groupKey), GroupQueueKeySchema.offset(groupKey));
+  }
+
+  private static HeadCache newGroupHeads() {
+    return new HeadCache(8, 8);
   }
 
   private static boolean sameReady(StoredItem a, StoredItem b) {

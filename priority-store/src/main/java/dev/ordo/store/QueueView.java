@@ -12,8 +12,17 @@ public interface QueueView {
   /** The item at {@code offset}, or null when there is none. */
   StoredItem get(long offset);
 
-  /** Up to {@code max} ready items of a topic in dequeue order. */
+  /**
+   * Up to {@code max} entries of a topic's ready index in dequeue order: its ready items without a
+   * group key and the first ready item of each group key and priority.
+   */
   List<ReadyEntry> readyHead(String namespace, String topic, int max);
+
+  /** Up to {@code max} of a group's ready items at a priority, in the group's dequeue order. */
+  List<ReadyEntry> groupHead(String namespace, String topic, int priority, String group, int max);
+
+  /** Items of a group key leased on this partition, over its namespace's topics and priorities. */
+  long groupLeased(String namespace, String group);
 
   /** The virtual time of a topic's priority for fair queueing (0 when nothing of it is ready or leased). */
   long virtualTime(String namespace, String topic, int priority);

@@ -133,12 +133,16 @@ class PriorityStoreModelProperties {
   Arbitrary<List<Op>> sequences() {
     Arbitrary<Integer> slots = Arbitraries.integers().between(0, 15);
     Arbitrary<Integer> topics = Arbitraries.integers().between(0, TOPICS.size() - 1);
-    Arbitrary<Integer> priorities = Arbitraries.of(Integer.MIN_VALUE, -1, 0, 1, 2, Integer.MAX_VALUE);
+    // Priority 0 and READY most often, so that a group often has several ready items at one priority.
+    Arbitrary<Integer> priorities = Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(0)),
+        Tuple.of(2, Arbitraries.of(Integer.MIN_VALUE, -1, 0, 1, 2, Integer.MAX_VALUE)));
+    Arbitrary<ItemState> states = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(ItemState.READY)),
+        Tuple.of(3, Arbitraries.of(ItemState.class)));
     Arbitrary<Long> times = Arbitraries.frequencyOf(
         Tuple.of(6, Arbitraries.longs().between(-2, 6)),
         Tuple.of(1, Arbitraries.of(Long.MIN_VALUE, Long.MAX_VALUE)));
     Arbitrary<Long> ttls = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(null)), Tuple.of(1, times));
-    Arbitrary<Op> put = Combinators.combine(slots, topics, Arbitraries.of(ItemState.class), priorities, times, times, ttls,
+    Arbitrary<Op> put = Combinators.combine(slots, topics, states, priorities, times, times, ttls,
             Arbitraries.integers().between(0, 23))
         .as(Put::new);
     Arbitrary<Op> delete = slots.map(Delete::new);
@@ -314,6 +318,13 @@ class PriorityStoreModelProperties {
         assertEquals(limit(expected, 3), store.readyHead(nt[0], nt[1], 3), "first three of " + topic);
         assertEquals(oldest(nt), store.oldestReadyAt(nt[0], nt[1]), "oldest ready of " + topic);
         assertEquals(counts(nt[0], nt[1]), store.counts(nt[0], nt[1]), "counts of " + topic);
+        for (int priority : new int[] {Integer.MIN_VALUE, -1, 0, 1, 2, Integer.MAX_VALUE}) {
+          for (String group : new String[] {"g", "h"}) {
+            List<ReadyEntry> expectedGroup = group(nt, priority, group);
+            assertEquals(expectedGroup, store.groupHead(nt[0], nt[1], priority, group, ALL), "group " + group + " of " + topic);
+            assertEquals(limit(expectedGroup, 1), store.groupHead(nt[0], nt[1], priority, group, 1), "first of " + group);
+          }
+        }
       }
       for (String ns : NAMESPACES) {
         List<TopicCounts> expected = TOPICS.stream().filter(nt -> nt[0].equals(ns))
@@ -348,6 +359,13 @@ class PriorityStoreModelProperties {
       for (long slot = 0; slot < 16; slot++) {
         assertEquals(model.get(slot), store.get(slot), "item " + slot);
       }
+      for (String ns : NAMESPACES) {
+        for (String group : new String[] {"g", "h"}) {
+          long leased = model.values().stream().filter(x -> x.getState() == ItemState.LEASED
+              && x.getItem().getNamespace().equals(ns) && group.equals(x.getItem().getGroupKey())).count();
+          assertEquals(leased, store.groupLeased(ns, group), "items of group " + group + " leased in " + ns);
+        }
+      }
       Map<FairShares.Key, List<Long>> expectedFair = new HashMap<>();
       fair.forEach((k, e) -> expectedFair.put(k, List.of(e[0], e[1], e[2])));
       Map<FairShares.Key, List<Long>> actualFair = new HashMap<>();
@@ -362,13 +380,37 @@ class PriorityStoreModelProperties {
       });
     }
 
+    private static ReadyEntry entry(long offset, StoredItem s) {
+      return new ReadyEntry(s.getItem().getPriority(), s.getSidelined(), s.getSlot(), s.getReadyAt(), offset);
+    }
+
+    /** The ready index of a topic: its items without a group, and the first of each group and priority. */
     private List<ReadyEntry> ready(String[] nt) {
+      Map<List<Object>, ReadyEntry> firstOfGroup = new HashMap<>();
+      List<ReadyEntry> out = new ArrayList<>();
+      model.forEach((offset, s) -> {
+        if (s.getState() != ItemState.READY || !in(s, nt)) {
+          return;
+        }
+        ReadyEntry e = entry(offset, s);
+        String group = s.getItem().getGroupKey();
+        if (group == null) {
+          out.add(e);
+        } else {
+          firstOfGroup.merge(List.of(s.getItem().getPriority(), group), e, (a, b) -> a.compareTo(b) <= 0 ? a : b);
+        }
+      });
+      out.addAll(firstOfGroup.values());
+      out.sort(null);
+      return out;
+    }
+
+    /** A group's ready items at a priority, in order. */
+    private List<ReadyEntry> group(String[] nt, int priority, String group) {
       return model.entrySet().stream()
-          .filter(e -> e.getValue().getState() == ItemState.READY && in(e.getValue(), nt))
-          .map(e -> new ReadyEntry(e.getValue().getItem().getPriority(), e.getValue().getSidelined(),
-              e.getValue().getSlot(), e.getValue().getReadyAt(), e.getKey()))
-          .sorted()
-          .toList();
+          .filter(e -> e.getValue().getState() == ItemState.READY && in(e.getValue(), nt)
+              && e.getValue().getItem().getPriority() == priority && group.equals(e.getValue().getItem().getGroupKey()))
+          .map(e -> entry(e.getKey(), e.getValue())).sorted().toList();
     }
 
     private Long oldest(String[] nt) {

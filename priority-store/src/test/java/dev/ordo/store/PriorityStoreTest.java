@@ -37,6 +37,29 @@ class PriorityStoreTest {
     }
   }
 
+  /** The ready index holds a group's first ready item only; the group's queue holds them all in order. */
+  @Test
+  void aGroupShowsItsFirstItemInTheReadyIndexAndAllInItsQueue() {
+    put(1, grouped(ready(NS, "t", 0, 100), "g", 5));
+    put(2, grouped(ready(NS, "t", 0, 100), "g", 3)); // a smaller slot: the group's new first
+    put(3, grouped(ready(NS, "t", 0, 100), "h", 4));
+    put(4, ready(NS, "t", 0, 100));
+    assertEquals(List.of(new ReadyEntry(0, false, 0, 100, 4), new ReadyEntry(0, false, 3, 100, 2),
+        new ReadyEntry(0, false, 4, 100, 3)), store.readyHead(NS, "t", 10));
+    assertEquals(List.of(new ReadyEntry(0, false, 3, 100, 2), new ReadyEntry(0, false, 5, 100, 1)),
+        store.groupHead(NS, "t", 0, "g", 10));
+    store.transition(2, store.get(2), leased(store.get(2), 1_000));
+    assertEquals(List.of(new ReadyEntry(0, false, 0, 100, 4), new ReadyEntry(0, false, 4, 100, 3),
+        new ReadyEntry(0, false, 5, 100, 1)), store.readyHead(NS, "t", 10), "the next of g comes in");
+    assertEquals(1, store.groupLeased(NS, "g"));
+  }
+
+  private static StoredItem grouped(StoredItem s, String group, long slot) {
+    s.getItem().setGroupKey(group);
+    s.setSlot(slot);
+    return s;
+  }
+
   @Test
   void readyItemsComeOutLowestPriorityFirstThenOldestThenInEnqueueOrder() {
     put(1, ready(NS, "t", 0, 100));

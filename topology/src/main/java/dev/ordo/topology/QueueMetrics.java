@@ -32,6 +32,8 @@ public final class QueueMetrics {
   public static final String ADMITTED = "overflow.admitted";
   /** Ready items moved to their topic's backlog lane (their namespace's sidelineAfterMs). */
   public static final String SIDELINED = "sidelined";
+  /** Ready items passed over by dispatch because their group had its concurrency limit leased. */
+  public static final String GROUP_LIMITED = "group.limited";
   public static final String DEAD_LETTERED = "dead_lettered";
   public static final String MALFORMED = "malformed";
   public static final String PARKED = "parked";

@@ -319,6 +319,35 @@ class QueueTopologyTest {
   }
 
   @Test
+  void aGroupAtItsConcurrencyLimitIsPassedOverAndServedAgainWhenALeaseEnds() {
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0).setGroupConcurrency(2)
+        .setGroupConcurrencyOverrides(Map.of("alice", 1)).build());
+    List<String> bob = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      bob.add(q.enqueue(item("lim", 0).setGroupKey("bob").build()));
+    }
+    List<String> alice = List.of(q.enqueue(item("lim", 0).setGroupKey("alice").build()),
+        q.enqueue(item("lim", 0).setGroupKey("alice").build()));
+    String loner = q.enqueue(item("lim", 0).build());
+    q.demand(ALICE, "lim", 10);
+    List<DeliveredItem> first = q.delivered();
+    assertEquals(List.of(bob.get(0), alice.get(0), loner, bob.get(1)), ids(first),
+        "bob's limit of 2 and alice's own limit of 1; the rest of the demand waits");
+
+    q.ack(first.get(0)); // bob has a lease free: the waiting demand gets his next
+    assertEquals(List.of(bob.get(2)), ids(q.delivered()));
+    q.nack(first.get(1), 0, null); // alice's nacked item comes back and is hers to take again
+    assertEquals(List.of(alice.get(1)), ids(q.delivered()), "alice's next, her nacked one goes behind it");
+    assertTrue(q.metrics.get(QueueMetrics.GROUP_LIMITED) > 0);
+
+    q.policy("ns", null); // no limit: the rest at once
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+    q.demand(ALICE, "lim", 100);
+    List<String> rest = ids(q.delivered());
+    assertEquals(48, rest.size(), "47 of bob's and alice's nacked one: " + rest);
+  }
+
+  @Test
   void anyTopicDemandMergesTheNamespaceTopicsInPriorityOrder() {
     String a5 = q.enqueue(item("a", 5).build());
     String b1 = q.enqueue(item("b", 1).build());

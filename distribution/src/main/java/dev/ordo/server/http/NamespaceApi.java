@@ -18,14 +18,11 @@ import java.util.Set;
 /**
  * Namespace policies over HTTP (docs/http-api.md, "Namespace policies"):
  * {@code GET|PUT|DELETE /v1/namespaces/{ns}/policy}. A PUT replaces the whole policy; a field that
- * is out of range answers 400 naming it and writes nothing. The policy fields of a later version
- * (group limits and weights) are refused by name until they are enforced, rather than stored and
- * ignored.
+ * is out of range answers 400 naming it and writes nothing.
  */
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
-      "dispatchRate", "groupConcurrency", "groupWeights", "sidelineAfterMs"));
-  static final Set<String> NOT_YET = Set.of("groupConcurrency", "groupWeights");
+      "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs"));
   static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
@@ -70,13 +67,6 @@ public final class NamespaceApi {
   /** The policy a PUT body states; IllegalArgumentException (400) naming the first bad field. */
   static NamespacePolicy parse(byte[] body) {
     JsonBody b = JsonBody.parse(body, FIELDS);
-    for (String field : FIELDS) {
-      if (NOT_YET.contains(field) && b.has(field)) {
-        throw new IllegalArgumentException(field + " is not supported yet: this server enforces defaults,"
-            + " admissionRate, maxBacklog, dispatchRate and sidelineAfterMs (group limits and weights come with a"
-            + " later version)");
-      }
-    }
     NamespacePolicy.Defaults defaults = null;
     JsonNode node = b.node("defaults");
     if (node != null) {
@@ -92,8 +82,49 @@ public final class NamespaceApi {
     Long maxBacklog = b.number("maxBacklog", 1);
     NamespacePolicy.Rate dispatch = rate(b, "dispatchRate");
     Long sidelineAfterMs = b.number("sidelineAfterMs", 1);
+    Long concurrency = b.number("groupConcurrency", 1);
+    if (concurrency != null && concurrency > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("groupConcurrency must be at most " + Integer.MAX_VALUE + ", got " + concurrency);
+    }
+    Map<String, Integer> overrides = new LinkedHashMap<>();
+    groupMap(b, "groupConcurrencyOverrides").forEach((group, v) -> {
+      if (!v.canConvertToInt() || !v.isIntegralNumber() || v.intValue() < 1) {
+        throw new IllegalArgumentException("groupConcurrencyOverrides." + group + " must be a whole number >= 1, got " + v);
+      }
+      overrides.put(group, v.intValue());
+    });
+    Map<String, Double> weights = new LinkedHashMap<>();
+    groupMap(b, "groupWeights").forEach((group, v) -> {
+      if (!v.isNumber() || !(v.doubleValue() > 0) || Double.isInfinite(v.doubleValue())) {
+        throw new IllegalArgumentException("groupWeights." + group + " must be a number > 0, got " + v);
+      }
+      weights.put(group, v.doubleValue());
+    });
+    NamespacePolicy.Groups groups = concurrency == null && overrides.isEmpty() && weights.isEmpty() ? null
+        : new NamespacePolicy.Groups(concurrency == null ? null : concurrency.intValue(), overrides, weights);
     return new NamespacePolicy(defaults, admission, maxBacklog, dispatch,
-        sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs));
+        sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs), groups);
+  }
+
+  /** A JSON object of group key → value, in order; empty when absent. Group keys are checked as names. */
+  private static Map<String, JsonNode> groupMap(JsonBody b, String field) {
+    JsonNode node = b.node(field);
+    Map<String, JsonNode> out = new LinkedHashMap<>();
+    if (node == null) {
+      return out;
+    }
+    if (!node.isObject()) {
+      throw new IllegalArgumentException(field + " must be an object of group key to value, got " + node);
+    }
+    node.fields().forEachRemaining(e -> {
+      try {
+        dev.ordo.api.Names.check("group key", e.getKey());
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException(field + ": " + bad.getMessage(), bad);
+      }
+      out.put(e.getKey(), e.getValue());
+    });
+    return out;
   }
 
   /** {@code {"perSecond": > 0, "burst": >= 1 (default: one second's worth)}}, or null when absent. */
@@ -147,6 +178,16 @@ public final class NamespaceApi {
           policy.dispatchRate().burst()));
     }
     putIf(m, "sidelineAfterMs", policy.sidelineAfter() == null ? null : policy.sidelineAfter().toMillis());
+    NamespacePolicy.Groups g = policy.groups();
+    if (g != null) {
+      putIf(m, "groupConcurrency", g.concurrency());
+      if (!g.concurrencyOverrides().isEmpty()) {
+        m.put("groupConcurrencyOverrides", new java.util.TreeMap<>(g.concurrencyOverrides()));
+      }
+      if (!g.weights().isEmpty()) {
+        m.put("groupWeights", new java.util.TreeMap<>(g.weights()));
+      }
+    }
     return m;
   }
 

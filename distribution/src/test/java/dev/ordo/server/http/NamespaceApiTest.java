@@ -69,6 +69,16 @@ class NamespaceApiTest {
     assertEquals(0, server.post("/v1/namespaces/tenant-a/dequeue", Map.of("topics", Map.of("big", 1), "waitMs", 1000))
         .json().get("items").size());
 
+    Reply groups = server.put("/v1/namespaces/tenant-a/policy", "{\"groupConcurrency\": 4, "
+        + "\"groupConcurrencyOverrides\": {\"bob\": 1}, \"groupWeights\": {\"alice\": 3, \"bob\": 0.5}}");
+    assertEquals(200, groups.status(), groups::text);
+    JsonNode g = server.get("/v1/namespaces/tenant-a/policy").json();
+    assertEquals(4, g.get("groupConcurrency").asInt());
+    assertEquals(1, g.get("groupConcurrencyOverrides").get("bob").asInt());
+    assertEquals(3.0, g.get("groupWeights").get("alice").asDouble());
+    assertEquals(0.5, g.get("groupWeights").get("bob").asDouble());
+    assertFalse(g.has("defaults"), "a PUT replaces the whole policy");
+
     Reply deleted = server.delete("/v1/namespaces/tenant-a/policy");
     assertEquals(200, deleted.status(), deleted::text);
     assertEquals(404, server.get("/v1/namespaces/tenant-a/policy").status());
@@ -92,7 +102,10 @@ class NamespaceApiTest {
         {"{\"maxBacklog\": 1.5}", "maxBacklog"},
         {"{\"dispatchRate\": {\"perSecond\": -1}}", "dispatchRate.perSecond"},
         {"{\"sidelineAfterMs\": 0}", "sidelineAfterMs"},
-        {"{\"defaults\": {\"ttlMs\": 1}, \"groupWeights\": {\"a\": 2}}", "groupWeights is not supported yet"}}) {
+        {"{\"groupWeights\": {\"a\": 0}}", "groupWeights.a"},
+        {"{\"groupWeights\": [2]}", "groupWeights must be an object"},
+        {"{\"groupConcurrency\": 0}", "groupConcurrency"},
+        {"{\"groupConcurrencyOverrides\": {\"bob\": 1.5}}", "groupConcurrencyOverrides.bob"}}) {
       Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
       assertEquals(400, r.status(), c[0] + ": " + r.text());
       assertTrue(r.json().get("error").asText().contains(c[1]), c[0] + ": " + r.text());

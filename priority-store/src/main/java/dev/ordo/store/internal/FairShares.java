@@ -36,6 +36,8 @@ public final class FairShares {
   private static final int SLOT = 2;
 
   private final Map<Key, long[]> entries = new HashMap<>();
+  /** Leased items per (namespace, group key), summed over the group's entries: its concurrency. */
+  private final Map<java.util.List<String>, long[]> leasedByGroup = new HashMap<>();
 
   /** Accounts for an item going from {@code before} to {@code after} (either may be null). */
   public void change(StoredItem before, StoredItem after) {
@@ -94,6 +96,7 @@ public final class FairShares {
 
   public void clear() {
     entries.clear();
+    leasedByGroup.clear();
   }
 
   public void forEach(BiConsumer<Key, long[]> action) {
@@ -102,8 +105,27 @@ public final class FairShares {
 
   private long[] add(Key key, StoredItem item, int delta) {
     long[] e = entries.computeIfAbsent(key, k -> new long[3]);
-    e[item.getState() == ItemState.READY ? READY : LEASED] += delta;
+    boolean leased = item.getState() == ItemState.LEASED;
+    e[leased ? LEASED : READY] += delta;
+    if (leased && key.group() != null) {
+      addLeased(key, delta);
+    }
     return e;
+  }
+
+  private void addLeased(Key key, long delta) {
+    java.util.List<String> g = java.util.List.of(key.namespace(), key.group());
+    long[] n = leasedByGroup.computeIfAbsent(g, k -> new long[1]);
+    n[0] += delta;
+    if (n[0] <= 0) {
+      leasedByGroup.remove(g);
+    }
+  }
+
+  /** Items of a group key leased, over its namespace's topics and priorities on this partition. */
+  public long leased(String namespace, String group) {
+    long[] n = leasedByGroup.get(java.util.List.of(namespace, group));
+    return n == null ? 0 : n[0];
   }
 
   private void dropIfIdle(Key key) {
@@ -161,6 +183,11 @@ public final class FairShares {
   /** Puts an entry read back from the index store. */
   public void load(byte[] key, byte[] value) {
     ByteBuffer buf = ByteBuffer.wrap(value);
-    entries.put(decodeKey(key), new long[] {buf.getLong(), buf.getLong(), buf.getLong()});
+    Key k = decodeKey(key);
+    long[] e = {buf.getLong(), buf.getLong(), buf.getLong()};
+    entries.put(k, e);
+    if (k.group() != null && e[LEASED] > 0) {
+      addLeased(k, e[LEASED]);
+    }
   }
 }

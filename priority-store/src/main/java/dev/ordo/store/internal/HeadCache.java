@@ -49,6 +49,7 @@ public final class HeadCache {
   private static final int MIN_LOAD = 64;
 
   private final int capacity;
+  private final int minLoad;
   private final Map<Bytes, Head> heads = new HashMap<>();
 
   private static final class Head {
@@ -62,10 +63,20 @@ public final class HeadCache {
 
   /** @param capacity keys held per prefix (more only while a read asks for more) */
   public HeadCache(int capacity) {
-    if (capacity < 1) {
-      throw new IllegalArgumentException("capacity must be positive, got " + capacity);
+    this(capacity, MIN_LOAD);
+  }
+
+  /**
+   * @param capacity keys held per prefix (more only while a read asks for more)
+   * @param minLoad keys read from the store at least, when a read needs any (many small prefixes:
+   *     few, so that the heap holds little per prefix)
+   */
+  public HeadCache(int capacity, int minLoad) {
+    if (capacity < 1 || minLoad < 1) {
+      throw new IllegalArgumentException("capacity and minLoad must be positive, got " + capacity + ", " + minLoad);
     }
     this.capacity = capacity;
+    this.minLoad = minLoad;
   }
 
   /** The first {@code n} live keys of {@code prefix} in key order (fewer if it has fewer). */
@@ -84,7 +95,7 @@ public final class HeadCache {
       heads.put(p, h);
     }
     while (h.keys.size() < n && h.frontier != null) {
-      int want = Math.max(MIN_LOAD, Math.max(n, capacity / 4) - h.keys.size());
+      int want = Math.max(minLoad, Math.max(n, capacity / 4) - h.keys.size());
       List<byte[]> loaded = loader.load(h.frontier, want);
       h.keys.addAll(loaded);
       h.frontier = loaded.size() < want ? null : OrderedBytes.successor(loaded.get(loaded.size() - 1));

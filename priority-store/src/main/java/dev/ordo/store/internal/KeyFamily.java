@@ -7,6 +7,8 @@ package dev.ordo.store.internal;
 public final class KeyFamily {
   public static final byte ITEM = 0x10;
   public static final byte READY = 0x20;
+  /** A group's ready items, of which the ready index holds the first ({@link GroupQueueKeySchema}). */
+  public static final byte GROUP_QUEUE = 0x24;
   public static final byte AGE = 0x28;
   public static final byte TIMER = 0x30;
   public static final byte OVERFLOW = 0x38;
@@ -20,7 +22,7 @@ public final class KeyFamily {
   public static final byte META = 0x50;
 
   /** The families derived from the item table: the ones the index store holds. */
-  public static final byte[] INDEX_FAMILIES = {READY, AGE, TIMER, OVERFLOW, COUNTS, GROUPS};
+  public static final byte[] INDEX_FAMILIES = {READY, GROUP_QUEUE, AGE, TIMER, OVERFLOW, COUNTS, GROUPS};
 
   private KeyFamily() {}
 }

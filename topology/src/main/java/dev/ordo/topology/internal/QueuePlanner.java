@@ -133,6 +133,16 @@ public final class QueuePlanner {
     return known.rules();
   }
 
+  /** The concurrency limit of a group key in its namespace's policy, or null for none. */
+  Integer groupLimit(String namespace, String group) {
+    dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
+    if (policy == null) {
+      return null;
+    }
+    Integer own = policy.getGroupConcurrencyOverrides() == null ? null : policy.getGroupConcurrencyOverrides().get(group);
+    return own != null ? own : policy.getGroupConcurrency();
+  }
+
   /** Slots between two items of {@code group}: {@link #SLOT_UNIT} over its weight in the namespace's policy (default 1). */
   long slotIncrement(String namespace, String group) {
     dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
@@ -367,8 +377,8 @@ public final class QueuePlanner {
     final Effects effects = new Effects();
     /** Items changed by this plan, by offset ({@link #DELETED} when deleted). */
     private final Map<Long, StoredItem> changed = new HashMap<>();
-    /** Items leased or sidelined by this plan, by (namespace, topic): the store's ready head still holds them. */
-    private final Map<List<String>, Integer> leasedPerTopic = new HashMap<>();
+    /** Items of a (namespace, group key) leased by this plan: the store counts them once it is applied. */
+    private Map<List<String>, Integer> leasedPerGroup;
     /** Outcomes of an {@link Acks} command while it is planned, answered together; otherwise null. */
     private List<Outcome> collected;
     /** The slots this plan gave, by (namespace, topic, priority, group): the store learns them when it is applied. */
@@ -393,38 +403,6 @@ public final class QueuePlanner {
     }
 
     /**
-     * The ready head as it will be once the plan is applied: without the items this plan leased or
-     * moved, and with the items it sidelined at their places in the backlog lane.
-     */
-    List<ReadyEntry> readyHead(String namespace, String topic, int max) {
-      List<String> key = List.of(namespace, topic);
-      int skip = leasedPerTopic.getOrDefault(key, 0);
-      List<ReadyEntry> head = view.readyHead(namespace, topic, max + skip);
-      List<ReadyEntry> moved = sidelinedPerTopic == null ? null : sidelinedPerTopic.get(key);
-      if (skip == 0 && moved == null) {
-        return head;
-      }
-      List<ReadyEntry> out = new ArrayList<>(Math.min(max, head.size()));
-      for (ReadyEntry e : head) {
-        if (!changed.containsKey(e.offset())) {
-          out.add(e);
-        }
-      }
-      if (moved != null) {
-        // Read max + skip from the store, of which at most skip are gone: every store entry not read
-        // sorts after the first max kept, so merging in the moved ones and cutting at max is exact.
-        for (ReadyEntry m : moved) {
-          StoredItem s = get(m.offset());
-          if (s != null && s.getState() == ItemState.READY) {
-            out.add(m);
-          }
-        }
-        out.sort(null);
-      }
-      return out.size() > max ? new ArrayList<>(out.subList(0, max)) : out;
-    }
-
-    /**
      * Records a change of the item at {@code offset}, and what follows from its new state. An item
      * that becomes READY (but an arrival: {@link #onItem} gives it its slot) gets its fair-queueing
      * slot here, so every way back to READY (a nack, an expiry, a release, a due time, an admission
@@ -433,6 +411,10 @@ public final class QueuePlanner {
     void change(long offset, StoredItem before, StoredItem after) {
       if (after != null && before != null && after.getState() == ItemState.READY && before.getState() != ItemState.READY) {
         after.setSlot(slotFor(after)); // a fresh object from Lifecycle, not the store's
+      }
+      if (before != null && before.getState() == ItemState.LEASED && (after == null || after.getState() != ItemState.LEASED)
+          && before.getItem().getGroupKey() != null) {
+        groupLeaseEnded(before.getItem().getNamespace(), before.getItem().getGroupKey());
       }
       effects.change(offset, before, after);
       changed.put(offset, after == null ? DELETED : after);
@@ -676,6 +658,11 @@ public final class QueuePlanner {
       if (wanting.isEmpty()) {
         return false;
       }
+      String group = ready.getItem().getGroupKey();
+      if (group != null && atGroupLimit(ready.getItem().getNamespace(), group)) {
+        effects.count(QueueMetrics.GROUP_LIMITED);
+        return false; // it waits READY until the group has a lease free
+      }
       if (allowance(ready.getItem().getNamespace(), 1) == 0) {
         throttled.add(List.of(ready.getItem().getNamespace(), topic));
         return false; // it waits READY for the rate
@@ -708,25 +695,14 @@ public final class QueuePlanner {
         }
       }
       any = allowed;
-      // Merge the heads of the namespace's topics: each contributes at most `any` candidates.
-      List<ReadyEntry> candidates = new ArrayList<>();
+      List<String> topics = new ArrayList<>();
       for (TopicCounts t : view.topics(open.namespace())) {
         if (t.ready() > 0) {
           sideline(open.namespace(), t.topic());
-          candidates.addAll(readyHead(open.namespace(), t.topic(), any));
+          topics.add(t.topic());
         }
       }
-      candidates.sort(null);
-      int n = 0;
-      for (ReadyEntry c : candidates) {
-        if (n == any) {
-          break;
-        }
-        if (leaseOut(c.offset(), open)) {
-          n++;
-        }
-      }
-      open.served(DemandBook.ANY_TOPIC, n);
+      open.served(DemandBook.ANY_TOPIC, serveMerged(open, topics, any));
     }
 
     /** Serves one topic of a demand: first its own count for the topic, then its any-topic count. */
@@ -745,23 +721,174 @@ public final class QueuePlanner {
           wanted = allowed;
         }
         sideline(open.namespace(), topic);
-        int n = 0;
-        for (ReadyEntry e : readyHead(open.namespace(), topic, wanted)) {
-          if (leaseOut(e.offset(), open)) {
-            n++;
-          }
-        }
-        open.served(key, n);
+        open.served(key, serveMerged(open, List.of(topic), wanted));
       }
     }
 
-    boolean leaseOut(long offset, DemandBook.Open open) {
-      StoredItem item = get(offset);
-      if (item == null || item.getState() != ItemState.READY) {
+    /**
+     * Leases up to {@code n} ready items of {@code topics} of the demand's namespace to it, in dequeue
+     * order across the topics, and returns how many. The ready index holds the first ready item of
+     * each group (and every item without a group); a group's next item joins the candidates when
+     * its previous one is taken, from the group's own queue, and a group at its concurrency limit is
+     * passed over at that one entry, its queue not read (O(log n) per skip). Candidates are checked
+     * against the plan's own changes (an item leased or sidelined by this plan is not where the store
+     * still has it); items this plan sidelined are candidates at their backlog-lane places.
+     */
+    int serveMerged(DemandBook.Open open, List<String> topics, int n) {
+      if (n <= 0 || topics.isEmpty()) {
+        return 0;
+      }
+      ReadyMerge merge = new ReadyMerge(open.namespace(), topics, n);
+      int served = 0;
+      ReadyMerge.Candidate c;
+      while (served < n && (c = merge.next()) != null) {
+        StoredItem item = get(c.entry().offset());
+        if (item == null) {
+          continue;
+        }
+        String group = item.getItem().getGroupKey();
+        boolean here = item.getState() == ItemState.READY && item.getSidelined() == c.entry().sidelined()
+            && item.getSlot() == c.entry().slot() && item.getReadyAt() == c.entry().readyAt();
+        if (group != null && atGroupLimit(open.namespace(), group)) {
+          effects.count(QueueMetrics.GROUP_LIMITED);
+          continue; // the group's other items wait behind this one: not read
+        }
+        if (here) {
+          lease(c.entry().offset(), item, item, open.requester(), open.urgent());
+          served++;
+        }
+        if (group != null && c.fromStore()) {
+          merge.continueGroup(c, group);
+        }
+      }
+      return served;
+    }
+
+    /** True when the group has as many items leased as its namespace's policy allows (with this plan's leases). */
+    boolean atGroupLimit(String namespace, String group) {
+      Integer limit = groupLimit(namespace, group);
+      if (limit == null) {
         return false;
       }
-      lease(offset, item, item, open.requester(), open.urgent());
-      return true;
+      long leased = view.groupLeased(namespace, group);
+      if (leasedPerGroup != null) {
+        leased += leasedPerGroup.getOrDefault(List.of(namespace, group), 0);
+      }
+      return leased >= limit;
+    }
+
+    /**
+     * The candidates of a {@link #serveMerged}: a priority queue over the topics' ready index (read
+     * in growing windows, never past what the queue's smallest candidate needs), the continuations
+     * of the groups taken from, and the items this plan sidelined.
+     */
+    final class ReadyMerge {
+      record Candidate(ReadyEntry entry, String topic, boolean fromStore, int source) {}
+
+      private static final int READY_INDEX = 0;
+      private static final int GROUP = 1;
+      private static final int MOVED = 2;
+
+      private final String namespace;
+      private final java.util.PriorityQueue<Candidate> queue =
+          new java.util.PriorityQueue<>((a, b) -> a.entry().compareTo(b.entry()));
+      private final Map<String, Window> windows = new java.util.LinkedHashMap<>();
+      private final Map<List<Object>, GroupCursor> groups = new HashMap<>();
+
+      /** How far a topic's ready index has been read. */
+      private final class Window {
+        final String topic;
+        int size;
+        ReadyEntry last;
+        boolean exhausted;
+
+        Window(String topic, int size) {
+          this.topic = topic;
+          this.size = Math.max(1, size);
+        }
+
+        void load() {
+          List<ReadyEntry> entries = view.readyHead(namespace, topic, size);
+          for (ReadyEntry e : entries) {
+            if (last == null || e.compareTo(last) > 0) {
+              queue.add(new Candidate(e, topic, true, READY_INDEX));
+            }
+          }
+          exhausted = entries.size() < size;
+          if (!entries.isEmpty()) {
+            last = entries.get(entries.size() - 1);
+          }
+          size = size * 2;
+        }
+      }
+
+      /** How far a group's queue has been read. */
+      private final class GroupCursor {
+        final String topic;
+        final int priority;
+        final String group;
+        List<ReadyEntry> loaded = List.of();
+        int next;
+        int size = 4;
+        boolean exhausted;
+
+        GroupCursor(String topic, int priority, String group) {
+          this.topic = topic;
+          this.priority = priority;
+          this.group = group;
+        }
+
+        /** The group's entry after the ones handed out so far (the first is the ready index's), or null. */
+        ReadyEntry take() {
+          if (next >= loaded.size() && !exhausted) {
+            loaded = view.groupHead(namespace, topic, priority, group, size);
+            exhausted = loaded.size() < size;
+            size *= 2;
+          }
+          return next < loaded.size() ? loaded.get(next++) : null;
+        }
+      }
+
+      ReadyMerge(String namespace, List<String> topics, int n) {
+        this.namespace = namespace;
+        for (String topic : topics) {
+          Window w = new Window(topic, n);
+          windows.put(topic, w);
+          w.load();
+          List<ReadyEntry> moved = sidelinedPerTopic == null ? null : sidelinedPerTopic.get(List.of(namespace, topic));
+          if (moved != null) {
+            for (ReadyEntry m : moved) {
+              queue.add(new Candidate(m, topic, false, MOVED));
+            }
+          }
+        }
+      }
+
+      /** The next candidate in dequeue order, or null when there is none. */
+      Candidate next() {
+        for (Window w : windows.values()) {
+          // Entries not read yet sort after the window's last: read on while that is before the smallest.
+          while (!w.exhausted && (queue.isEmpty() || w.last == null || w.last.compareTo(queue.peek().entry()) < 0)) {
+            w.load();
+          }
+        }
+        return queue.poll();
+      }
+
+      /** After a group's entry from the store was taken (or passed), its next joins the candidates. */
+      void continueGroup(Candidate c, String group) {
+        List<Object> key = List.of(c.topic(), c.entry().priority(), group);
+        GroupCursor cursor = groups.get(key);
+        if (cursor == null) {
+          cursor = new GroupCursor(c.topic(), c.entry().priority(), group);
+          groups.put(key, cursor);
+          cursor.take(); // the group's first: the ready index's entry just taken
+        }
+        ReadyEntry next = cursor.take();
+        if (next != null) {
+          queue.add(new Candidate(next, c.topic(), true, GROUP));
+        }
+      }
     }
 
     /** Leases a READY item ({@code before}: what the store holds for it, null when it is arriving). */
@@ -770,7 +897,12 @@ public final class QueuePlanner {
       StoredItem leased = Lifecycle.lease(item, leaseId, requester, now);
       change(offset, before, leased);
       Item i = leased.getItem();
-      leasedPerTopic.merge(List.of(i.getNamespace(), i.getTopic()), 1, Integer::sum);
+      if (i.getGroupKey() != null) {
+        if (leasedPerGroup == null) {
+          leasedPerGroup = new HashMap<>();
+        }
+        leasedPerGroup.merge(List.of(i.getNamespace(), i.getGroupKey()), 1, Integer::sum);
+      }
       Allowance a = allowances == null ? null : allowances.get(i.getNamespace());
       if (a != null) {
         a.left--;
@@ -794,6 +926,22 @@ public final class QueuePlanner {
           .build(), urgentDemand);
     }
   
+    /**
+     * A lease of a group ended (ack, nack, expiry, release, cancel, TTL): if the group has a limit,
+     * demands waiting on the namespace's topics with ready items are served again (the group's items
+     * may be in any of them), as after an arrival.
+     */
+    void groupLeaseEnded(String namespace, String group) {
+      if (groupLimit(namespace, group) == null) {
+        return;
+      }
+      for (TopicCounts t : view.topics(namespace)) {
+        if (t.ready() > 0) {
+          effects.topicReady(namespace, t.topic());
+        }
+      }
+    }
+
     /**
      * The fair-queueing slot of an item becoming READY (docs/queue.md, "Fair queueing"): start-time
      * fair queueing within its (namespace, topic, priority), {@code max(the group's last slot +
@@ -844,11 +992,10 @@ public final class QueuePlanner {
           sidelinedPerTopic = new HashMap<>();
         }
         sidelinedPerTopic.computeIfAbsent(List.of(namespace, topic), k -> new ArrayList<>())
-            .add(new ReadyEntry(item.getItem().getPriority(), true, item.getReadyAt(), offset));
+            .add(new ReadyEntry(item.getItem().getPriority(), true, item.getSlot(), item.getReadyAt(), offset));
         moved++;
       }
       if (moved > 0) {
-        leasedPerTopic.merge(List.of(namespace, topic), moved, Integer::sum);
         effects.count(QueueMetrics.SIDELINED, moved);
       }
     }
