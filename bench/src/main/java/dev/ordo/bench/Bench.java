@@ -5,9 +5,12 @@ import dev.ordo.bench.BenchReport.Figure;
 import dev.ordo.bench.BenchReport.Latency;
 import dev.ordo.bench.internal.BenchKafka;
 import dev.ordo.bench.internal.OrdoScenarios;
+import dev.ordo.bench.internal.PolicyText;
 import dev.ordo.bench.internal.RawKafkaScenario;
 import dev.ordo.bench.internal.ShareGroupScenario;
 import dev.ordo.bench.internal.Stats;
+import dev.ordo.bench.internal.SurgePlan;
+import dev.ordo.bench.internal.SurgeScenario;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -20,7 +23,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@code ordo bench}: Ordo against raw Kafka and Kafka share groups, in one run, as ratios.
@@ -34,7 +41,11 @@ import java.util.function.Supplier;
  *   <li>Ordo's dequeue throughput with an empty queue and with a standing backlog;</li>
  *   <li>the lateness of delayed items over every (shortened) delay tier;</li>
  *   <li>Ordo over HTTP: an {@code ordo server} worked by keep-alive HTTP workers, with the run's
- *       partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario}).</li>
+ *       partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario});</li>
+ *   <li>when asked for by name, namespace policies (issue 13): a tenant's latency while another one
+ *       surges, without policies and with them ({@link SurgeScenario}); and the end-to-end
+ *       at-least-once throughput without policies and with a policy that never binds (the cost of
+ *       a policy). Each round runs the two sides in turn, the first of them alternating by round.</li>
  * </ol>
  * Every scenario of every round creates its own topics (and Ordo cluster: a queue instance and
  * delay-tier forwarders in this process, state in a temporary directory) under a name unique to
@@ -88,6 +99,12 @@ public final class Bench {
     Stats.Latency[] delays = new Stats.Latency[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    SurgePlan surgePlan = SurgePlan.of(options.surge().tenantARate(), options.surge().seconds(),
+        options.surge().calmSeconds());
+    SurgeScenario.Result[] surgeWithout = new SurgeScenario.Result[rounds];
+    SurgeScenario.Result[] surgeWith = new SurgeScenario.Result[rounds];
+    OrdoScenarios.EndToEnd[] costWithout = new OrdoScenarios.EndToEnd[rounds];
+    OrdoScenarios.EndToEnd[] costWith = new OrdoScenarios.EndToEnd[rounds];
     if (options.runs(Scenario.HTTP) && http == null) {
       notes.add("the http scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
     }
@@ -114,7 +131,8 @@ public final class Bench {
             runId + "-warmup", options.partitions(), Math.min(options.items(), 20_000), options.payloadBytes()),
             "records/s");
       }
-      if (options.runs(Scenario.EOS) || options.runs(Scenario.ALOS) || options.runs(Scenario.BACKLOG)) {
+      if (options.runs(Scenario.EOS) || options.runs(Scenario.ALOS) || options.runs(Scenario.BACKLOG)
+          || options.runs(Scenario.SURGE) || options.runs(Scenario.COST)) {
         warmUp(kafka, runId, sizes, options, out, notes);
       }
       JitClock jit = new JitClock();
@@ -179,6 +197,29 @@ public final class Bench {
             failed(out, notes, r, "http", e);
           }
         }
+        // The two sides of the issue 13 scenarios run in turn, the first alternating by round, so
+        // that neither always runs on a machine the other warmed up.
+        boolean policiesFirst = r % 2 == 1;
+        if (options.runs(Scenario.SURGE)) {
+          for (boolean policies : policiesFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
+            try {
+              SurgeScenario.Result s = SurgeScenario.run(kafka, runId + (policies ? "-surgep" : "-surge") + round,
+                  surgePlan, policies, options.partitions(), options.payloadBytes(), options.keepTopics());
+              (policies ? surgeWith : surgeWithout)[i] = s;
+              printSurge(out, s);
+            } catch (RuntimeException e) {
+              failed(out, notes, r, "surge " + (policies ? "with policies" : "without policies"), e);
+            }
+          }
+        }
+        if (options.runs(Scenario.COST)) {
+          for (boolean policies : policiesFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
+            String what = policies ? "at_least_once, with policies" : "at_least_once, no policies";
+            (policies ? costWith : costWithout)[i] = endToEnd(out, notes, r, what,
+                () -> OrdoScenarios.endToEnd(kafka, runId + (policies ? "-costp" : "-cost") + round,
+                    "at_least_once", sizes, policies ? OrdoScenarios.unboundPolicies() : Map.of()));
+          }
+        }
       }
     }
     loads.add(loadAverage());
@@ -238,8 +279,19 @@ public final class Bench {
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
         System.getProperty("os.name") + " " + System.getProperty("os.arch"), loads, bootstrapServers, brokers,
         heartbeat, minHeartbeat);
+    BenchReport.Surge surgeFigure = options.runs(Scenario.SURGE) ? surge(surgePlan, surgeWithout, surgeWith) : null;
+    BenchReport.Cost costFigure = null;
+    if (options.runs(Scenario.COST)) {
+      double[] cpuWithout = Arrays.stream(costWithout)
+          .mapToDouble(e -> e == null ? Double.NaN : e.streamThreadUsPerItem()).toArray();
+      double[] cpuWith = Arrays.stream(costWith)
+          .mapToDouble(e -> e == null ? Double.NaN : e.streamThreadUsPerItem()).toArray();
+      costFigure = new BenchReport.Cost(PolicyText.describe(OrdoScenarios.UNBOUND_POLICY),
+          ordo("at_least_once", costWithout), ordo("at_least_once", costWith),
+          medianRatio(rates(costWith), rates(costWithout)), medianRatio(cpuWith, cpuWithout));
+    }
     BenchReport report = new BenchReport(options, env, rawFigure, shareFigure, eosFigure, alosFigure, backlogFigure,
-        delayFigure, httpFigure, ratios, List.copyOf(notes));
+        delayFigure, httpFigure, surgeFigure, costFigure, ratios, List.copyOf(notes));
     out.println();
     out.print(report.table());
     if (options.json() != null) {
@@ -382,6 +434,50 @@ public final class Bench {
       failed(out, notes, round, "Ordo e2e " + guarantee, e);
       return null;
     }
+  }
+
+  private static void printSurge(PrintStream out, SurgeScenario.Result s) {
+    out.printf(Locale.ROOT, "  Surge, %s: A p50/p99 before %.1f/%.1f, during %.1f/%.1f, after %.1f/%.1f ms"
+            + " (p99 during/before %.2f); B enqueued %,d, refused %,d, worked on %,d/%,d/%,d; overflow %,d,"
+            + " admitted %,d, sidelined %,d; A worked on %,d of %,d%n",
+        s.policies() ? "policies" : "no policies", s.before().tenantA().p50(), s.before().tenantA().p99(),
+        s.during().tenantA().p50(), s.during().tenantA().p99(), s.after().tenantA().p50(), s.after().tenantA().p99(),
+        s.p99DuringOverBefore(), s.tenantBEnqueued(), s.tenantBRefused(), s.before().tenantBDelivered(),
+        s.during().tenantBDelivered(), s.after().tenantBDelivered(), s.overflowed(), s.admitted(), s.sidelined(),
+        s.tenantADelivered(), s.tenantAEnqueued());
+  }
+
+  /** The surge figures: the plan, and each side's medians over the rounds it finished. */
+  private static BenchReport.Surge surge(SurgePlan plan, SurgeScenario.Result[] without, SurgeScenario.Result[] with) {
+    String a = PolicyText.describe(plan.tenantAPolicy());
+    String b = PolicyText.describe(plan.tenantBPolicy());
+    return new BenchReport.Surge(plan.tenantARate(), plan.workers(), SurgePlan.SERVICE.toNanos() / 1e6,
+        plan.capacity(), plan.inFlight(), plan.tenantBRate(), (int) plan.calm().toSeconds(),
+        (int) plan.surge().toSeconds(), a, b, surgeRun(without), surgeRun(with));
+  }
+
+  private static BenchReport.SurgeRun surgeRun(SurgeScenario.Result[] results) {
+    List<SurgeScenario.Result> done = Arrays.stream(results).filter(Objects::nonNull).toList();
+    List<Double> ratios = Arrays.stream(results).map(x -> x == null ? Double.NaN : x.p99DuringOverBefore()).toList();
+    return new BenchReport.SurgeRun(surgePhase(done, SurgeScenario.Result::before),
+        surgePhase(done, SurgeScenario.Result::during), surgePhase(done, SurgeScenario.Result::after),
+        Stats.median(ratios), ratios, medianOf(done, SurgeScenario.Result::tenantAEnqueued),
+        medianOf(done, SurgeScenario.Result::tenantARefused), medianOf(done, SurgeScenario.Result::tenantADelivered),
+        medianOf(done, SurgeScenario.Result::tenantBEnqueued), medianOf(done, SurgeScenario.Result::tenantBRefused),
+        medianOf(done, SurgeScenario.Result::tenantBDelivered), medianOf(done, SurgeScenario.Result::overflowed),
+        medianOf(done, SurgeScenario.Result::admitted), medianOf(done, SurgeScenario.Result::sidelined));
+  }
+
+  private static <T> double medianOf(List<T> values, ToDoubleFunction<T> f) {
+    return Stats.median(values.stream().map(v -> f.applyAsDouble(v)).toList());
+  }
+
+  private static BenchReport.SurgePhase surgePhase(List<SurgeScenario.Result> done,
+      Function<SurgeScenario.Result, SurgeScenario.PhaseResult> phase) {
+    List<SurgeScenario.PhaseResult> each = done.stream().map(phase).toList();
+    return new BenchReport.SurgePhase(medianLatency(each.stream().map(p -> latency(p.tenantA())).toList()),
+        Stats.median(each.stream().map(p -> (double) p.tenantA().count()).toList()),
+        Stats.median(each.stream().map(p -> (double) p.tenantBDelivered()).toList()));
   }
 
   private static void failed(PrintStream out, List<String> notes, int round, String what, RuntimeException e) {

@@ -26,9 +26,10 @@ import java.util.Set;
  * @param delayItems items of the delay scenario, scheduled evenly from 0 to {@code delayMaxMs}
  * @param delayMaxMs the longest delay of the delay scenario
  * @param delayTiers the shortened delay tiers of the delay scenario, e.g. {@code 200ms,500ms,2s,5s}
- * @param scenarios which scenarios run (all by default)
+ * @param scenarios which scenarios run ({@link #DEFAULT_SCENARIOS} unless chosen)
  * @param json where to write the report as JSON, or null
  * @param keepTopics whether to leave the bench's topics on the cluster (they are deleted by default)
+ * @param surge the phases and rates of the surge scenario
  */
 public record BenchOptions(
     Size size,
@@ -47,12 +48,13 @@ public record BenchOptions(
     String delayTiers,
     Set<Scenario> scenarios,
     Path json,
-    boolean keepTopics) {
+    boolean keepTopics,
+    Surge surge) {
 
   /** How big a run is. */
   public enum Size { QUICK, FULL, LARGE }
 
-  /** The scenarios (issues 6 and 12), in the order a round runs them. */
+  /** The scenarios (issues 6, 12 and 13), in the order a round runs them. */
   public enum Scenario {
     /** Plain KafkaProducer to KafkaConsumer. */
     RAW,
@@ -71,7 +73,41 @@ public record BenchOptions(
      * run's partitions and with 32; dequeue and single-ack round trips. Needs the distribution's
      * {@code ordo bench}, which can start an {@code ordo server}.
      */
-    HTTP
+    HTTP,
+    /**
+     * Namespace policies against a noisy neighbour (issue 13): tenant A offers a steady rate while
+     * tenant B dumps 10 times the consumers' capacity; A's latency before, during and after B's
+     * surge, without policies and with them. Not in the default run.
+     */
+    SURGE,
+    /**
+     * The cost of namespace policies (issue 13): Ordo end to end at-least-once without policies
+     * and with a policy that never binds on every namespace the bench uses. Not in the default run.
+     */
+    COST
+  }
+
+  /**
+   * What runs when {@code --scenarios} is not given: every scenario but {@link Scenario#SURGE} and
+   * {@link Scenario#COST}, which add minutes to every round and are asked for by name.
+   */
+  public static final Set<Scenario> DEFAULT_SCENARIOS =
+      Set.copyOf(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST)));
+
+  /**
+   * The surge scenario's sizes: the consumers' capacity is twice A's rate, B offers 10 times that
+   * capacity ({@code dev.ordo.bench.internal.SurgePlan}).
+   *
+   * @param tenantARate items a second tenant A offers throughout
+   * @param seconds how long B's surge lasts
+   * @param calmSeconds how long each measured phase before and after the surge lasts
+   */
+  public record Surge(int tenantARate, int seconds, int calmSeconds) {
+    public Surge {
+      positive("--surge-rate", tenantARate);
+      positive("--surge-seconds", seconds);
+      positive("--surge-calm-seconds", calmSeconds);
+    }
   }
 
   /** The flags {@link #parse} takes, one per line (a constant: the CLI's help shows it too). */
@@ -91,7 +127,12 @@ public record BenchOptions(
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
       "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
       "                     (default 15 quick, 120 full; one round at least)\n" +
-      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http (default all)\n" +
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http,surge,cost, or all\n" +
+      "                     (default: all but surge and cost, which run only when named)\n" +
+      "  --surge-rate N     surge: items/s tenant A offers; the consumers' capacity is twice that and\n" +
+      "                     tenant B dumps 10x the capacity (default 1000; 200 quick)\n" +
+      "  --surge-seconds N  surge: how long B's surge lasts (default 30; 5 quick)\n" +
+      "  --surge-calm-seconds N  surge: the phases measured before and after it (default 20; 5 quick)\n" +
       "  --json FILE        also write the report as JSON to FILE\n" +
       "  --keep-topics      leave the bench's topics on the cluster";
 
@@ -120,6 +161,9 @@ public record BenchOptions(
       throw new IllegalArgumentException("--scenarios names none");
     }
     scenarios = Set.copyOf(scenarios);
+    if (surge == null) {
+      throw new IllegalArgumentException("surge sizes are missing");
+    }
   }
 
   private static void positive(String name, long value) {
@@ -132,11 +176,11 @@ public record BenchOptions(
   public static BenchOptions defaults(Size size) {
     return switch (size) {
       case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 4_000, 4, 3, 15, 300, 3_000,
-          "100ms,200ms,500ms,1s", EnumSet.allOf(Scenario.class), null, false);
+          "100ms,200ms,500ms,1s", DEFAULT_SCENARIOS, null, false, new Surge(200, 5, 5));
       case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
-          "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
+          "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20));
       case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
-          "200ms,500ms,2s,5s", EnumSet.allOf(Scenario.class), null, false);
+          "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20));
     };
   }
 
@@ -188,6 +232,11 @@ public record BenchOptions(
         case "--latency-seconds" -> o.withLatencySeconds(intValue(flag, value));
         case "--warm-up-seconds" -> o.withWarmUpSeconds(intValue(flag, value));
         case "--scenarios" -> o.withScenarios(scenarios(value));
+        case "--surge-rate" -> o.withSurge(new Surge(intValue(flag, value), o.surge().seconds(), o.surge().calmSeconds()));
+        case "--surge-seconds" -> o.withSurge(new Surge(o.surge().tenantARate(), intValue(flag, value),
+            o.surge().calmSeconds()));
+        case "--surge-calm-seconds" -> o.withSurge(new Surge(o.surge().tenantARate(), o.surge().seconds(),
+            intValue(flag, value)));
         case "--json" -> o.withJson(Path.of(value));
         default -> throw new IllegalArgumentException("unknown option: " + flag + "\n" + USAGE);
       };
@@ -219,11 +268,16 @@ public record BenchOptions(
       if (name.isEmpty()) {
         continue;
       }
+      if (name.equalsIgnoreCase("all")) {
+        out.addAll(EnumSet.allOf(Scenario.class));
+        continue;
+      }
       try {
         out.add(Scenario.valueOf(name.toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--scenarios: unknown scenario '" + name
-            + "'; known: raw, share, eos, alos, backlog, delay");
+        throw new IllegalArgumentException("--scenarios: unknown scenario '" + name + "'; known: "
+            + String.join(", ", EnumSet.allOf(Scenario.class).stream()
+                .map(x -> x.name().toLowerCase(Locale.ROOT)).toList()) + ", all");
       }
     }
     return out;
@@ -235,72 +289,77 @@ public record BenchOptions(
 
   public BenchOptions withRounds(int v) {
     return new BenchOptions(size, v, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withItems(int v) {
     return new BenchOptions(size, rounds, v, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withPayloadBytes(int v) {
     return new BenchOptions(size, rounds, items, v, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withPartitions(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, v, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withBacklogItems(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, v, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withConsumers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, v, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withMaxInFlight(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, v, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withWorkers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, v,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withLatencySeconds(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        v, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        v, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withWarmUpSeconds(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics);
+        latencySeconds, v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
   }
 
   /** The delay scenario: {@code n} items with delays spread evenly over 0..{@code maxMs}, over {@code tiers}. */
   public BenchOptions withDelays(int n, long maxMs, String tiers) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, n, maxMs, tiers, scenarios, json, keepTopics);
+        latencySeconds, warmUpSeconds, n, maxMs, tiers, scenarios, json, keepTopics, surge);
   }
 
   public BenchOptions withScenarios(Set<Scenario> v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics, surge);
   }
 
   public BenchOptions withJson(Path v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics, surge);
+  }
+
+  public BenchOptions withSurge(Surge v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, v);
   }
 
   public BenchOptions withKeepTopics(boolean v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v, surge);
   }
 }

@@ -15,7 +15,7 @@ import java.util.Locale;
  * <p>The ratios are medians of the per-round ratios (each round's scenarios ran back to back, so
  * they saw about the same load on the machine): Ordo end to end (exactly-once, the default) over
  * the plain Kafka producer and consumer, over the share group, and the backlog's dequeue throughput
- * over the empty queue's.
+ * over the empty queue's. The surge and cost scenarios (issue 13) carry their own ratios.
  */
 public record BenchReport(
     BenchOptions options,
@@ -27,6 +27,8 @@ public record BenchReport(
     Backlog backlog,
     Delays delays,
     Http http,
+    Surge surge,
+    Cost cost,
     Ratios ratios,
     List<String> notes) {
 
@@ -59,6 +61,42 @@ public record BenchReport(
    */
   public record Http(int workers, int dequeueCount, int widePartitions, Figure itemsPerSec, Figure wideItemsPerSec,
       Latency dequeueMs, Figure offeredPerSec, Latency ackMs, double vsLeaseConsumers, double wideVsNarrow) {}
+
+  /**
+   * The surge scenario (issue 13): tenant A offers {@code tenantARate} items a second throughout;
+   * the consumers are one fleet of {@code workers} workers busy {@code serviceMs} per item
+   * ({@code capacity} items a second), each tenant's consumer holding up to {@code inFlight} items;
+   * tenant B offers {@code tenantBRate} for {@code surgeSeconds}, between phases of
+   * {@code calmSeconds}. Run without policies and with the policies described.
+   */
+  public record Surge(double tenantARate, int workers, double serviceMs, double capacity, int inFlight,
+      double tenantBRate, int calmSeconds, int surgeSeconds, String tenantAPolicy, String tenantBPolicy,
+      SurgeRun withoutPolicies, SurgeRun withPolicies) {}
+
+  /**
+   * One surge run, medians over rounds: per phase, A's latency from enqueue to a worker starting on
+   * the item; A's p99 during the surge over its p99 before (the median of the rounds' ratios, and
+   * each round's); what each producer enqueued and had refused, the distinct items of each that
+   * reached a worker; the queue's OVERFLOW, admission and sideline counts.
+   */
+  public record SurgeRun(SurgePhase before, SurgePhase during, SurgePhase after, double p99DuringOverBefore,
+      List<Double> roundRatios, double tenantAEnqueued, double tenantARefused, double tenantADelivered,
+      double tenantBEnqueued, double tenantBRefused, double tenantBDelivered, double overflowed, double admitted,
+      double sidelined) {}
+
+  /**
+   * One phase of a surge run: A's latency (ms) and how many of A's items were enqueued in it; how many
+   * of B's items workers started on in it.
+   */
+  public record SurgePhase(Latency tenantAMs, double tenantAItems, double tenantBDelivered) {}
+
+  /**
+   * The cost scenario (issue 13): Ordo end to end at-least-once without policies and with
+   * {@code policy} on every namespace it uses; the medians of the per-round ratios (with over
+   * without) of throughput and of the stream thread's CPU per item.
+   */
+  public record Cost(String policy, Ordo withoutPolicies, Ordo withPolicies, double throughputWithOverWithout,
+      double streamCpuWithOverWithout) {}
 
   /** The ratios the issue asks for, plus the at-least-once ones; NaN when a side did not run. */
   public record Ratios(double ordoVsRawKafka, double ordoVsShareGroups, double backlogVsEmpty,
@@ -130,6 +168,25 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "  ack at %,.0f items/s (half)",
           http.offeredPerSec().median()), latency(http.ackMs()), ""));
     }
+    if (surge != null) {
+      surgeRows(b, row);
+    }
+    if (cost != null) {
+      Ordo[] sides = {cost.withoutPolicies(), cost.withPolicies()};
+      for (int i = 0; i < sides.length; i++) {
+        Ordo ordo = sides[i];
+        String which = i == 0 ? "no policies" : "with policies";
+        b.append(String.format(Locale.ROOT, row, "Ordo e2e " + ordo.guarantee() + ", " + which,
+            rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
+        b.append(String.format(Locale.ROOT, row, "  CPU per item, all / stream thread",
+            String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
+                ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
+        b.append(String.format(Locale.ROOT, row,
+            String.format(Locale.ROOT, "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
+            latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
+      }
+      b.append(String.format(Locale.ROOT, "  the policy: %s%n", cost.policy()));
+    }
     b.append(String.format(Locale.ROOT, "%nratios (median of per-round ratios)%n"));
     b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / raw Kafka    %s%n", ratio(ratios.ordoVsRawKafka())));
     b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / share groups %s%n", ratio(ratios.ordoVsShareGroups())));
@@ -142,10 +199,57 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, "  HTTP %d partitions / %d partitions      %s%n", http.widePartitions(),
           o.partitions(), ratio(http.wideVsNarrow())));
     }
+    if (surge != null) {
+      b.append(String.format(Locale.ROOT, "  surge: A p99 during / before, no policies %s %s%n",
+          ratio(surge.withoutPolicies().p99DuringOverBefore()), ratios(surge.withoutPolicies().roundRatios())));
+      b.append(String.format(Locale.ROOT, "  surge: A p99 during / before, policies    %s %s%n",
+          ratio(surge.withPolicies().p99DuringOverBefore()), ratios(surge.withPolicies().roundRatios())));
+    }
+    if (cost != null) {
+      b.append(String.format(Locale.ROOT, "  cost: e2e with policies / without         %s (stream thread CPU per item %s)%n",
+          ratio(cost.throughputWithOverWithout()), ratio(cost.streamCpuWithOverWithout())));
+    }
     for (String note : notes) {
       b.append("note: ").append(note).append(System.lineSeparator());
     }
     return b.toString();
+  }
+
+  private void surgeRows(StringBuilder b, String row) {
+    b.append(String.format(Locale.ROOT, "Surge: A %,.0f items/s; fleet %d workers x %s ms = %,.0f items/s, %,d in flight"
+            + " per tenant; B %,.0f items/s for %d s; phases of %d s%n", surge.tenantARate(), surge.workers(),
+        trim(surge.serviceMs()), surge.capacity(), surge.inFlight(), surge.tenantBRate(), surge.surgeSeconds(),
+        surge.calmSeconds()));
+    b.append(String.format(Locale.ROOT, "  policies: A %s; B %s%n", surge.tenantAPolicy(), surge.tenantBPolicy()));
+    SurgeRun[] runs = {surge.withoutPolicies(), surge.withPolicies()};
+    for (int r = 0; r < runs.length; r++) {
+      SurgeRun run = runs[r];
+      String which = r == 0 ? "no policies" : "policies";
+      String[] names = {"before", "during B's surge", "after"};
+      SurgePhase[] phases = {run.before(), run.during(), run.after()};
+      for (int i = 0; i < phases.length; i++) {
+        b.append(String.format(Locale.ROOT, row, "  " + which + ", A " + names[i], latency(phases[i].tenantAMs()),
+            count(phases[i].tenantAItems()) + " items"));
+      }
+      b.append(String.format(Locale.ROOT, row, "  " + which + ", B worked on",
+          count(run.before().tenantBDelivered()) + " / " + count(run.during().tenantBDelivered()) + " / "
+              + count(run.after().tenantBDelivered()), "before / during / after"));
+      b.append(String.format(Locale.ROOT, row, "  " + which + ", B enqueued / refused",
+          count(run.tenantBEnqueued()) + " / " + count(run.tenantBRefused()),
+          "overflow " + count(run.overflowed()) + ", admitted " + count(run.admitted()) + ", sidelined "
+              + count(run.sidelined())));
+      b.append(String.format(Locale.ROOT, row, "  " + which + ", A enqueued / worked on",
+          count(run.tenantAEnqueued()) + " / " + count(run.tenantADelivered()),
+          run.tenantARefused() > 0 ? "refused " + count(run.tenantARefused()) : ""));
+    }
+  }
+
+  private static String count(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f", v);
+  }
+
+  private static String ratios(List<Double> rounds) {
+    return rounds.stream().map(BenchReport::ratio).toList().toString();
   }
 
   private static String loads(List<Double> loads) {
@@ -186,7 +290,10 @@ public record BenchReport(
    * The report as JSON. Stable keys for scripts: {@code ratios.ordoVsRawKafka},
    * {@code ratios.ordoVsShareGroups}, {@code ratios.backlogVsEmpty},
    * {@code ordo.exactlyOnce.itemsPerSec}, {@code ordo.exactlyOnce.latencyMs.p50} / {@code .p99}
-   * (and {@code ordo.atLeastOnce...}); figures that were not measured are null.
+   * (and {@code ordo.atLeastOnce...}); with the issue 13 scenarios,
+   * {@code ratios.surgeP99DuringOverBeforeWithPolicies} (and {@code ...WithoutPolicies}),
+   * {@code ratios.policyCostThroughput}, {@code surge.withPolicies.phases.during.tenantAMs.p99} and
+   * {@code cost.withPolicies.itemsPerSec}; figures that were not measured are null.
    */
   public String toJson() {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -197,6 +304,11 @@ public record BenchReport(
     num(r, "backlogVsEmpty", ratios.backlogVsEmpty());
     num(r, "atLeastOnceVsRawKafka", ratios.atLeastOnceVsRawKafka());
     num(r, "atLeastOnceVsShareGroups", ratios.atLeastOnceVsShareGroups());
+    num(r, "surgeP99DuringOverBeforeWithoutPolicies",
+        surge == null ? Double.NaN : surge.withoutPolicies().p99DuringOverBefore());
+    num(r, "surgeP99DuringOverBeforeWithPolicies",
+        surge == null ? Double.NaN : surge.withPolicies().p99DuringOverBefore());
+    num(r, "policyCostThroughput", cost == null ? Double.NaN : cost.throughputWithOverWithout());
     ObjectNode ordo = root.putObject("ordo");
     ordo(ordo.putObject("exactlyOnce"), exactlyOnce);
     ordo(ordo.putObject("atLeastOnce"), atLeastOnce);
@@ -230,6 +342,29 @@ public record BenchReport(
       num(h, "vsLeaseConsumers", http.vsLeaseConsumers());
       num(h, "wideVsNarrow", http.wideVsNarrow());
     }
+    ObjectNode sg = root.putObject("surge");
+    if (surge != null) {
+      num(sg, "tenantARate", surge.tenantARate());
+      sg.put("workers", surge.workers());
+      num(sg, "serviceMs", surge.serviceMs());
+      num(sg, "capacity", surge.capacity());
+      sg.put("inFlight", surge.inFlight());
+      num(sg, "tenantBRate", surge.tenantBRate());
+      sg.put("calmSeconds", surge.calmSeconds());
+      sg.put("surgeSeconds", surge.surgeSeconds());
+      sg.put("tenantAPolicy", surge.tenantAPolicy());
+      sg.put("tenantBPolicy", surge.tenantBPolicy());
+      surgeRun(sg.putObject("withoutPolicies"), surge.withoutPolicies());
+      surgeRun(sg.putObject("withPolicies"), surge.withPolicies());
+    }
+    ObjectNode co = root.putObject("cost");
+    if (cost != null) {
+      co.put("policy", cost.policy());
+      ordo(co.putObject("withoutPolicies"), cost.withoutPolicies());
+      ordo(co.putObject("withPolicies"), cost.withPolicies());
+      num(co, "throughputWithOverWithout", cost.throughputWithOverWithout());
+      num(co, "streamCpuWithOverWithout", cost.streamCpuWithOverWithout());
+    }
     ObjectNode opts = root.putObject("options");
     opts.put("size", options.size().name().toLowerCase(Locale.ROOT));
     opts.put("rounds", options.rounds());
@@ -241,6 +376,9 @@ public record BenchReport(
     opts.put("maxInFlight", options.maxInFlight());
     opts.put("workers", options.workers());
     opts.put("latencySeconds", options.latencySeconds());
+    opts.put("surgeRate", options.surge().tenantARate());
+    opts.put("surgeSeconds", options.surge().seconds());
+    opts.put("surgeCalmSeconds", options.surge().calmSeconds());
     ArrayNode sc = opts.putArray("scenarios");
     options.scenarios().stream().sorted().forEach(s -> sc.add(s.name().toLowerCase(Locale.ROOT)));
     ObjectNode env = root.putObject("environment");
@@ -287,6 +425,36 @@ public record BenchReport(
       num(round, "offeredPerSec", o.offeredPerSec().rounds().get(i));
       latency(round.putObject("latencyMs"), o.roundLatencies().get(i));
     }
+  }
+
+  private static void surgeRun(ObjectNode node, SurgeRun run) {
+    ObjectNode phases = node.putObject("phases");
+    String[] names = {"before", "during", "after"};
+    SurgePhase[] each = {run.before(), run.during(), run.after()};
+    for (int i = 0; i < each.length; i++) {
+      ObjectNode p = phases.putObject(names[i]);
+      latency(p.putObject("tenantAMs"), each[i].tenantAMs());
+      num(p, "tenantAItems", each[i].tenantAItems());
+      num(p, "tenantBDelivered", each[i].tenantBDelivered());
+    }
+    num(node, "p99DuringOverBefore", run.p99DuringOverBefore());
+    ArrayNode rounds = node.putArray("rounds");
+    run.roundRatios().forEach(v -> {
+      if (v == null || v.isNaN() || v.isInfinite()) {
+        rounds.addNull();
+      } else {
+        rounds.add(v);
+      }
+    });
+    num(node, "tenantAEnqueued", run.tenantAEnqueued());
+    num(node, "tenantARefused", run.tenantARefused());
+    num(node, "tenantADelivered", run.tenantADelivered());
+    num(node, "tenantBEnqueued", run.tenantBEnqueued());
+    num(node, "tenantBRefused", run.tenantBRefused());
+    num(node, "tenantBDelivered", run.tenantBDelivered());
+    num(node, "overflowed", run.overflowed());
+    num(node, "admitted", run.admitted());
+    num(node, "sidelined", run.sidelined());
   }
 
   private static void figure(ObjectNode node, String name, Figure f) {

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 class BenchOptionsTest {
 
   @Test
-  void noFlagsMeanTheFullRunWithEveryScenario() {
+  void noFlagsMeanTheFullRunWithEveryScenarioButThePolicyOnes() {
     BenchOptions o = BenchOptions.parse();
     assertEquals(Size.FULL, o.size());
     assertEquals(1_000_000, o.backlogItems());
-    assertEquals(EnumSet.allOf(Scenario.class), o.scenarios());
+    assertEquals(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST)), o.scenarios());
     assertEquals(200, o.payloadBytes());
     assertNull(o.json());
   }
@@ -43,7 +43,26 @@ class BenchOptionsTest {
   }
 
   @Test
+  void thePolicyScenariosRunWhenNamedWithTheirOwnSizes() {
+    assertEquals(EnumSet.of(Scenario.SURGE, Scenario.COST), BenchOptions.parse("--scenarios", "surge,cost").scenarios());
+    assertEquals(EnumSet.allOf(Scenario.class), BenchOptions.parse("--scenarios", "all").scenarios());
+    assertEquals(new BenchOptions.Surge(1_000, 30, 20), BenchOptions.parse().surge(), "--full's surge");
+    assertEquals(new BenchOptions.Surge(200, 5, 5), BenchOptions.parse("--quick").surge(), "--quick's surge");
+    BenchOptions o = BenchOptions.parse("--surge-seconds", "7", "--quick", "--surge-rate=1k", "--surge-calm-seconds", "3");
+    assertEquals(new BenchOptions.Surge(1_000, 7, 3), o.surge());
+    assertEquals(o.surge(), o.withRounds(2).withScenarios(EnumSet.of(Scenario.COST)).surge(), "kept by the other withers");
+  }
+
+  @Test
   void badFlagsAreRefusedNamingTheFlag() {
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--surge-rate", "0"))
+        .getMessage().startsWith("--surge-rate"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--surge-seconds", "0"))
+        .getMessage().startsWith("--surge-seconds"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--surge-calm-seconds", "-1"))
+        .getMessage().startsWith("--surge-calm-seconds"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--scenarios", "surge,flood"))
+        .getMessage().contains("flood"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--warm-up-seconds", "-1"))
         .getMessage().contains("--warm-up-seconds"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--rounds", "0"))

@@ -1,9 +1,14 @@
 package dev.ordo.bench.internal;
 
+import dev.ordo.api.ItemId;
+import dev.ordo.client.BacklogFullException;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.client.QueueProducer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -40,12 +45,36 @@ public final class Enqueuer implements AutoCloseable {
   }
 
   public void enqueue(String namespace, int priority) {
+    watch(stamped(namespace, priority));
+  }
+
+  /** The next item of {@code namespace}, stamped with {@link System#nanoTime()} now. */
+  private EnqueueRequest stamped(String namespace, int priority) {
     long seq = sequence++;
-    EnqueueRequest r = EnqueueRequest.builder(namespace, "t" + (seq % TOPICS),
-            Payloads.of(payloadBytes, seq, System.nanoTime()))
+    return EnqueueRequest.builder(namespace, "t" + (seq % TOPICS), Payloads.of(payloadBytes, seq, System.nanoTime()))
         .priority(priority)
         .build();
-    watch(r);
+  }
+
+  /**
+   * Offers one item at a random priority 0..9, stamped with {@link System#nanoTime()} now, without
+   * waiting for room: false when the producer refused it because the namespace's backlog is at its
+   * policy's limit ({@link BacklogFullException}; nothing was written). Other failures count as
+   * {@link #enqueue} does.
+   */
+  public boolean offer(String namespace) {
+    CompletableFuture<ItemId> f = producer.enqueue(stamped(namespace, random.nextInt(10)), Duration.ZERO);
+    if (f.isCompletedExceptionally()) {
+      try {
+        f.join();
+      } catch (CompletionException e) {
+        if (e.getCause() instanceof BacklogFullException) {
+          return false;
+        }
+      }
+    }
+    watch(f);
+    return true;
   }
 
   /** Enqueues one item due at {@code dueAtMs} (epoch ms), stamped with that due time. */
@@ -77,7 +106,11 @@ public final class Enqueuer implements AutoCloseable {
   }
 
   private void watch(EnqueueRequest r) {
-    producer.enqueue(r).whenComplete((id, e) -> {
+    watch(producer.enqueue(r));
+  }
+
+  private void watch(CompletableFuture<ItemId> f) {
+    f.whenComplete((id, e) -> {
       if (e != null) {
         failed.incrementAndGet();
         firstFailure.compareAndSet(null, e);

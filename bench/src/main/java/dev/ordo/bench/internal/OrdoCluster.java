@@ -3,14 +3,18 @@ package dev.ordo.bench.internal;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Durations;
 import dev.ordo.client.LeaseConsumerConfig;
+import dev.ordo.client.NamespaceAdmin;
+import dev.ordo.client.NamespacePolicy;
 import dev.ordo.client.QueueClientConfig;
 import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.delay.DelayTiers;
 import dev.ordo.delay.DelayTiersConfig;
 import dev.ordo.topology.QueueConfig;
 import dev.ordo.topology.QueueService;
+import dev.ordo.topology.internal.NamespaceStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +26,12 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class OrdoCluster implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OrdoCluster.class);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+  private static final Duration POLICY_TIMEOUT = Duration.ofSeconds(30);
 
   private final BenchKafka kafka;
   private final ClusterTopics topics;
@@ -143,6 +153,43 @@ public final class OrdoCluster implements AutoCloseable {
     c.put("consumer." + ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
     c.put("consumer." + ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
     return c;
+  }
+
+  /**
+   * Writes each namespace's policy ({@link NamespaceAdmin}) and waits until this cluster's queue
+   * holds them all in its global store, from which every partition reads them (within the
+   * store reader's 100 ms).
+   *
+   * @throws IllegalStateException when the queue has not read them within {@link #POLICY_TIMEOUT}
+   */
+  public void applyPolicies(Map<String, NamespacePolicy> policies) {
+    if (policies.isEmpty()) {
+      return;
+    }
+    try (NamespaceAdmin admin = new NamespaceAdmin(Map.of("bootstrap.servers", kafka.bootstrapServers()),
+        topics.cluster())) {
+      policies.forEach(admin::set);
+    }
+    long deadline = System.nanoTime() + POLICY_TIMEOUT.toNanos();
+    for (String namespace : policies.keySet()) {
+      Bytes key = Bytes.wrap(namespace.getBytes(StandardCharsets.UTF_8));
+      while (true) {
+        try {
+          ReadOnlyKeyValueStore<Bytes, byte[]> store = service.streams().store(
+              StoreQueryParameters.fromNameAndType(NamespaceStore.NAME, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()));
+          if (store.get(key) != null) {
+            break;
+          }
+        } catch (InvalidStateStoreException e) {
+          // not queryable yet (the global thread is restoring): ask again
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the queue of " + topics.cluster() + " has not read the policy of "
+              + namespace + " after " + POLICY_TIMEOUT.toSeconds() + " s");
+        }
+        BenchKafka.sleep(20);
+      }
+    }
   }
 
   @Override

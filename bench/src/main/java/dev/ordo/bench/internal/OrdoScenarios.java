@@ -1,9 +1,11 @@
 package dev.ordo.bench.internal;
 
 import dev.ordo.api.Durations;
+import dev.ordo.client.NamespacePolicy;
 import dev.ordo.topology.QueueMetrics;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The scenarios that run Ordo: each makes its own cluster ({@link OrdoCluster}), runs, and deletes it.
@@ -13,6 +15,8 @@ public final class OrdoScenarios {
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
   private static final int WARM_UP_ITEMS = 2_000;
   private static final Duration SETTLE = Duration.ofSeconds(3);
+  /** The namespace of the end-to-end scenario's items. */
+  static final String E2E_NAMESPACE = "bench";
 
   private OrdoScenarios() {}
 
@@ -34,14 +38,46 @@ public final class OrdoScenarios {
    * enqueue-to-handler time of every item. Preceded by a warm-up of 2,000 items.
    */
   public static EndToEnd endToEnd(BenchKafka kafka, String cluster, String guarantee, Sizes s) {
-    try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), guarantee, "", s.keepTopics());
-         Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes());
-         Workers workers = new Workers(c, "bench-workers", "bench", s.consumers(), s.maxInFlight(), s.workers())) {
+    return endToEnd(kafka, cluster, guarantee, s, Map.of());
+  }
+
+  /**
+   * {@link #endToEnd(BenchKafka, String, String, Sizes)} with {@code policies} (namespace to policy)
+   * applied before anything is enqueued: the cost scenario runs it with {@link #unboundPolicies()}.
+   */
+  public static EndToEnd endToEnd(BenchKafka kafka, String cluster, String guarantee, Sizes s,
+      Map<String, NamespacePolicy> policies) {
+    try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), guarantee, "", s.keepTopics())) {
+      c.applyPolicies(policies);
+      return endToEnd(kafka, c, s);
+    }
+  }
+
+  /**
+   * A policy on every namespace the end-to-end scenario uses whose limits never bind: admission
+   * and dispatch at 10^9 items a second, a backlog of 10^12, sidelining after an hour. What it
+   * measures is the cost of having a policy (the queue's rate and backlog bookkeeping, the
+   * producer's backlog check), not of a limit.
+   */
+  public static Map<String, NamespacePolicy> unboundPolicies() {
+    return Map.of(E2E_NAMESPACE, UNBOUND_POLICY);
+  }
+
+  /** The policy of {@link #unboundPolicies()}. */
+  public static final NamespacePolicy UNBOUND_POLICY = new NamespacePolicy(null,
+      new NamespacePolicy.Rate(1e9, 1_000_000_000L), 1_000_000_000_000L, new NamespacePolicy.Rate(1e9, 1_000_000_000L),
+      Duration.ofHours(1));
+
+  private static EndToEnd endToEnd(BenchKafka kafka, OrdoCluster c, Sizes s) {
+    String cluster = c.topics().cluster();
+    try (Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes());
+         Workers workers = new Workers(c, "bench-workers", E2E_NAMESPACE, s.consumers(), s.maxInFlight(),
+             s.workers())) {
       workers.awaitAssignment(s.partitions(), JOIN_TIMEOUT);
       Thread tracer = trace(c, workers);
       long target = 0;
       for (int i = 0; i < WARM_UP_ITEMS; i++) {
-        enqueuer.enqueue("bench");
+        enqueuer.enqueue(E2E_NAMESPACE);
       }
       target += WARM_UP_ITEMS;
       await(workers, target, Duration.ofSeconds(120), "warm-up");
@@ -50,7 +86,7 @@ public final class OrdoScenarios {
       long records0 = kafka.endOffsetsSum(cluster);
       long start = System.nanoTime();
       for (int i = 0; i < s.items(); i++) {
-        enqueuer.enqueue("bench");
+        enqueuer.enqueue(E2E_NAMESPACE);
       }
       target += s.items();
       await(workers, target, timeoutFor(s.items()), "throughput");
@@ -63,7 +99,7 @@ public final class OrdoScenarios {
       double rate = itemsPerSec / 2;
       long count = Math.max(10, (long) (rate * s.latencySeconds()));
       workers.arm(Workers.Probe.NANOS_SINCE_STAMP, enqueuer.nextSequence(), (int) Math.min(count, 50_000_000));
-      double offered = enqueuer.paced("bench", count, rate);
+      double offered = enqueuer.paced(E2E_NAMESPACE, count, rate);
       target += count;
       await(workers, target, timeoutFor(count), "latency");
       enqueuer.check();

@@ -1,5 +1,6 @@
 package dev.ordo.bench.internal;
 
+import dev.ordo.client.ItemHandler;
 import dev.ordo.client.LeaseConsumer;
 import dev.ordo.client.LeasedItem;
 import dev.ordo.client.LeaseConsumerStats;
@@ -32,12 +33,25 @@ public final class Workers implements AutoCloseable {
   private final AtomicInteger sampleCount = new AtomicInteger();
 
   public Workers(OrdoCluster cluster, String group, String namespace, int n, int maxInFlight, int workers) {
+    this(cluster, group, namespace, n, maxInFlight, workers, null);
+  }
+
+  /**
+   * Workers whose handler, after counting the item (and probing it when armed), runs {@code work}
+   * on it: its ending decides the ack or nack, as {@link ItemHandler} says. Null: no work.
+   */
+  public Workers(OrdoCluster cluster, String group, String namespace, int n, int maxInFlight, int workers,
+      ItemHandler work) {
     this.metrics = cluster.service().metrics();
+    ItemHandler handler = work == null ? this::handle : item -> {
+      handle(item);
+      work.handle(item);
+    };
     try {
       for (int i = 0; i < n; i++) {
         LeaseConsumer c = new LeaseConsumer(cluster.consumerConfig(group, namespace, maxInFlight, workers));
         consumers.add(c);
-        c.start(this::handle);
+        c.start(handler);
       }
     } catch (RuntimeException e) {
       close();
