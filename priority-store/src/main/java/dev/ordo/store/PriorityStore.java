@@ -579,7 +579,12 @@ public final class PriorityStore implements QueueView {
    */
   public List<Long> readyBefore(String namespace, String topic, long readyBefore, int max) {
     byte[] prefix = AgeKeySchema.prefix(namespace, topic, false);
-    List<byte[]> keys = heads.first(prefix, max, loader(AgeKeySchema.upperBound(prefix)));
+    HeadCache.Loader loader = loader(AgeKeySchema.upperBound(prefix));
+    List<byte[]> first = heads.first(prefix, 1, loader);
+    if (first.isEmpty() || AgeKeySchema.readyAt(first.get(0)) >= readyBefore) {
+      return List.of(); // the common case, at every dispatch of a namespace that sidelines: one look
+    }
+    List<byte[]> keys = heads.first(prefix, max, loader);
     List<Long> out = new ArrayList<>();
     for (byte[] key : keys) {
       if (AgeKeySchema.readyAt(key) >= readyBefore) {

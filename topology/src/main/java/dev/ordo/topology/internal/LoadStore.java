@@ -83,6 +83,7 @@ public final class LoadStore {
       long waiting = 0;
       long ready = 0;
       double demand = 0;
+      java.util.Set<Integer> demanding = new java.util.HashSet<>();
       byte[] from = (namespace + "/").getBytes(StandardCharsets.UTF_8);
       byte[] to = (namespace + "0").getBytes(StandardCharsets.UTF_8); // '0' follows '/'
       try (KeyValueIterator<Bytes, byte[]> it = store.range(Bytes.wrap(from), Bytes.wrap(to))) {
@@ -103,10 +104,14 @@ public final class LoadStore {
           waiting += s.getReady() + s.getDelayed() + s.getParked();
           ready += s.getReady();
           double age = Math.max(0, now - s.getUpdatedAt());
-          demand += s.getOverflow() + s.getArrivalsPerSecond() * Math.exp(-age / TAU_MS);
+          double d = s.getOverflow() + s.getArrivalsPerSecond() * Math.exp(-age / TAU_MS);
+          demand += d;
+          if (d > 0.01) {
+            demanding.add(s.getPartition());
+          }
         }
       }
-      return new Load(waiting, demand, ready);
+      return new Load(waiting, demand, ready, demanding.size());
     }
   }
 }

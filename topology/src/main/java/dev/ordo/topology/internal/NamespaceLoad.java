@@ -10,9 +10,10 @@ public interface NamespaceLoad {
    * @param waiting items waiting (ready, delayed, parked) on the other partitions
    * @param demand items wanting admission on the other partitions: in OVERFLOW plus arriving a second
    * @param ready items ready on the other partitions (what a dispatch rate is shared by)
+   * @param partitions other partitions that report demand (arrivals or overflow) for the namespace
    */
-  record Load(long waiting, double demand, long ready) {
-    public static final Load NONE = new Load(0, 0, 0);
+  record Load(long waiting, double demand, long ready, int partitions) {
+    public static final Load NONE = new Load(0, 0, 0, 0);
   }
 
   /** No other partition reports anything: every partition takes a namespace's whole rate. */

@@ -142,7 +142,7 @@ class AdmissionTest {
     assertEquals(List.of(1L, 2L, 3L), inState(ItemState.READY));
 
     // The other partitions' waiting items count too.
-    others = new NamespaceLoad.Load(10, 0, 10);
+    others = new NamespaceLoad.Load(10, 0, 10, 0);
     store.transition(1, store.get(1), null);
     timers(T0 + 300);
     assertEquals(List.of(4L), inState(ItemState.OVERFLOW), "the namespace is over its backlog elsewhere");
@@ -202,10 +202,10 @@ class AdmissionTest {
     }
     // The rest of the namespace: three times this partition's demand.
     long waiting = store.namespaceCounts(NS).overflow();
-    others = new NamespaceLoad.Load(0, 3 * waiting, 0);
+    others = new NamespaceLoad.Load(0, 3 * waiting, 0, 3);
     long before = inState(ItemState.READY).size();
     for (long t = T0 + 100; t <= T0 + 2_000; t += 100) {
-      others = new NamespaceLoad.Load(0, 3 * store.namespaceCounts(NS).overflow(), 0);
+      others = new NamespaceLoad.Load(0, 3 * store.namespaceCounts(NS).overflow(), 0, 3);
       timers(t);
     }
     long got = inState(ItemState.READY).size() - before;
@@ -219,6 +219,17 @@ class AdmissionTest {
     }
     long gotAlone = inState(ItemState.READY).size() - alone;
     assertTrue(gotAlone >= 180 && gotAlone <= 210, "admitted " + gotAlone + " in 1.9 s alone at 100/s");
+  }
+
+  @Test
+  void aPartitionWhoseArrivalsJustBeganGetsAtLeastAnEvenSplit() {
+    policy = policy(new Rate(400.0, 400L), null);
+    others = new NamespaceLoad.Load(0, 600, 0, 3); // three partitions busy at 200/s each
+    for (int i = 0; i < 20; i++) {
+      arrive(T0); // a first batch here: its own average is tiny yet
+    }
+    assertEquals(20, inState(ItemState.READY).size(), "a quarter of the burst (100) takes the batch");
+    assertEquals(0, overflowed);
   }
 
   @Test
