@@ -192,6 +192,67 @@ class InstanceKilledMidwayTest {
     }
   }
 
+  /**
+   * Six groups under a limit of 2 leased items each, over two instances, one killed mid-way: the
+   * leased counts are restored with the killed instance's partitions (derived from the items'
+   * states), so no group ever has more than 2 items out, before, across or after the failover, and
+   * every item is acked.
+   */
+  @Test
+  void groupConcurrencyLimitsHoldAcrossAFailover(RealKafka kafka) throws Exception {
+    topics = new ClusterTopics("crash-groups");
+    int items = 1_200;
+    int limit = 2;
+    kafka.createTopics(PARTITIONS, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats());
+    kafka.createTopics(1, topics.namespaces());
+    Path dir = Files.createTempDirectory("ordo-crash-groups");
+    try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
+      producer.send(new ProducerRecord<>(topics.namespaces(), "ns".getBytes(StandardCharsets.UTF_8),
+          OrdoSerdes.NAMESPACE_POLICY.encode(dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace("ns")
+              .setGroupConcurrency(limit).setUpdatedAt(System.currentTimeMillis()).build())))
+          .get(30, TimeUnit.SECONDS);
+      Process victim = startInstanceProcess(kafka.bootstrapServers(), dir.resolve("victim"), "crash-groups");
+      try (QueueService survivor = new QueueService(
+          Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+              StreamsConfig.STATE_DIR_CONFIG, dir.resolve("survivor").toString()),
+          Map.of(QueueConfig.CLUSTER_CONFIG, "crash-groups"), PARTITIONS)) {
+        survivor.start();
+        Set<String> enqueued = ConcurrentHashMap.newKeySet();
+        List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+        for (int i = 0; i < items; i++) {
+          String group = "g" + (i % 6);
+          // Long leases: none runs out during the failover, so a group's leases end only by acks.
+          Item item = Item.newBuilder().setNamespace("ns").setTopic("t").setPriority(0).setGroupKey(group)
+              .setPayload(ByteBuffer.wrap(("item-" + i).getBytes(StandardCharsets.UTF_8)))
+              .setLeaseDurationMs(120_000L).setMaxAttempts(100).build();
+          sends.add(producer.send(new ProducerRecord<>(topics.items(), group.getBytes(StandardCharsets.UTF_8),
+              OrdoSerdes.ITEM.encode(item))));
+        }
+        for (java.util.concurrent.Future<RecordMetadata> f : sends) {
+          RecordMetadata m = f.get(30, TimeUnit.SECONDS);
+          enqueued.add(m.partition() + "-" + m.offset());
+        }
+        try (AckingClient client = new AckingClient(kafka, producer)) {
+          client.start();
+          await().atMost(Duration.ofSeconds(60)).until(() -> client.acked.size() >= 300);
+          victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+          int ackedAtKill = client.acked.size();
+          await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500))
+              .until(() -> client.acked.containsAll(enqueued));
+          assertTrue(ackedAtKill < items - 200, "the kill happened mid-way (" + ackedAtKill + " acked)");
+          assertEquals(List.of(), client.overLimit, "a group had more than " + limit + " items out at once");
+          assertEquals(limit, client.maxOutstanding.values().stream().mapToInt(Integer::intValue).max().orElse(0),
+              "the limit was reached (so it was what held the groups back): " + client.maxOutstanding);
+          assertTrue(survivor.metrics().get(QueueMetrics.GROUP_LIMITED) > 0, "the survivor passed over groups at their limit");
+          System.out.printf("group limits across a failover: %d items of 6 groups, killed after %d acks, all acked,"
+              + " most out at once per group %s%n", items, ackedAtKill, client.maxOutstanding);
+        }
+      } finally {
+        victim.destroyForcibly();
+      }
+    }
+  }
+
   private Process startInstanceProcess(String bootstrap, Path stateDir, String cluster) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
@@ -230,6 +291,11 @@ class InstanceKilledMidwayTest {
     final List<String> duplicateAtMostOnce = new java.util.concurrent.CopyOnWriteArrayList<>();
     final Map<String, List<String>> log = new ConcurrentHashMap<>();
     final Map<String, Long> firstLeasedAt = new ConcurrentHashMap<>();
+    /** Per group key, the items delivered whose ack has not been answered yet; and the most there were. */
+    final Map<String, Set<String>> outstanding = new ConcurrentHashMap<>();
+    final Map<String, Integer> maxOutstanding = new ConcurrentHashMap<>();
+    final List<String> overLimit = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Map<String, String> groupOf = new ConcurrentHashMap<>();
     private final KafkaProducer<byte[], byte[]> producer;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -277,6 +343,15 @@ class InstanceKilledMidwayTest {
             firstLeasedAt.putIfAbsent(item.getItemId(), item.getLeaseExpiresAt() - 5_000);
             log.computeIfAbsent(item.getItemId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
                 .add(System.currentTimeMillis() % 100_000 + " leased attempt " + item.getAttempt() + " " + item.getLeaseId());
+            if (item.getGroupKey() != null) {
+              groupOf.put(item.getItemId(), item.getGroupKey());
+              Set<String> out = outstanding.computeIfAbsent(item.getGroupKey(), k -> ConcurrentHashMap.newKeySet());
+              out.add(item.getItemId());
+              maxOutstanding.merge(item.getGroupKey(), out.size(), Math::max);
+              if (out.size() > 2) {
+                overLimit.add(item.getGroupKey() + " had " + out + " out");
+              }
+            }
             if (before > 0 && item.getSemantics() == DeliverySemantics.AT_MOST_ONCE) {
               duplicateAtMostOnce.add(item.getItemId());
             }
@@ -290,6 +365,9 @@ class InstanceKilledMidwayTest {
           }
           if (d.getBody() instanceof Outcome o && o.getResult() == OutcomeResult.APPLIED) {
             acked.add(o.getItemId());
+          }
+          if (d.getBody() instanceof Outcome o && groupOf.containsKey(o.getItemId())) {
+            outstanding.get(groupOf.get(o.getItemId())).remove(o.getItemId()); // its lease is over either way
           }
         }
       }
