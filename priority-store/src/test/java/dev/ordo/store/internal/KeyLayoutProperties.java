@@ -124,6 +124,60 @@ class KeyLayoutProperties {
     assertEquals(sameTopic, inReadyRange(range, other), ns1 + "/" + t1 + " vs " + ns2 + "/" + t2);
   }
 
+  // ---- group queues ----
+
+  /** Within one group's queue, byte order is (lane, slot, readyAt, offset): the group's dequeue order. */
+  @Property(seed = "42", tries = 2000)
+  void groupQueueKeysOfOneGroupSortInTheGroupsOrder(
+      @ForAll("names") String ns, @ForAll("names") String t, @ForAll("priorities") int p, @ForAll("names") String g,
+      @ForAll boolean s1, @ForAll("longs") long slot1, @ForAll("longs") long r1, @ForAll("longs") long o1,
+      @ForAll boolean s2, @ForAll("longs") long slot2, @ForAll("longs") long r2, @ForAll("longs") long o2) {
+    byte[] prefix = GroupQueueKeySchema.prefix(ns, t, p, g);
+    int logical = new dev.ordo.store.ReadyEntry(p, s1, slot1, r1, o1).compareTo(new dev.ordo.store.ReadyEntry(p, s2, slot2, r2, o2));
+    assertEquals(Integer.signum(logical), Integer.signum(OrderedBytes.compare(
+        GroupQueueKeySchema.key(prefix, s1, slot1, r1, o1), GroupQueueKeySchema.key(prefix, s2, slot2, r2, o2))));
+  }
+
+  @Property(seed = "42")
+  void groupQueueKeysRoundTrip(@ForAll("names") String ns, @ForAll("names") String t, @ForAll("priorities") int p,
+      @ForAll("names") String g, @ForAll boolean sidelined, @ForAll("longs") long slot, @ForAll("longs") long readyAt,
+      @ForAll("longs") long offset) {
+    byte[] prefix = GroupQueueKeySchema.prefix(ns, t, p, g);
+    byte[] key = GroupQueueKeySchema.key(prefix, sidelined, slot, readyAt, offset);
+    assertEquals(KeyFamily.GROUP_QUEUE, key[0]);
+    assertTrue(startsWith(key, prefix));
+    assertEquals(sidelined, GroupQueueKeySchema.sidelined(key));
+    assertEquals(slot, GroupQueueKeySchema.slot(key));
+    assertEquals(readyAt, GroupQueueKeySchema.readyAt(key));
+    assertEquals(offset, GroupQueueKeySchema.offset(key));
+  }
+
+  /**
+   * A group's range holds its keys only: not another group's (also one whose name extends it, the
+   * length prefix sees to that), not another priority's, topic's or namespace's.
+   */
+  @Property(seed = "42", tries = 2000)
+  void aGroupQueueRangeHoldsItsGroupOnly(
+      @ForAll("names") String ns1, @ForAll("names") String t1, @ForAll("priorities") int p1, @ForAll("names") String g1,
+      @ForAll("names") String ns2, @ForAll("names") String t2, @ForAll("priorities") int p2, @ForAll("names") String g2,
+      @ForAll boolean sidelined, @ForAll("longs") long slot, @ForAll("longs") long offset) {
+    byte[] prefix = GroupQueueKeySchema.prefix(ns1, t1, p1, g1);
+    for (String g : new String[] {g2, g1 + g2}) {
+      byte[] other = GroupQueueKeySchema.key(GroupQueueKeySchema.prefix(ns2, t2, p2, g), sidelined, slot, 0, offset);
+      boolean inRange = OrderedBytes.compare(prefix, other) <= 0
+          && OrderedBytes.compare(other, GroupQueueKeySchema.upperBound(prefix)) <= 0;
+      assertEquals(ns1.equals(ns2) && t1.equals(t2) && p1 == p2 && g1.equals(g), inRange);
+    }
+  }
+
+  @Property(seed = "42")
+  void fairShareKeysRoundTrip(@ForAll("names") String ns, @ForAll("names") String t, @ForAll("priorities") int p,
+      @ForAll("names") String g, @ForAll boolean grouped) {
+    FairShares.Key k = new FairShares.Key(ns, t, p, grouped ? g : null);
+    assertEquals(k, FairShares.decodeKey(FairShares.key(k)));
+    assertEquals(KeyFamily.GROUPS, FairShares.key(k)[0]);
+  }
+
   // ---- age index ----
 
   @Property(seed = "42", tries = 2000)
