@@ -4,6 +4,8 @@ import dev.ordo.bench.BenchOptions.Scenario;
 import dev.ordo.bench.BenchReport.Figure;
 import dev.ordo.bench.BenchReport.Latency;
 import dev.ordo.bench.internal.BenchKafka;
+import dev.ordo.bench.internal.FairPlan;
+import dev.ordo.bench.internal.FairnessScenario;
 import dev.ordo.bench.internal.OrdoScenarios;
 import dev.ordo.bench.internal.PolicyText;
 import dev.ordo.bench.internal.RawKafkaScenario;
@@ -46,6 +48,10 @@ import java.util.function.ToDoubleFunction;
  *       surges, without policies and with them ({@link SurgeScenario}); and the end-to-end
  *       at-least-once throughput without policies and with a policy that never binds (the cost of
  *       a policy). Each round runs the two sides in turn, the first of them alternating by round.</li>
+ *   <li>when asked for by name, fair queueing among group keys (issue 14): Alice's wait behind Bob's
+ *       backlog and the dispatches before each of her items, a 3:1 weighted share
+ *       ({@link FairnessScenario}), and the end-to-end at-least-once throughput with a group key on
+ *       every item against none (in turn, as above).</li>
  * </ol>
  * Every scenario of every round creates its own topics (and Ordo cluster: a queue instance and
  * delay-tier forwarders in this process, state in a temporary directory) under a name unique to
@@ -105,6 +111,12 @@ public final class Bench {
     SurgeScenario.Result[] surgeWith = new SurgeScenario.Result[rounds];
     OrdoScenarios.EndToEnd[] costWithout = new OrdoScenarios.EndToEnd[rounds];
     OrdoScenarios.EndToEnd[] costWith = new OrdoScenarios.EndToEnd[rounds];
+    BenchOptions.Fairness fairSizes = options.fairness();
+    FairPlan fairPlan = FairPlan.of(options.partitions(), fairSizes.backlog(), fairSizes.baselineItems(),
+        fairSizes.weightedItems(), fairSizes.groupKeys());
+    FairnessScenario.Result[] fair = new FairnessScenario.Result[rounds];
+    OrdoScenarios.EndToEnd[] fairUnkeyed = new OrdoScenarios.EndToEnd[rounds];
+    OrdoScenarios.EndToEnd[] fairKeyed = new OrdoScenarios.EndToEnd[rounds];
     if (options.runs(Scenario.HTTP) && http == null) {
       notes.add("the http scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
     }
@@ -132,7 +144,7 @@ public final class Bench {
             "records/s");
       }
       if (options.runs(Scenario.EOS) || options.runs(Scenario.ALOS) || options.runs(Scenario.BACKLOG)
-          || options.runs(Scenario.SURGE) || options.runs(Scenario.COST)) {
+          || options.runs(Scenario.SURGE) || options.runs(Scenario.COST) || options.runs(Scenario.FAIRNESS)) {
         warmUp(kafka, runId, sizes, options, out, notes);
       }
       JitClock jit = new JitClock();
@@ -220,6 +232,23 @@ public final class Bench {
                     "at_least_once", sizes, policies ? OrdoScenarios.unboundPolicies() : Map.of()));
           }
         }
+        if (options.runs(Scenario.FAIRNESS)) {
+          try {
+            fair[i] = FairnessScenario.run(kafka, runId + "-fair" + round, fairPlan,
+                new FairnessScenario.Consumers(options.consumers(), options.maxInFlight(), options.workers()),
+                options.payloadBytes(), options.keepTopics());
+            printFairness(out, fair[i]);
+          } catch (RuntimeException e) {
+            failed(out, notes, r, "fairness", e);
+          }
+          for (boolean keys : policiesFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
+            String what = keys ? String.format(Locale.ROOT, "at_least_once, %,d group keys", fairPlan.groupKeys())
+                : "at_least_once, no group keys";
+            (keys ? fairKeyed : fairUnkeyed)[i] = endToEnd(out, notes, r, what,
+                () -> OrdoScenarios.endToEnd(kafka, runId + (keys ? "-fairk" : "-fairn") + round, "at_least_once",
+                    sizes, Map.of(), keys ? fairPlan.groupKeys() : 0));
+          }
+        }
       }
     }
     loads.add(loadAverage());
@@ -290,8 +319,10 @@ public final class Bench {
           ordo("at_least_once", costWithout), ordo("at_least_once", costWith),
           medianRatio(rates(costWith), rates(costWithout)), medianRatio(cpuWith, cpuWithout));
     }
+    BenchReport.Fairness fairFigure = options.runs(Scenario.FAIRNESS)
+        ? fairness(fairPlan, fair, fairUnkeyed, fairKeyed) : null;
     BenchReport report = new BenchReport(options, env, rawFigure, shareFigure, eosFigure, alosFigure, backlogFigure,
-        delayFigure, httpFigure, surgeFigure, costFigure, ratios, List.copyOf(notes));
+        delayFigure, httpFigure, surgeFigure, costFigure, fairFigure, ratios, List.copyOf(notes));
     out.println();
     out.print(report.table());
     if (options.json() != null) {
@@ -466,6 +497,60 @@ public final class Bench {
         medianOf(done, SurgeScenario.Result::tenantBEnqueued), medianOf(done, SurgeScenario.Result::tenantBRefused),
         medianOf(done, SurgeScenario.Result::tenantBDelivered), medianOf(done, SurgeScenario.Result::overflowed),
         medianOf(done, SurgeScenario.Result::admitted), medianOf(done, SurgeScenario.Result::sidelined));
+  }
+
+  private static void printFairness(PrintStream out, FairnessScenario.Result f) {
+    FairnessScenario.Backlog q = f.backlog();
+    out.printf(Locale.ROOT, "  Fairness: Alice alone p50/p99 %.1f/%.1f ms (taken in %.1f/%.1f), behind Bob's %,d"
+            + " p50/p99 %.1f/%.1f ms (taken in %.1f/%.1f; p99 ratio %.2f, %d items); dispatched before her after"
+            + " arrival p99 %.0f max %d (at least %d), since enqueue p99 %.0f max %d; Bob drained at %,.0f items/s;"
+            + " weights served %d:%d (%.2f)%n",
+        q.aliceAlone().p50(), q.aliceAlone().p99(), q.aliceAloneIntake().p50(), q.aliceAloneIntake().p99(),
+        q.bobEnqueued(), q.aliceBehind().p50(), q.aliceBehind().p99(), q.aliceBehindIntake().p50(),
+        q.aliceBehindIntake().p99(),
+        q.p99BehindOverAlone(), q.turns().items(), q.turns().afterArrivalP99(), q.turns().afterArrivalMax(),
+        q.turns().afterArrivalAtLeastMax(), q.turns().sinceEnqueueP99(), q.turns().sinceEnqueueMax(), q.bobPerSec(),
+        f.weights().share().heavy(), f.weights().share().light(), f.weights().share().ratio());
+  }
+
+  /** The fairness figures: each part's medians over the rounds it finished. */
+  private static BenchReport.Fairness fairness(FairPlan plan, FairnessScenario.Result[] results,
+      OrdoScenarios.EndToEnd[] unkeyed, OrdoScenarios.EndToEnd[] keyed) {
+    List<FairnessScenario.Result> done = Arrays.stream(results).filter(Objects::nonNull).toList();
+    List<FairnessScenario.Backlog> q = done.stream().map(FairnessScenario.Result::backlog).toList();
+    List<Double> ratios = Arrays.stream(results)
+        .map(x -> x == null ? Double.NaN : x.backlog().p99BehindOverAlone()).toList();
+    List<Double> afterMax = Arrays.stream(results)
+        .map(x -> x == null ? Double.NaN : (double) x.backlog().turns().afterArrivalMax()).toList();
+    BenchReport.FairQueue queue = new BenchReport.FairQueue(plan.bobKey(), plan.aliceKey(), plan.partition(),
+        plan.backlog(), (int) FairPlan.ALICE_INTERVAL.toMillis(), FairPlan.ACTIVE_GROUPS,
+        medianLatency(q.stream().map(b -> latency(b.aliceAlone())).toList()),
+        medianLatency(q.stream().map(b -> latency(b.aliceAloneIntake())).toList()),
+        medianOf(q, b -> b.aliceAlone().count()),
+        medianLatency(q.stream().map(b -> latency(b.aliceBehind())).toList()),
+        medianLatency(q.stream().map(b -> latency(b.aliceBehindIntake())).toList()),
+        medianOf(q, b -> b.aliceBehind().count()), Stats.median(ratios), ratios,
+        medianOf(q, b -> b.turns().afterArrivalP50()), medianOf(q, b -> b.turns().afterArrivalP99()),
+        Stats.median(afterMax), afterMax,
+        medianOf(q, b -> b.turns().afterArrivalAtLeastMax()), medianOf(q, b -> b.turns().sinceEnqueueP99()),
+        medianOf(q, b -> b.turns().sinceEnqueueMax()), medianOf(q, FairnessScenario.Backlog::aliceEnqueued),
+        medianOf(q, FairnessScenario.Backlog::aliceDelivered), medianOf(q, FairnessScenario.Backlog::bobEnqueued),
+        medianOf(q, FairnessScenario.Backlog::bobDelivered), medianOf(q, FairnessScenario.Backlog::bobPerSec),
+        medianOf(q, FairnessScenario.Backlog::dispatchesRead), medianOf(q, FairnessScenario.Backlog::dispatchesCounted));
+    List<FairnessScenario.Weights> w = done.stream().map(FairnessScenario.Result::weights).toList();
+    List<Double> shares = Arrays.stream(results).map(x -> x == null ? Double.NaN : x.weights().share().ratio()).toList();
+    double shareRatio = Stats.median(shares);
+    BenchReport.FairWeights weights = new BenchReport.FairWeights(plan.heavyKey(), plan.lightKey(),
+        FairPlan.HEAVY_WEIGHT, FairPlan.LIGHT_WEIGHT, plan.weightedItems(), medianOf(w, x -> x.share().heavy()),
+        medianOf(w, x -> x.share().light()), shareRatio, shares, shareRatio / FairPlan.weightRatio() - 1,
+        medianOf(w, FairnessScenario.Weights::heavyDelivered), medianOf(w, FairnessScenario.Weights::lightDelivered));
+    double[] cpuWithout = Arrays.stream(unkeyed)
+        .mapToDouble(e -> e == null ? Double.NaN : e.streamThreadUsPerItem()).toArray();
+    double[] cpuWith = Arrays.stream(keyed)
+        .mapToDouble(e -> e == null ? Double.NaN : e.streamThreadUsPerItem()).toArray();
+    BenchReport.FairCost cost = new BenchReport.FairCost(plan.groupKeys(), ordo("at_least_once", unkeyed),
+        ordo("at_least_once", keyed), medianRatio(rates(keyed), rates(unkeyed)), medianRatio(cpuWith, cpuWithout));
+    return new BenchReport.Fairness(queue, weights, cost);
   }
 
   private static <T> double medianOf(List<T> values, ToDoubleFunction<T> f) {

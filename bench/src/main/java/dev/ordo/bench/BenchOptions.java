@@ -30,6 +30,7 @@ import java.util.Set;
  * @param json where to write the report as JSON, or null
  * @param keepTopics whether to leave the bench's topics on the cluster (they are deleted by default)
  * @param surge the phases and rates of the surge scenario
+ * @param fairness the sizes of the fairness scenario
  */
 public record BenchOptions(
     Size size,
@@ -49,12 +50,13 @@ public record BenchOptions(
     Set<Scenario> scenarios,
     Path json,
     boolean keepTopics,
-    Surge surge) {
+    Surge surge,
+    Fairness fairness) {
 
   /** How big a run is. */
   public enum Size { QUICK, FULL, LARGE }
 
-  /** The scenarios (issues 6, 12 and 13), in the order a round runs them. */
+  /** The scenarios (issues 6, 12, 13 and 14), in the order a round runs them. */
   public enum Scenario {
     /** Plain KafkaProducer to KafkaConsumer. */
     RAW,
@@ -84,15 +86,22 @@ public record BenchOptions(
      * The cost of namespace policies (issue 13): Ordo end to end at-least-once without policies
      * and with a policy that never binds on every namespace the bench uses. Not in the default run.
      */
-    COST
+    COST,
+    /**
+     * Fair queueing among group keys (issue 14): Alice's wait with and without Bob's backlog on her
+     * partition, and the dispatches on it before each of her items; a 3:1 weighted share; Ordo end to
+     * end at-least-once with a group key on every item against none. Not in the default run.
+     */
+    FAIRNESS
   }
 
   /**
-   * What runs when {@code --scenarios} is not given: every scenario but {@link Scenario#SURGE} and
-   * {@link Scenario#COST}, which add minutes to every round and are asked for by name.
+   * What runs when {@code --scenarios} is not given: every scenario but {@link Scenario#SURGE},
+   * {@link Scenario#COST} and {@link Scenario#FAIRNESS}, which add minutes to every round and are
+   * asked for by name.
    */
   public static final Set<Scenario> DEFAULT_SCENARIOS =
-      Set.copyOf(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST)));
+      Set.copyOf(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS)));
 
   /**
    * The surge scenario's sizes: the consumers' capacity is twice A's rate, B offers 10 times that
@@ -107,6 +116,23 @@ public record BenchOptions(
       positive("--surge-rate", tenantARate);
       positive("--surge-seconds", seconds);
       positive("--surge-calm-seconds", calmSeconds);
+    }
+  }
+
+  /**
+   * The fairness scenario's sizes ({@code dev.ordo.bench.internal.FairPlan}).
+   *
+   * @param backlog Bob's items, enqueued before Alice starts
+   * @param baselineItems Alice's items on an empty queue, one every 100 ms, for her wait without Bob
+   * @param weightedItems items of each of the two weighted groups (3:1)
+   * @param groupKeys distinct group keys, round-robin, of the end-to-end run with group keys
+   */
+  public record Fairness(int backlog, int baselineItems, int weightedItems, int groupKeys) {
+    public Fairness {
+      positive("--fair-backlog", backlog);
+      positive("--fair-baseline", baselineItems);
+      positive("--fair-weighted", weightedItems);
+      positive("--fair-keys", groupKeys);
     }
   }
 
@@ -127,12 +153,16 @@ public record BenchOptions(
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
       "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
       "                     (default 15 quick, 120 full; one round at least)\n" +
-      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http,surge,cost, or all\n" +
-      "                     (default: all but surge and cost, which run only when named)\n" +
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http,surge,cost,fairness, or all\n" +
+      "                     (default: all but surge, cost and fairness, which run only when named)\n" +
       "  --surge-rate N     surge: items/s tenant A offers; the consumers' capacity is twice that and\n" +
       "                     tenant B dumps 10x the capacity (default 1000; 200 quick)\n" +
       "  --surge-seconds N  surge: how long B's surge lasts (default 30; 5 quick)\n" +
       "  --surge-calm-seconds N  surge: the phases measured before and after it (default 20; 5 quick)\n" +
+      "  --fair-backlog N   fairness: Bob's items ahead of Alice's, on her partition (default 200k; 50k quick)\n" +
+      "  --fair-baseline N  fairness: Alice's items on an empty queue, 1 per 100 ms (default 50; 20 quick)\n" +
+      "  --fair-weighted N  fairness: items of each group of the 3:1 weights (default 10k; 2k quick)\n" +
+      "  --fair-keys N      fairness: distinct group keys of the end-to-end run with keys (default 1000)\n" +
       "  --json FILE        also write the report as JSON to FILE\n" +
       "  --keep-topics      leave the bench's topics on the cluster";
 
@@ -164,6 +194,9 @@ public record BenchOptions(
     if (surge == null) {
       throw new IllegalArgumentException("surge sizes are missing");
     }
+    if (fairness == null) {
+      throw new IllegalArgumentException("fairness sizes are missing");
+    }
   }
 
   private static void positive(String name, long value) {
@@ -176,11 +209,14 @@ public record BenchOptions(
   public static BenchOptions defaults(Size size) {
     return switch (size) {
       case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 4_000, 4, 3, 15, 300, 3_000,
-          "100ms,200ms,500ms,1s", DEFAULT_SCENARIOS, null, false, new Surge(200, 5, 5));
+          "100ms,200ms,500ms,1s", DEFAULT_SCENARIOS, null, false, new Surge(200, 5, 5),
+          new Fairness(50_000, 20, 2_000, 1_000));
       case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
-          "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20));
+          "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20),
+          new Fairness(200_000, 50, 10_000, 1_000));
       case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
-          "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20));
+          "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20),
+          new Fairness(200_000, 50, 10_000, 1_000));
     };
   }
 
@@ -237,6 +273,14 @@ public record BenchOptions(
             o.surge().calmSeconds()));
         case "--surge-calm-seconds" -> o.withSurge(new Surge(o.surge().tenantARate(), o.surge().seconds(),
             intValue(flag, value)));
+        case "--fair-backlog" -> o.withFairness(new Fairness(intValue(flag, value), o.fairness().baselineItems(),
+            o.fairness().weightedItems(), o.fairness().groupKeys()));
+        case "--fair-baseline" -> o.withFairness(new Fairness(o.fairness().backlog(), intValue(flag, value),
+            o.fairness().weightedItems(), o.fairness().groupKeys()));
+        case "--fair-weighted" -> o.withFairness(new Fairness(o.fairness().backlog(), o.fairness().baselineItems(),
+            intValue(flag, value), o.fairness().groupKeys()));
+        case "--fair-keys" -> o.withFairness(new Fairness(o.fairness().backlog(), o.fairness().baselineItems(),
+            o.fairness().weightedItems(), intValue(flag, value)));
         case "--json" -> o.withJson(Path.of(value));
         default -> throw new IllegalArgumentException("unknown option: " + flag + "\n" + USAGE);
       };
@@ -289,77 +333,82 @@ public record BenchOptions(
 
   public BenchOptions withRounds(int v) {
     return new BenchOptions(size, v, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withItems(int v) {
     return new BenchOptions(size, rounds, v, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withPayloadBytes(int v) {
     return new BenchOptions(size, rounds, items, v, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withPartitions(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, v, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withBacklogItems(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, v, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withConsumers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, v, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withMaxInFlight(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, v, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withWorkers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, v,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withLatencySeconds(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        v, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        v, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withWarmUpSeconds(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge);
+        latencySeconds, v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   /** The delay scenario: {@code n} items with delays spread evenly over 0..{@code maxMs}, over {@code tiers}. */
   public BenchOptions withDelays(int n, long maxMs, String tiers) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, n, maxMs, tiers, scenarios, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, n, maxMs, tiers, scenarios, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withScenarios(Set<Scenario> v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics, surge, fairness);
   }
 
   public BenchOptions withJson(Path v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics, surge, fairness);
   }
 
   public BenchOptions withSurge(Surge v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, v);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, v, fairness);
+  }
+
+  public BenchOptions withFairness(Fairness v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, v);
   }
 
   public BenchOptions withKeepTopics(boolean v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v, surge);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v, surge, fairness);
   }
 }

@@ -15,7 +15,8 @@ import java.util.Locale;
  * <p>The ratios are medians of the per-round ratios (each round's scenarios ran back to back, so
  * they saw about the same load on the machine): Ordo end to end (exactly-once, the default) over
  * the plain Kafka producer and consumer, over the share group, and the backlog's dequeue throughput
- * over the empty queue's. The surge and cost scenarios (issue 13) carry their own ratios.
+ * over the empty queue's. The surge and cost scenarios (issue 13) and the fairness scenario
+ * (issue 14) carry their own ratios.
  */
 public record BenchReport(
     BenchOptions options,
@@ -29,6 +30,7 @@ public record BenchReport(
     Http http,
     Surge surge,
     Cost cost,
+    Fairness fairness,
     Ratios ratios,
     List<String> notes) {
 
@@ -96,6 +98,54 @@ public record BenchReport(
    * without) of throughput and of the stream thread's CPU per item.
    */
   public record Cost(String policy, Ordo withoutPolicies, Ordo withPolicies, double throughputWithOverWithout,
+      double streamCpuWithOverWithout) {}
+
+  /**
+   * The fairness scenario (issue 14): Alice behind Bob's backlog, weighted groups, and what group
+   * keys cost end to end. A part that failed in every round has NaN figures.
+   */
+  public record Fairness(FairQueue queue, FairWeights weights, FairCost cost) {}
+
+  /**
+   * Alice behind Bob (medians over rounds): Bob enqueues {@code backlogItems} items of group
+   * {@code bobKey}, then Alice (group {@code aliceKey}, the same topic, priority and partition
+   * {@code partition}) one item every {@code aliceIntervalMs} while the consumers drain Bob's. Her
+   * wait from enqueue to the handler on an empty queue ({@code aliceAloneMs}, of
+   * {@code aliceAloneItems} items) and behind the backlog ({@code aliceBehindMs}, her
+   * {@code aliceBehindItems} items enqueued while Bob had items not dispatched), and the ratio of
+   * their p99s (the median of the rounds' ratios, and each round's); the part of each wait before
+   * the queue took her item in ({@code aliceAloneIntakeMs}, {@code aliceBehindIntakeMs}). The items her partition
+   * dispatched before each of hers: after the queue took it in (p50, p99 and max of the upper bound;
+   * the max of the lower bound), and since she enqueued it (its transit to the queue included),
+   * beside the {@code activeGroups} the issue bounds it by. {@code dispatchesRead} entries of her
+   * partition's dispatch order were read against {@code dispatchesCounted} by the queue.
+   */
+  public record FairQueue(String bobKey, String aliceKey, int partition, int backlogItems, int aliceIntervalMs,
+      int activeGroups, Latency aliceAloneMs, Latency aliceAloneIntakeMs, double aliceAloneItems, Latency aliceBehindMs,
+      Latency aliceBehindIntakeMs, double aliceBehindItems,
+      double p99BehindOverAlone, List<Double> roundRatios, double afterArrivalP50, double afterArrivalP99,
+      double afterArrivalMax,
+      List<Double> roundAfterArrivalMax, double afterArrivalAtLeastMax, double sinceEnqueueP99,
+      double sinceEnqueueMax, double aliceEnqueued, double aliceDelivered, double bobEnqueued, double bobDelivered,
+      double bobItemsPerSec, double dispatchesRead, double dispatchesCounted) {}
+
+  /**
+   * Weighted groups (medians over rounds): {@code itemsPerGroup} items of each of {@code heavyKey}
+   * (weight {@code heavyWeight}) and {@code lightKey} ({@code lightWeight}) on one partition, all
+   * taken in before the consumers start; the items of each dispatched while both had items, their
+   * ratio (the median of the rounds', and each round's) and its deviation from the weights' ratio;
+   * and the distinct items of each delivered.
+   */
+  public record FairWeights(String heavyKey, String lightKey, double heavyWeight, double lightWeight,
+      int itemsPerGroup, double heavyServed, double lightServed, double ratio, List<Double> roundRatios,
+      double deviation, double heavyDelivered, double lightDelivered) {}
+
+  /**
+   * Ordo end to end at-least-once without group keys and with one on every item ({@code groupKeys}
+   * distinct ones in turn); the medians of the per-round ratios (with over without) of throughput
+   * and of the stream thread's CPU per item.
+   */
+  public record FairCost(int groupKeys, Ordo withoutGroupKeys, Ordo withGroupKeys, double throughputWithOverWithout,
       double streamCpuWithOverWithout) {}
 
   /** The ratios the issue asks for, plus the at-least-once ones; NaN when a side did not run. */
@@ -187,6 +237,9 @@ public record BenchReport(
       }
       b.append(String.format(Locale.ROOT, "  the policy: %s%n", cost.policy()));
     }
+    if (fairness != null) {
+      fairnessRows(b, row);
+    }
     b.append(String.format(Locale.ROOT, "%nratios (median of per-round ratios)%n"));
     b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / raw Kafka    %s%n", ratio(ratios.ordoVsRawKafka())));
     b.append(String.format(Locale.ROOT, "  Ordo e2e (exactly-once) / share groups %s%n", ratio(ratios.ordoVsShareGroups())));
@@ -209,10 +262,76 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, "  cost: e2e with policies / without         %s (stream thread CPU per item %s)%n",
           ratio(cost.throughputWithOverWithout()), ratio(cost.streamCpuWithOverWithout())));
     }
+    if (fairness != null) {
+      b.append(String.format(Locale.ROOT, "  fairness: Alice p99 behind Bob / alone      %s %s%n",
+          ratio(fairness.queue().p99BehindOverAlone()), ratios(fairness.queue().roundRatios())));
+      FairWeights w = fairness.weights();
+      b.append(String.format(Locale.ROOT, "  fairness: heavy / light served (goal %s)    %s %s, deviation %s%n",
+          weight(w.heavyWeight() / w.lightWeight()), ratio(w.ratio()), ratios(w.roundRatios()),
+          percent(w.deviation())));
+      FairCost c = fairness.cost();
+      b.append(String.format(Locale.ROOT,
+          "  fairness: e2e with group keys / without     %s (stream thread CPU per item %s)%n",
+          ratio(c.throughputWithOverWithout()), ratio(c.streamCpuWithOverWithout())));
+    }
     for (String note : notes) {
       b.append("note: ").append(note).append(System.lineSeparator());
     }
     return b.toString();
+  }
+
+  private void fairnessRows(StringBuilder b, String row) {
+    FairQueue q = fairness.queue();
+    b.append(String.format(Locale.ROOT, "Fairness: Bob %,d items (group %s), then Alice (group %s) 1 per %d ms, same"
+            + " topic, priority and partition (%d); %d active groups%n", q.backlogItems(), q.bobKey(), q.aliceKey(),
+        q.aliceIntervalMs(), q.partition(), q.activeGroups()));
+    b.append(String.format(Locale.ROOT, row, "  Alice alone, enqueue -> handler", latency(q.aliceAloneMs()),
+        count(q.aliceAloneItems()) + " items; taken in " + latencyShort(q.aliceAloneIntakeMs()) + " ms"));
+    b.append(String.format(Locale.ROOT, row, "  Alice behind Bob's backlog", latency(q.aliceBehindMs()),
+        count(q.aliceBehindItems()) + " items; taken in " + latencyShort(q.aliceBehindIntakeMs())
+            + " ms; Bob drained at " + rate(q.bobItemsPerSec(), "items/s")));
+    b.append(String.format(Locale.ROOT, row, "  dispatched before her, after she arrived",
+        "p50 " + count(q.afterArrivalP50()) + ", p99 " + count(q.afterArrivalP99()) + ", max "
+            + count(q.afterArrivalMax()) + " (at most)",
+        "max per round " + counts(q.roundAfterArrivalMax()) + "; at least: max " + count(q.afterArrivalAtLeastMax())));
+    b.append(String.format(Locale.ROOT, row, "  dispatched before her, since her enqueue",
+        "p99 " + count(q.sinceEnqueueP99()) + ", max " + count(q.sinceEnqueueMax()),
+        "transit to the queue included; dispatches read " + count(q.dispatchesRead()) + ", counted "
+            + count(q.dispatchesCounted())));
+    b.append(String.format(Locale.ROOT, row, "  Bob enqueued / delivered", count(q.bobEnqueued()) + " / "
+        + count(q.bobDelivered()), "Alice " + count(q.aliceEnqueued()) + " / " + count(q.aliceDelivered())));
+    FairWeights w = fairness.weights();
+    b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "  weights %s:%s, %,d items each",
+            weight(w.heavyWeight()), weight(w.lightWeight()), w.itemsPerGroup()),
+        "served " + count(w.heavyServed()) + " : " + count(w.lightServed()) + " = " + ratio(w.ratio()),
+        w.heavyKey() + " : " + w.lightKey() + " while both had items; delivered " + count(w.heavyDelivered()) + " / "
+            + count(w.lightDelivered())));
+    FairCost c = fairness.cost();
+    Ordo[] sides = {c.withoutGroupKeys(), c.withGroupKeys()};
+    for (int i = 0; i < sides.length; i++) {
+      Ordo ordo = sides[i];
+      String which = i == 0 ? "no group keys" : String.format(Locale.ROOT, "%,d group keys", c.groupKeys());
+      b.append(String.format(Locale.ROOT, row, "  Ordo e2e " + ordo.guarantee() + ", " + which,
+          rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
+      b.append(String.format(Locale.ROOT, row, "    CPU per item, all / stream thread",
+          String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
+              ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
+      b.append(String.format(Locale.ROOT, row,
+          String.format(Locale.ROOT, "    latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
+          latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
+    }
+  }
+
+  private static String counts(List<Double> values) {
+    return values.stream().map(BenchReport::count).toList().toString();
+  }
+
+  private static String weight(double v) {
+    return v == Math.rint(v) ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static String percent(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%+.1f%%", 100 * v);
   }
 
   private void surgeRows(StringBuilder b, String row) {
@@ -293,7 +412,11 @@ public record BenchReport(
    * (and {@code ordo.atLeastOnce...}); with the issue 13 scenarios,
    * {@code ratios.surgeP99DuringOverBeforeWithPolicies} (and {@code ...WithoutPolicies}),
    * {@code ratios.policyCostThroughput}, {@code surge.withPolicies.phases.during.tenantAMs.p99} and
-   * {@code cost.withPolicies.itemsPerSec}; figures that were not measured are null.
+   * {@code cost.withPolicies.itemsPerSec}; with the fairness scenario (issue 14),
+   * {@code ratios.fairnessAliceP99BehindOverAlone}, {@code ratios.fairnessWeightRatio},
+   * {@code ratios.groupKeyCostThroughput}, {@code fairness.queue.aliceBehindMs.p99},
+   * {@code fairness.queue.afterArrivalMax} and {@code fairness.cost.withGroupKeys.itemsPerSec};
+   * figures that were not measured are null.
    */
   public String toJson() {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -309,6 +432,9 @@ public record BenchReport(
     num(r, "surgeP99DuringOverBeforeWithPolicies",
         surge == null ? Double.NaN : surge.withPolicies().p99DuringOverBefore());
     num(r, "policyCostThroughput", cost == null ? Double.NaN : cost.throughputWithOverWithout());
+    num(r, "fairnessAliceP99BehindOverAlone", fairness == null ? Double.NaN : fairness.queue().p99BehindOverAlone());
+    num(r, "fairnessWeightRatio", fairness == null ? Double.NaN : fairness.weights().ratio());
+    num(r, "groupKeyCostThroughput", fairness == null ? Double.NaN : fairness.cost().throughputWithOverWithout());
     ObjectNode ordo = root.putObject("ordo");
     ordo(ordo.putObject("exactlyOnce"), exactlyOnce);
     ordo(ordo.putObject("atLeastOnce"), atLeastOnce);
@@ -365,6 +491,17 @@ public record BenchReport(
       num(co, "throughputWithOverWithout", cost.throughputWithOverWithout());
       num(co, "streamCpuWithOverWithout", cost.streamCpuWithOverWithout());
     }
+    ObjectNode fa = root.putObject("fairness");
+    if (fairness != null) {
+      fairQueue(fa.putObject("queue"), fairness.queue());
+      fairWeights(fa.putObject("weights"), fairness.weights());
+      ObjectNode fc = fa.putObject("cost");
+      fc.put("groupKeys", fairness.cost().groupKeys());
+      ordo(fc.putObject("withoutGroupKeys"), fairness.cost().withoutGroupKeys());
+      ordo(fc.putObject("withGroupKeys"), fairness.cost().withGroupKeys());
+      num(fc, "throughputWithOverWithout", fairness.cost().throughputWithOverWithout());
+      num(fc, "streamCpuWithOverWithout", fairness.cost().streamCpuWithOverWithout());
+    }
     ObjectNode opts = root.putObject("options");
     opts.put("size", options.size().name().toLowerCase(Locale.ROOT));
     opts.put("rounds", options.rounds());
@@ -379,6 +516,10 @@ public record BenchReport(
     opts.put("surgeRate", options.surge().tenantARate());
     opts.put("surgeSeconds", options.surge().seconds());
     opts.put("surgeCalmSeconds", options.surge().calmSeconds());
+    opts.put("fairBacklog", options.fairness().backlog());
+    opts.put("fairBaseline", options.fairness().baselineItems());
+    opts.put("fairWeighted", options.fairness().weightedItems());
+    opts.put("fairKeys", options.fairness().groupKeys());
     ArrayNode sc = opts.putArray("scenarios");
     options.scenarios().stream().sorted().forEach(s -> sc.add(s.name().toLowerCase(Locale.ROOT)));
     ObjectNode env = root.putObject("environment");
@@ -455,6 +596,62 @@ public record BenchReport(
     num(node, "overflowed", run.overflowed());
     num(node, "admitted", run.admitted());
     num(node, "sidelined", run.sidelined());
+  }
+
+  private static void fairQueue(ObjectNode node, FairQueue q) {
+    node.put("bobKey", q.bobKey());
+    node.put("aliceKey", q.aliceKey());
+    node.put("partition", q.partition());
+    node.put("backlogItems", q.backlogItems());
+    node.put("aliceIntervalMs", q.aliceIntervalMs());
+    node.put("activeGroups", q.activeGroups());
+    latency(node.putObject("aliceAloneMs"), q.aliceAloneMs());
+    latency(node.putObject("aliceAloneIntakeMs"), q.aliceAloneIntakeMs());
+    num(node, "aliceAloneItems", q.aliceAloneItems());
+    latency(node.putObject("aliceBehindMs"), q.aliceBehindMs());
+    latency(node.putObject("aliceBehindIntakeMs"), q.aliceBehindIntakeMs());
+    num(node, "aliceBehindItems", q.aliceBehindItems());
+    num(node, "p99BehindOverAlone", q.p99BehindOverAlone());
+    values(node.putArray("rounds"), q.roundRatios());
+    num(node, "afterArrivalP50", q.afterArrivalP50());
+    num(node, "afterArrivalP99", q.afterArrivalP99());
+    num(node, "afterArrivalMax", q.afterArrivalMax());
+    values(node.putArray("roundAfterArrivalMax"), q.roundAfterArrivalMax());
+    num(node, "afterArrivalAtLeastMax", q.afterArrivalAtLeastMax());
+    num(node, "sinceEnqueueP99", q.sinceEnqueueP99());
+    num(node, "sinceEnqueueMax", q.sinceEnqueueMax());
+    num(node, "aliceEnqueued", q.aliceEnqueued());
+    num(node, "aliceDelivered", q.aliceDelivered());
+    num(node, "bobEnqueued", q.bobEnqueued());
+    num(node, "bobDelivered", q.bobDelivered());
+    num(node, "bobItemsPerSec", q.bobItemsPerSec());
+    num(node, "dispatchesRead", q.dispatchesRead());
+    num(node, "dispatchesCounted", q.dispatchesCounted());
+  }
+
+  private static void fairWeights(ObjectNode node, FairWeights w) {
+    node.put("heavyKey", w.heavyKey());
+    node.put("lightKey", w.lightKey());
+    num(node, "heavyWeight", w.heavyWeight());
+    num(node, "lightWeight", w.lightWeight());
+    node.put("itemsPerGroup", w.itemsPerGroup());
+    num(node, "heavyServed", w.heavyServed());
+    num(node, "lightServed", w.lightServed());
+    num(node, "ratio", w.ratio());
+    values(node.putArray("rounds"), w.roundRatios());
+    num(node, "deviation", w.deviation());
+    num(node, "heavyDelivered", w.heavyDelivered());
+    num(node, "lightDelivered", w.lightDelivered());
+  }
+
+  private static void values(ArrayNode array, List<Double> values) {
+    values.forEach(v -> {
+      if (v == null || v.isNaN() || v.isInfinite()) {
+        array.addNull();
+      } else {
+        array.add(Math.round(v * 1000) / 1000.0);
+      }
+    });
   }
 
   private static void figure(ObjectNode node, String name, Figure f) {

@@ -18,7 +18,7 @@ class BenchOptionsTest {
     BenchOptions o = BenchOptions.parse();
     assertEquals(Size.FULL, o.size());
     assertEquals(1_000_000, o.backlogItems());
-    assertEquals(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST)), o.scenarios());
+    assertEquals(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS)), o.scenarios());
     assertEquals(200, o.payloadBytes());
     assertNull(o.json());
   }
@@ -54,6 +54,23 @@ class BenchOptionsTest {
   }
 
   @Test
+  void theFairnessScenarioRunsWhenNamedWithItsOwnSizes() {
+    assertEquals(EnumSet.of(Scenario.FAIRNESS), BenchOptions.parse("--scenarios", "fairness").scenarios());
+    assertTrue(BenchOptions.parse("--scenarios", "all").runs(Scenario.FAIRNESS));
+    assertEquals(new BenchOptions.Fairness(200_000, 50, 10_000, 1_000), BenchOptions.parse().fairness(), "--full's");
+    assertEquals(new BenchOptions.Fairness(200_000, 50, 10_000, 1_000), BenchOptions.parse("--large").fairness());
+    assertEquals(new BenchOptions.Fairness(50_000, 20, 2_000, 1_000), BenchOptions.parse("--quick").fairness(),
+        "--quick's");
+    BenchOptions o = BenchOptions.parse("--fair-backlog", "50k", "--quick", "--fair-baseline=7", "--fair-weighted", "300",
+        "--fair-keys", "16");
+    assertEquals(new BenchOptions.Fairness(50_000, 7, 300, 16), o.fairness());
+    assertEquals(o.fairness(), o.withRounds(2).withSurge(new BenchOptions.Surge(1, 1, 1)).withKeepTopics(true)
+        .fairness(), "kept by the other withers");
+    assertEquals(o.surge(), o.withFairness(new BenchOptions.Fairness(1, 1, 1, 1)).surge());
+    assertTrue(BenchOptions.USAGE.contains("--fair-backlog") && BenchOptions.USAGE.contains("fairness"));
+  }
+
+  @Test
   void badFlagsAreRefusedNamingTheFlag() {
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--surge-rate", "0"))
         .getMessage().startsWith("--surge-rate"));
@@ -61,6 +78,10 @@ class BenchOptionsTest {
         .getMessage().startsWith("--surge-seconds"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--surge-calm-seconds", "-1"))
         .getMessage().startsWith("--surge-calm-seconds"));
+    for (String flag : new String[] {"--fair-backlog", "--fair-baseline", "--fair-weighted", "--fair-keys"}) {
+      assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(flag, "0"))
+          .getMessage().startsWith(flag), flag);
+    }
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--scenarios", "surge,flood"))
         .getMessage().contains("flood"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--warm-up-seconds", "-1"))

@@ -16,21 +16,36 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Writes the bench's items through one {@link QueueProducer}: spread over {@link #TOPICS} topics and
  * priorities 0..9 (seeded, so every run writes the same sequence), each payload stamped with its
- * sequence number and a time. Failed writes are counted and make {@link #check} throw.
+ * sequence number and a time; with group keys, item {@code n} gets key {@code g<n mod keys>}.
+ * Failed writes are counted and make {@link #check} throw.
  */
 public final class Enqueuer implements AutoCloseable {
   public static final int TOPICS = 4;
 
   private final QueueProducer producer;
   private final int payloadBytes;
+  private final int groupKeys;
   private final SplittableRandom random = new SplittableRandom(6);
   private final AtomicLong failed = new AtomicLong();
   private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
   private long sequence;
 
   public Enqueuer(OrdoCluster cluster, int payloadBytes) {
+    this(cluster, payloadBytes, 0);
+  }
+
+  /**
+   * An enqueuer that gives the items of {@link #enqueue(String)} and its kin {@code groupKeys}
+   * distinct group keys in turn ({@code g0}, {@code g1}...; 0: none). The producer routes an item
+   * with a key to the key's partition instead of its sticky partition.
+   */
+  public Enqueuer(OrdoCluster cluster, int payloadBytes, int groupKeys) {
+    if (groupKeys < 0) {
+      throw new IllegalArgumentException("groupKeys must be >= 0, got " + groupKeys);
+    }
     this.producer = new QueueProducer(cluster.producerConfig());
     this.payloadBytes = payloadBytes;
+    this.groupKeys = groupKeys;
     producer.partitions(); // metadata before the clock starts
   }
 
@@ -51,9 +66,25 @@ public final class Enqueuer implements AutoCloseable {
   /** The next item of {@code namespace}, stamped with {@link System#nanoTime()} now. */
   private EnqueueRequest stamped(String namespace, int priority) {
     long seq = sequence++;
-    return EnqueueRequest.builder(namespace, "t" + (seq % TOPICS), Payloads.of(payloadBytes, seq, System.nanoTime()))
+    EnqueueRequest.Builder b = EnqueueRequest.builder(namespace, "t" + (seq % TOPICS),
+        Payloads.of(payloadBytes, seq, System.nanoTime())).priority(priority);
+    if (groupKeys > 0) {
+      b.groupKey("g" + (seq % groupKeys));
+    }
+    return b.build();
+  }
+
+  /**
+   * Enqueues one item of group {@code groupKey} on {@code topic} at {@code priority}, stamped with
+   * {@link System#nanoTime()} now; returns its sequence number.
+   */
+  public long enqueue(String namespace, String topic, int priority, String groupKey) {
+    long seq = sequence++;
+    watch(EnqueueRequest.builder(namespace, topic, Payloads.of(payloadBytes, seq, System.nanoTime()))
         .priority(priority)
-        .build();
+        .groupKey(groupKey)
+        .build());
+    return seq;
   }
 
   /**

@@ -47,9 +47,18 @@ public final class OrdoScenarios {
    */
   public static EndToEnd endToEnd(BenchKafka kafka, String cluster, String guarantee, Sizes s,
       Map<String, NamespacePolicy> policies) {
+    return endToEnd(kafka, cluster, guarantee, s, policies, 0);
+  }
+
+  /**
+   * {@link #endToEnd(BenchKafka, String, String, Sizes, Map)} with a group key on every item,
+   * {@code groupKeys} distinct ones in turn (0: none): the fairness scenario's cost of group keys.
+   */
+  public static EndToEnd endToEnd(BenchKafka kafka, String cluster, String guarantee, Sizes s,
+      Map<String, NamespacePolicy> policies, int groupKeys) {
     try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), guarantee, "", s.keepTopics())) {
       c.applyPolicies(policies);
-      return endToEnd(kafka, c, s);
+      return endToEnd(kafka, c, s, groupKeys);
     }
   }
 
@@ -68,9 +77,9 @@ public final class OrdoScenarios {
       new NamespacePolicy.Rate(1e9, 1_000_000_000L), 1_000_000_000_000L, new NamespacePolicy.Rate(1e9, 1_000_000_000L),
       Duration.ofHours(1));
 
-  private static EndToEnd endToEnd(BenchKafka kafka, OrdoCluster c, Sizes s) {
+  private static EndToEnd endToEnd(BenchKafka kafka, OrdoCluster c, Sizes s, int groupKeys) {
     String cluster = c.topics().cluster();
-    try (Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes());
+    try (Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes(), groupKeys);
          Workers workers = new Workers(c, "bench-workers", E2E_NAMESPACE, s.consumers(), s.maxInFlight(),
              s.workers())) {
       workers.awaitAssignment(s.partitions(), JOIN_TIMEOUT);

@@ -98,6 +98,35 @@ public final class Workers implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until the group has settled: its members own every one of {@code partitions} partitions,
+   * none owned twice, and each member owns one at least (when there are enough). Until then a
+   * member that joined late takes partitions over from another, and both may have demands open on
+   * a partition for a moment.
+   */
+  public void awaitSettled(int partitions, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Set<Integer> owned = new HashSet<>();
+      int sum = 0;
+      boolean everyoneOwns = true;
+      for (LeaseConsumer c : consumers) {
+        Set<Integer> a = c.assignment();
+        owned.addAll(a);
+        sum += a.size();
+        everyoneOwns &= !a.isEmpty() || consumers.size() > partitions;
+      }
+      if (owned.size() >= partitions && sum == owned.size() && everyoneOwns) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("lease consumers own " + consumers.stream().map(LeaseConsumer::assignment)
+            .toList() + " of " + partitions + " partitions after " + timeout.toSeconds() + " s");
+      }
+      BenchKafka.sleep(10);
+    }
+  }
+
   /** Records the latencies of items with a sequence number of at least {@code fromSequence}, up to {@code capacity}. */
   public void arm(Probe kind, long fromSequence, int capacity) {
     samples = new long[capacity];

@@ -1,0 +1,263 @@
+package dev.ordo.bench.internal;
+
+import static dev.ordo.bench.internal.FairPlan.NS_BACKLOG;
+import static dev.ordo.bench.internal.FairPlan.NS_EMPTY;
+import static dev.ordo.bench.internal.FairPlan.NS_WEIGHTS;
+import static dev.ordo.bench.internal.FairPlan.PRIORITY;
+import static dev.ordo.bench.internal.FairPlan.TOPIC;
+
+import dev.ordo.bench.internal.FairOrder.Dispatch;
+import dev.ordo.bench.internal.FairOrder.Sent;
+import dev.ordo.bench.internal.FairOrder.Turn;
+import dev.ordo.topology.QueueMetrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The fairness scenario's first two parts (issue 14), on one cluster (exactly-once, the server's
+ * default) whose lease consumers work at full speed (a handler that does nothing):
+ *
+ * <ol>
+ *   <li><b>Alice alone</b> ({@link FairPlan#NS_EMPTY}): she enqueues {@code baselineItems} items,
+ *       one every {@link FairPlan#ALICE_INTERVAL}, on an empty queue; her wait from enqueue to the
+ *       handler, and the part of it before the queue took the item in (its intake, seen by
+ *       {@link ArrivalWatch}).</li>
+ *   <li><b>Alice behind Bob</b> ({@link FairPlan#NS_BACKLOG}, same topic, priority and partition as
+ *       hers): Bob enqueues {@code backlog} items as fast as one producer can, with no consumer,
+ *       and the bench waits until the queue has taken them all in (so Alice's items do not queue
+ *       behind Bob's in the Kafka log, which no dispatch order can help). Then the consumers start
+ *       and Alice enqueues one item every {@link FairPlan#ALICE_INTERVAL} until the handler has
+ *       had all of Bob's. Her wait and intake as above, for her items enqueued while Bob still had items not
+ *       dispatched; and for each, the items her partition dispatched before it: since she enqueued
+ *       it, and since the queue took it in (bracketed by {@link ArrivalWatch}), counted in the
+ *       partition's dispatch order ({@link DispatchLog}, {@link FairOrder#turns}).</li>
+ *   <li><b>Weights</b> ({@link FairPlan#NS_WEIGHTS}, policy {@link FairPlan#weightsPolicy}): both
+ *       groups' {@code weightedItems} items enqueued and taken in before the consumers start; the
+ *       first dispatches of each while both had items ({@link FairOrder#share}).</li>
+ * </ol>
+ * Each part has its own namespace and consumer group, so a part's consumers never see another's
+ * items; the dispatch order is read back after each part, not while it runs. Each part starts
+ * once its consumer group has settled ({@link Workers#awaitSettled}): while a partition is handed
+ * from one consumer to another both may hold demands on it, and what one processing step leases is
+ * written one requester after the other, which would blur the order read back.
+ */
+public final class FairnessScenario {
+  private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
+
+  private FairnessScenario() {}
+
+  /** The lease consumers of each part: {@code count} of them, each holding {@code maxInFlight} items, {@code workers} threads. */
+  public record Consumers(int count, int maxInFlight, int workers) {}
+
+  /**
+   * Alice alone and behind Bob's backlog. Waits in ms; {@code aliceBehind} covers her items
+   * enqueued while Bob had items not dispatched ({@code turns.items()} of them). The intakes are the
+   * part of the wait before the queue took the item in (enqueue to {@link ArrivalWatch} seeing it).
+   * {@code dispatchesRead} are the entries of her partition's dispatch order read back,
+   * {@code dispatchesCounted} the queue's count over the same time: equal when the counts the
+   * turns are made of line up.
+   */
+  public record Backlog(Stats.Latency aliceAlone, Stats.Latency aliceAloneIntake, long aliceAloneEnqueued,
+      long aliceAloneDelivered, Stats.Latency aliceBehind, Stats.Latency aliceBehindIntake, long aliceEnqueued,
+      long aliceDelivered, long bobEnqueued, long bobDelivered, double bobPerSec, FairOrder.TurnSummary turns,
+      long dispatchesRead, long dispatchesCounted) {
+    /** Alice's p99 behind Bob over her p99 alone. */
+    public double p99BehindOverAlone() {
+      return aliceBehind.p99() / aliceAlone.p99();
+    }
+  }
+
+  /** The weighted pair: what each enqueued and had delivered, and the share while both had items. */
+  public record Weights(long heavyEnqueued, long heavyDelivered, long lightEnqueued, long lightDelivered,
+      FairOrder.Share share) {}
+
+  public record Result(Backlog backlog, Weights weights) {}
+
+  /**
+   * Runs both parts on a new cluster {@code cluster}.
+   *
+   * @throws IllegalStateException when a step does not finish in time or an enqueue failed
+   */
+  public static Result run(BenchKafka kafka, String cluster, FairPlan plan, Consumers consumers, int payloadBytes,
+      boolean keepTopics) {
+    try (OrdoCluster c = new OrdoCluster(kafka, cluster, plan.partitions(), "exactly_once_v2", "", keepTopics)) {
+      c.applyPolicies(Map.of(NS_WEIGHTS, plan.weightsPolicy()));
+      Backlog backlog = backlog(kafka, c, plan, consumers, payloadBytes);
+      Weights weights = weights(kafka, c, plan, consumers, payloadBytes);
+      return new Result(backlog, weights);
+    }
+  }
+
+  /** Alice alone: her waits and intakes (ms), her items enqueued and delivered. */
+  private record Alone(Stats.Latency waits, Stats.Latency intake, long enqueued, long delivered) {}
+
+  /** One of Alice's items behind Bob: its sequence, the dispatches counted when she enqueued it, and when that was. */
+  private record Offer(long sequence, long dispatched, long atNanos) {}
+
+  private static Backlog backlog(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {
+    Alone alone = aliceAlone(c, plan, k, payloadBytes);
+    return behindBob(kafka, c, plan, k, payloadBytes, alone);
+  }
+
+  private static Alone aliceAlone(OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {
+    String alice = plan.aliceKey();
+    GroupRecorder rec = new GroupRecorder(Set.of(alice));
+    int n = plan.baselineItems();
+    long[] sentAt = new long[n];
+    ArrivalWatch.Bounds arrivals;
+    try (Enqueuer a = new Enqueuer(c, payloadBytes);
+         Workers w = workers(c, "fair-empty", NS_EMPTY, k, rec);
+         ArrivalWatch watch = new ArrivalWatch(c.service().metrics())) {
+      arrivals = watch.bounds();
+      w.awaitSettled(plan.partitions(), JOIN_TIMEOUT);
+      Pacer pacer = new Pacer(aliceRate());
+      long end = System.nanoTime() + Duration.ofHours(1).toNanos();
+      for (int i = 0; i < n; i++) {
+        pacer.awaitNext(end);
+        sentAt[i] = System.nanoTime();
+        a.enqueue(NS_EMPTY, TOPIC, PRIORITY, alice);
+      }
+      a.flush();
+      a.check();
+      await(() -> rec.delivered(alice) >= n, timeoutFor(n),
+          () -> "Alice alone: the handler had " + rec.delivered(alice) + " of her " + n + " items");
+    }
+    long[] waits = new long[n];
+    long[] intake = new long[Math.min(n, arrivals.arrivals())];
+    for (int i = 0; i < n; i++) {
+      waits[i] = rec.waitNanos(alice, i);
+    }
+    for (int i = 0; i < intake.length; i++) {
+      intake[i] = arrivals.seenAt(i) - sentAt[i];
+    }
+    return new Alone(Stats.latency(waits, n, 1e6), Stats.latency(intake, intake.length, 1e6), n, rec.delivered(alice));
+  }
+
+  private static Backlog behindBob(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes,
+      Alone alone) {
+    String alice = plan.aliceKey();
+    String bob = plan.bobKey();
+    int backlog = plan.backlog();
+    QueueMetrics m = c.service().metrics();
+    GroupRecorder rec = new GroupRecorder(Set.of(alice));
+    try (Enqueuer b = new Enqueuer(c, payloadBytes);
+         Enqueuer a = new Enqueuer(c, payloadBytes)) {
+      // Bob's backlog, taken in before anyone works on it.
+      long enqueued0 = m.get(QueueMetrics.ENQUEUED);
+      for (int i = 0; i < backlog; i++) {
+        b.enqueue(NS_BACKLOG, TOPIC, PRIORITY, bob);
+      }
+      b.flush();
+      b.check();
+      await(() -> m.get(QueueMetrics.ENQUEUED) >= enqueued0 + backlog, timeoutFor(backlog),
+          () -> "the queue took in " + (m.get(QueueMetrics.ENQUEUED) - enqueued0) + " of Bob's " + backlog + " items");
+
+      // Alice behind it, while the consumers drain it.
+      String deliveries = c.topics().deliveries();
+      long from = DispatchLog.end(kafka, deliveries, plan.partition());
+      List<Offer> sent = new ArrayList<>();
+      ArrivalWatch.Bounds arrivals;
+      try (ArrivalWatch watch = new ArrivalWatch(m);
+           Workers w = workers(c, "fair-backlog", NS_BACKLOG, k, rec)) {
+        arrivals = watch.bounds();
+        w.awaitSettled(plan.partitions(), JOIN_TIMEOUT);
+        Pacer pacer = new Pacer(aliceRate());
+        long deadline = System.nanoTime() + timeoutFor(backlog).toNanos();
+        do {
+          if (!pacer.awaitNext(deadline)) {
+            throw new IllegalStateException("Bob's backlog: the handler had " + rec.delivered(bob) + " of "
+                + backlog + " items after " + timeoutFor(backlog).toSeconds() + " s; consumers: " + w.stats());
+          }
+          long dispatched = arrivals.sinceStart(m.get(QueueMetrics.DISPATCHED));
+          long at = System.nanoTime();
+          sent.add(new Offer(a.enqueue(NS_BACKLOG, TOPIC, PRIORITY, alice), dispatched, at));
+        } while (rec.delivered(bob) < backlog);
+        a.flush();
+        a.check();
+        await(() -> rec.delivered(alice) >= sent.size(), timeoutFor(sent.size()),
+            () -> "Alice behind Bob: the handler had " + rec.delivered(alice) + " of her " + sent.size() + " items");
+      }
+      long counted = arrivals.sinceStart(m.get(QueueMetrics.DISPATCHED));
+      List<Dispatch> order = DispatchLog.read(kafka, deliveries, plan.partition(), from,
+          DispatchLog.end(kafka, deliveries, plan.partition()));
+
+      // Alice's sequence numbers count from 0 in this part and she alone enqueued: her item i is arrival i.
+      List<Sent> items = new ArrayList<>();
+      for (int i = 0; i < sent.size() && i < arrivals.arrivals(); i++) {
+        items.add(new Sent(sent.get(i).sequence(), sent.get(i).dispatched(), arrivals.atLeast(i), arrivals.atMost(i)));
+      }
+      List<Turn> turns = FairOrder.turns(order, alice, bob, items);
+      List<Turn> behind = turns.stream().filter(Turn::behindBacklog).toList();
+      long[] waits = behind.stream().mapToLong(t -> rec.waitNanos(alice, t.sequence())).filter(v -> v >= 0).toArray();
+      long[] intake = behind.stream().mapToInt(t -> Math.toIntExact(t.sequence()))
+          .mapToLong(i -> arrivals.seenAt(i) - sent.get(i).atNanos()).toArray();
+      return new Backlog(alone.waits(), alone.intake(), alone.enqueued(), alone.delivered(),
+          Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6), sent.size(),
+          rec.delivered(alice), backlog, rec.delivered(bob), backlog / rec.spanSeconds(bob), FairOrder.summary(turns),
+          order.size(), counted);
+    }
+  }
+
+  private static Weights weights(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {
+    String heavy = plan.heavyKey();
+    String light = plan.lightKey();
+    int n = plan.weightedItems();
+    QueueMetrics m = c.service().metrics();
+    GroupRecorder rec = new GroupRecorder(Set.of());
+    try (Enqueuer e = new Enqueuer(c, payloadBytes)) {
+      long enqueued0 = m.get(QueueMetrics.ENQUEUED);
+      for (int i = 0; i < n; i++) {
+        e.enqueue(NS_WEIGHTS, TOPIC, PRIORITY, heavy);
+        e.enqueue(NS_WEIGHTS, TOPIC, PRIORITY, light);
+      }
+      e.flush();
+      e.check();
+      await(() -> m.get(QueueMetrics.ENQUEUED) >= enqueued0 + 2L * n, timeoutFor(2L * n),
+          () -> "the queue took in " + (m.get(QueueMetrics.ENQUEUED) - enqueued0) + " of the weighted " + 2 * n
+              + " items");
+    }
+    String deliveries = c.topics().deliveries();
+    long from = DispatchLog.end(kafka, deliveries, plan.weightsPartition());
+    try (Workers w = workers(c, "fair-weights", NS_WEIGHTS, k, rec)) {
+      await(() -> rec.delivered(heavy) >= n && rec.delivered(light) >= n, timeoutFor(2L * n).plus(JOIN_TIMEOUT),
+          () -> "weights: the handler had " + rec.delivered(heavy) + " heavy and " + rec.delivered(light)
+              + " light items of " + n + " each; consumers: " + w.stats());
+    }
+    List<Dispatch> order = DispatchLog.read(kafka, deliveries, plan.weightsPartition(), from,
+        DispatchLog.end(kafka, deliveries, plan.weightsPartition()));
+    return new Weights(n, rec.delivered(heavy), n, rec.delivered(light), FairOrder.share(order, heavy, light, n));
+  }
+
+  /** Lease consumers of {@code namespace} whose handler records each item in {@code rec}. */
+  private static Workers workers(OrdoCluster c, String group, String namespace, Consumers k, GroupRecorder rec) {
+    return new Workers(c, group, namespace, k.count(), k.maxInFlight(), k.workers(), item -> {
+      long now = System.nanoTime();
+      byte[] payload = item.payload();
+      rec.delivered(item.groupKey(), Payloads.sequence(payload), Payloads.stamp(payload), now);
+    });
+  }
+
+  private static double aliceRate() {
+    return 1e9 / FairPlan.ALICE_INTERVAL.toNanos();
+  }
+
+  private static void await(BooleanSupplier done, Duration timeout, Supplier<String> what) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(what.get() + " after " + timeout.toSeconds() + " s");
+      }
+      BenchKafka.sleep(5);
+    }
+  }
+
+  /** A generous deadline for {@code n} items: at least 2 minutes, or 1,000 items/s. */
+  private static Duration timeoutFor(long n) {
+    return Duration.ofSeconds(Math.max(120, n / 1_000));
+  }
+}
