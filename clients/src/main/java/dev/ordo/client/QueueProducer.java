@@ -37,7 +37,10 @@ public final class QueueProducer implements AutoCloseable {
   private final int payloadLimit;
   private final long backlogLimit;
   private final Producer<byte[], byte[]> producer;
-  private final StatsReader stats;
+  /** Made at the first enqueue (it reads the cluster's metadata); null when nothing limits backlogs. */
+  private volatile StatsReader stats;
+  private final boolean readsStats;
+  private final QueueProducerConfig config;
   private final PolicyLimits limits;
   private final long maxBlockMs;
   private final Time time;
@@ -54,9 +57,27 @@ public final class QueueProducer implements AutoCloseable {
     this.producer = new KafkaProducer<>(config.producerConfigs());
     this.maxBlockMs = config.maxBlockMs();
     this.limits = config.backpressure() ? new PolicyLimits(topics.namespaces()) : null;
-    this.stats = backlogLimit > 0 || limits != null
-        ? new StatsReader(new StatsView(topics.topicStats()), limits, config.statsConsumerConfigs(), "ordo-producer-stats")
-        : null;
+    this.readsStats = backlogLimit > 0 || limits != null;
+    this.config = config;
+  }
+
+  /**
+   * The stats and policy reader, started at the first enqueue rather than by the constructor: it
+   * fetches metadata, and a producer made while the cluster is away must still refuse bad input
+   * (and its sends wait for the cluster as Kafka's do).
+   */
+  private StatsReader stats() {
+    StatsReader s = stats;
+    if (s == null && readsStats) {
+      synchronized (this) {
+        s = stats;
+        if (s == null) {
+          s = new StatsReader(new StatsView(topics.topicStats()), limits, config.statsConsumerConfigs(), "ordo-producer-stats");
+          stats = s;
+        }
+      }
+    }
+    return s;
   }
 
   /**
@@ -144,7 +165,7 @@ public final class QueueProducer implements AutoCloseable {
         if (left <= 0) {
           return full;
         }
-        stats.view().awaitChange(Math.min(left, 100));
+        stats().view().awaitChange(Math.min(left, 100));
         full = backlogFull(namespace);
       }
     } catch (InterruptedException e) {
@@ -154,9 +175,10 @@ public final class QueueProducer implements AutoCloseable {
   }
 
   private BacklogFullException backlogFull(String namespace) {
-    if (stats == null) {
+    if (!readsStats) {
       return null;
     }
+    StatsReader reader = stats(); // also what reads the policies' limits
     Long policyLimit = limits == null ? null : limits.maxBacklog(namespace);
     long limit = backlogLimit > 0 ? backlogLimit : Long.MAX_VALUE;
     if (policyLimit != null) {
@@ -165,7 +187,7 @@ public final class QueueProducer implements AutoCloseable {
     if (limit == Long.MAX_VALUE) {
       return null;
     }
-    long backlog = stats.view().backlog(namespace);
+    long backlog = reader.view().backlog(namespace);
     return backlog >= limit ? new BacklogFullException(namespace, backlog, limit) : null;
   }
 

@@ -323,9 +323,11 @@ class QueueClientTest {
     try (QueueProducer limited = new QueueProducer(config)) {
       limited.enqueueAll(List.of(item("full", "t", 0, "1").build(), item("full", "t", 0, "2").build(),
           item("full", "t", 0, "3").build())).get(10, TimeUnit.SECONDS);
+      // Once the stats show the 3 waiting: refused after waiting its 300 ms for room (the plain
+      // enqueue waits max.block.ms, 60 s by default).
       await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
         ExecutionException e = assertThrows(ExecutionException.class,
-            () -> limited.enqueue(item("full", "t", 0, "4").build()).get(10, TimeUnit.SECONDS));
+            () -> limited.enqueue(item("full", "t", 0, "4").build(), Duration.ofMillis(300)).get(10, TimeUnit.SECONDS));
         assertInstanceOf(BacklogFullException.class, e.getCause());
       });
       limited.enqueue(item("other", "t", 0, "1").build()).get(10, TimeUnit.SECONDS);
