@@ -502,45 +502,47 @@ final class QueueCommands {
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
+    /** The policy's JSON fields the flags give (empty when no flag is given). */
+    Map<String, Object> policyFromFlags() {
+      Map<String, Object> defaults = new java.util.LinkedHashMap<>();
+      putIf(defaults, "leaseMs", leaseMs);
+      putIf(defaults, "ttlMs", ttlMs);
+      putIf(defaults, "maxAttempts", maxAttempts);
+      putIf(defaults, "atMostOnce", atMostOnce);
+      putIf(defaults, "maxPayloadBytes", maxPayloadBytes);
+      Map<String, Object> policy = new java.util.LinkedHashMap<>();
+      if (!defaults.isEmpty()) {
+        policy.put("defaults", defaults);
+      }
+      putRate(policy, "admissionRate", admissionRate, admissionBurst);
+      putIf(policy, "maxBacklog", maxBacklog);
+      putRate(policy, "dispatchRate", dispatchRate, dispatchBurst);
+      putIf(policy, "sidelineAfterMs", sidelineAfterMs);
+      putIf(policy, "groupConcurrency", groupConcurrency);
+      putIf(policy, "groupConcurrencyOverrides", groupLimits);
+      putIf(policy, "groupWeights", groupWeights);
+      return policy;
+    }
+
     @Override
     void run(ApiClient api) {
-      String body = json;
-      if (body == null) {
-        Map<String, Object> defaults = new java.util.LinkedHashMap<>();
-        putIf(defaults, "leaseMs", leaseMs);
-        putIf(defaults, "ttlMs", ttlMs);
-        putIf(defaults, "maxAttempts", maxAttempts);
-        putIf(defaults, "atMostOnce", atMostOnce);
-        putIf(defaults, "maxPayloadBytes", maxPayloadBytes);
-        Map<String, Object> policy = new java.util.LinkedHashMap<>();
-        if (!defaults.isEmpty()) {
-          policy.put("defaults", defaults);
-        }
-        if (admissionRate != null || admissionBurst != null) {
-          Map<String, Object> rate = new java.util.LinkedHashMap<>();
-          putIf(rate, "perSecond", admissionRate);
-          putIf(rate, "burst", admissionBurst);
-          policy.put("admissionRate", rate);
-        }
-        putIf(policy, "maxBacklog", maxBacklog);
-        if (dispatchRate != null || dispatchBurst != null) {
-          Map<String, Object> rate = new java.util.LinkedHashMap<>();
-          putIf(rate, "perSecond", dispatchRate);
-          putIf(rate, "burst", dispatchBurst);
-          policy.put("dispatchRate", rate);
-        }
-        putIf(policy, "sidelineAfterMs", sidelineAfterMs);
-        putIf(policy, "groupConcurrency", groupConcurrency);
-        putIf(policy, "groupConcurrencyOverrides", groupLimits);
-        putIf(policy, "groupWeights", groupWeights);
-        body = ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(policy));
-      } else if (leaseMs != null || ttlMs != null || maxAttempts != null || atMostOnce != null || maxPayloadBytes != null
-          || admissionRate != null || admissionBurst != null || maxBacklog != null || dispatchRate != null
-          || dispatchBurst != null || sidelineAfterMs != null || groupConcurrency != null || groupLimits != null
-          || groupWeights != null) {
+      Map<String, Object> fromFlags = policyFromFlags();
+      if (json != null && !fromFlags.isEmpty()) {
         throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "give the policy either as flags or as --json, not both");
       }
+      String body = json != null ? json
+          : ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(fromFlags));
       print(api.put(policyPath(), body, TIMEOUT));
+    }
+  }
+
+  /** {@code {"perSecond", "burst"}} under {@code field} when either is given. */
+  private static void putRate(Map<String, Object> policy, String field, Double perSecond, Long burst) {
+    if (perSecond != null || burst != null) {
+      Map<String, Object> rate = new java.util.LinkedHashMap<>();
+      putIf(rate, "perSecond", perSecond);
+      putIf(rate, "burst", burst);
+      policy.put(field, rate);
     }
   }
 

@@ -112,7 +112,8 @@ class InstanceKilledMidwayTest {
                 && survivor.metrics().get(QueueMetrics.INDEX_REBUILD_STEPS) > 2 + PARTITIONS,
             "the survivor rebuilt the partitions it took over in several steps: "
                 + survivor.metrics().get(QueueMetrics.INDEX_REBUILT_ITEMS) + " items in "
-                + survivor.metrics().get(QueueMetrics.INDEX_REBUILD_STEPS) + " steps");
+                + survivor.metrics().get(QueueMetrics.INDEX_REBUILD_STEPS) + " steps; the victim's last lines:\n"
+                + String.join("\n", victimLog));
         for (String id : client.delivered.keySet()) {
           assertTrue(atLeastOnce.contains(id) || atMostOnce.contains(id), "delivered an item never enqueued: " + id);
         }
@@ -253,6 +254,9 @@ class InstanceKilledMidwayTest {
     }
   }
 
+  /** The last lines the victim printed, for a failure's message. */
+  private final List<String> victimLog = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private Process startInstanceProcess(String bootstrap, Path stateDir, String cluster) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
@@ -263,6 +267,10 @@ class InstanceKilledMidwayTest {
     Thread reader = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line = r.readLine(); line != null; line = r.readLine()) {
+          victimLog.add(line);
+          if (victimLog.size() > 200) {
+            victimLog.remove(0);
+          }
           if (line.contains("STARTED")) {
             started.countDown();
           }
