@@ -13,8 +13,10 @@ public final class QueueInstanceMain {
     String stateDir = args[1];
     int partitions = Integer.parseInt(args[2]);
     String cluster = args.length > 3 ? args[3] : "crash";
+    int standbys = args.length > 4 ? Integer.parseInt(args[4]) : 1;
     QueueService service = new QueueService(
-        Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, StreamsConfig.STATE_DIR_CONFIG, stateDir),
+        Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, StreamsConfig.STATE_DIR_CONFIG, stateDir,
+            StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, standbys),
         Map.of(QueueConfig.CLUSTER_CONFIG, cluster), partitions);
     service.start();
     System.out.println("STARTED");
