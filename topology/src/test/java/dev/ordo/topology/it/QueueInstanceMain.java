@@ -19,6 +19,13 @@ public final class QueueInstanceMain {
             StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, standbys),
         Map.of(QueueConfig.CLUSTER_CONFIG, cluster), partitions);
     service.start();
+    // STARTED once it runs with partitions of its own: a survivor started after it then joins a group
+    // whose tasks are here (started together, the other instance could get them all, and a kill of
+    // this one would take nothing over).
+    while (!service.isRunning() || service.streams().metadataForLocalThreads().stream()
+        .allMatch(t -> t.activeTasks().isEmpty())) {
+      Thread.sleep(50);
+    }
     System.out.println("STARTED");
     new CountDownLatch(1).await();
   }
