@@ -901,8 +901,14 @@ public final class PriorityStore implements QueueView {
         GroupQueueKeySchema.slot(groupKey), GroupQueueKeySchema.readyAt(groupKey), GroupQueueKeySchema.offset(groupKey));
   }
 
+  /**
+   * 64 keys per group at most, read 32 at a time: a group's queue is read from RocksDB once per 32
+   * items it hands out, and each such read first applies the held index writes (8 keys at a time made
+   * that every 8th item: the e2e bench with 1,000 group keys ran at 0.63 of the run without); at the
+   * 10,000 prefixes a cache holds, at most ~45 MB.
+   */
   private static HeadCache newGroupHeads() {
-    return new HeadCache(8, 8);
+    return new HeadCache(64, 32);
   }
 
   private static boolean sameReady(StoredItem a, StoredItem b) {
