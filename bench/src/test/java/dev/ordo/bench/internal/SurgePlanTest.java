@@ -40,7 +40,7 @@ class SurgePlanTest {
     assertTrue(p.tenantARate() + b.admissionRate().perSecond() < p.capacity(), "A and admitted B fit in the fleet");
     assertEquals(4_000L, b.maxBacklog());
     assertEquals(SurgePlan.B_SIDELINE_AFTER, b.sidelineAfter());
-    assertNull(b.dispatchRate());
+    assertEquals(b.admissionRate(), b.dispatchRate(), "B is leased at the rate it is admitted");
 
     NamespacePolicy a = p.tenantAPolicy();
     assertEquals(10 * p.tenantARate(), a.admissionRate().perSecond(), 1e-9, "A's admission never binds");
