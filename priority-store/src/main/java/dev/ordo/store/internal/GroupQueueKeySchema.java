@@ -33,10 +33,7 @@ public final class GroupQueueKeySchema {
   public static byte[] key(byte[] prefix, boolean sidelined, long slot, long readyAt, long offset) {
     ByteBuffer buf = ByteBuffer.allocate(prefix.length + SUFFIX_SIZE);
     buf.put(prefix);
-    buf.put(sidelined ? ReadyKeySchema.BACKLOG : ReadyKeySchema.FRESH);
-    OrderedBytes.putLong(buf, slot);
-    OrderedBytes.putLong(buf, readyAt);
-    OrderedBytes.putLong(buf, offset);
+    ReadyKeySchema.putOrder(buf, sidelined, slot, readyAt, offset);
     return buf.array();
   }
 

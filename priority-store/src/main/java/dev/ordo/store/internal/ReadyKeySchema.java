@@ -41,11 +41,19 @@ public final class ReadyKeySchema {
     ByteBuffer buf = ByteBuffer.allocate(prefix.length + SUFFIX_SIZE);
     buf.put(prefix);
     OrderedBytes.putInt(buf, priority);
+    putOrder(buf, sidelined, slot, readyAt, offset);
+    return buf.array();
+  }
+
+  /**
+   * The order within a priority, {@code [lane: 1][slot: 8][readyAt: 8][offset: 8]}: the ready key's
+   * suffix after the priority, and the whole suffix of a group queue's key ({@link GroupQueueKeySchema}).
+   */
+  static void putOrder(ByteBuffer buf, boolean sidelined, long slot, long readyAt, long offset) {
     buf.put(sidelined ? BACKLOG : FRESH);
     OrderedBytes.putLong(buf, slot);
     OrderedBytes.putLong(buf, readyAt);
     OrderedBytes.putLong(buf, offset);
-    return buf.array();
   }
 
   /** Upper bound (inclusive) of every key under {@code prefix}. */
