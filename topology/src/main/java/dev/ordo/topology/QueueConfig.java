@@ -86,6 +86,14 @@ public final class QueueConfig extends AbstractConfig {
       + " the gap: the gap is at least the last commit's duration). -1: never ask; answers wait for the regular"
       + " commit.";
 
+  public static final String INTAKE_LEAD_MS_CONFIG = "ordo.intake.lead.ms";
+  private static final String INTAKE_LEAD_MS_DOC = "How much sooner a partition takes in a new item than the"
+      + " commands (acks, nacks, demands) queued before it: a partition's task orders the heads of its items and"
+      + " commands partitions by time, and a command counts as this many milliseconds younger than it is. Under"
+      + " load the commands partition holds about as many commands as the consumers have items in flight; with"
+      + " 0 a new item waits behind all of them before it can be leased, with the lead it is taken in first"
+      + " (and commands wait at most this long behind a stream of new items).";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)
       .define(LEASE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(1), Importance.MEDIUM, LEASE_MS_DOC)
@@ -104,7 +112,9 @@ public final class QueueConfig extends AbstractConfig {
       .define(ITEM_CACHE_BYTES_CONFIG, Type.LONG, 16L << 20, Range.atLeast(0), Importance.LOW,
           ITEM_CACHE_BYTES_DOC)
       .define(REPLY_COMMIT_GAP_CONFIG, Type.LONG, 5L, Range.between(-1, 60_000), Importance.LOW,
-          REPLY_COMMIT_GAP_DOC);
+          REPLY_COMMIT_GAP_DOC)
+      .define(INTAKE_LEAD_MS_CONFIG, Type.LONG, 1_000L, Range.between(0, 3_600_000), Importance.LOW,
+          INTAKE_LEAD_MS_DOC);
 
   private final List<Duration> tiers;
 
@@ -125,6 +135,10 @@ public final class QueueConfig extends AbstractConfig {
 
   public List<Duration> delayTiers() {
     return tiers;
+  }
+
+  public long intakeLeadMs() {
+    return getLong(INTAKE_LEAD_MS_CONFIG);
   }
 
   public QueueDefaults defaults() {

@@ -2,6 +2,7 @@ package dev.ordo.topology;
 
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.store.PriorityStore;
+import dev.ordo.topology.internal.CommandTimestamps;
 import dev.ordo.topology.internal.CommitHook;
 import dev.ordo.topology.internal.LoadStore;
 import dev.ordo.topology.internal.NamespaceStore;
@@ -47,7 +48,9 @@ public final class QueueTopology {
         .withCachingDisabled();
     Topology topology = new Topology();
     topology.addSource("items", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.items());
-    topology.addSource("commands", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.commands());
+    // No reset policy of its own (null): the application's, as for items.
+    topology.addSource((org.apache.kafka.streams.AutoOffsetReset) null, "commands", new CommandTimestamps(config.intakeLeadMs()), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer(), topics.commands());
     topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, deliveriesPartitions), "items", "commands");
     topology.addStateStore(store, "queue");
     topology.addStateStore(index, "queue");
