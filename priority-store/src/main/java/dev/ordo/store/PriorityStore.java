@@ -798,19 +798,9 @@ public final class PriorityStore implements QueueView {
       if (group == null) {
         removeReady(rp, rk);
       } else {
-        // The ready index holds the group's first item only: if that is the one going, the next comes in.
-        byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
-        byte[] gk = GroupQueueKeySchema.key(gp, old.getSidelined(), old.getSlot(), old.getReadyAt(), offset);
-        byte[] first = firstOfGroup(gp);
-        writes.delete(gk);
-        groupHeads.removed(gp, gk);
-        if (first != null && Arrays.equals(first, gk)) {
-          removeReady(rp, rk);
-          byte[] next2 = firstOfGroup(gp);
-          if (next2 != null) {
-            putReady(rp, readyKeyOf(rp, priority, next2));
-          }
-        }
+        removeFromGroup(ns, topic, priority, group, rp, rk,
+            GroupQueueKeySchema.key(GroupQueueKeySchema.prefix(ns, topic, priority, group), old.getSidelined(),
+                old.getSlot(), old.getReadyAt(), offset));
       }
       byte[] ap = AgeKeySchema.prefix(ns, topic, old.getSidelined());
       byte[] ak = AgeKeySchema.key(ap, old.getReadyAt(), offset);
@@ -833,6 +823,33 @@ public final class PriorityStore implements QueueView {
     }
   }
 
+  /**
+   * Takes a group's ready item (ready key {@code rk}, group-queue key {@code gk}) out of its queue
+   * and, when it was the group's head, out of the ready index, and brings the group's next item in:
+   * the ready index holds the group's first item only.
+   */
+  private void removeFromGroup(String ns, String topic, int priority, String group, byte[] rp, byte[] rk, byte[] gk) {
+    byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
+    if (fair.ready(ns, topic, priority, group) <= 1) {
+      // The fair shares (changed after the index) count this item alone: it is the head, and the
+      // queue is empty after it. No look-up, and none later reaches the store.
+      writes.delete(gk);
+      groupHeads.empty(gp);
+      removeReady(rp, rk);
+      return;
+    }
+    byte[] first = firstOfGroup(gp); // before the delete: a read of the store applies the held writes
+    writes.delete(gk);
+    groupHeads.removed(gp, gk);
+    if (first != null && Arrays.equals(first, gk)) {
+      removeReady(rp, rk);
+      byte[] next = firstOfGroup(gp);
+      if (next != null) {
+        putReady(rp, readyKeyOf(rp, priority, next));
+      }
+    }
+  }
+
   /** Adds the entries of {@code item} that {@code previous} (may be null) did not have. */
   private void index(long offset, StoredItem item, StoredItem previous) {
     if (item.getState() == ItemState.READY && !sameReady(item, previous)) {
@@ -848,7 +865,17 @@ public final class PriorityStore implements QueueView {
         // Into the group's queue; into the ready index only as the group's new first item.
         byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
         byte[] gk = GroupQueueKeySchema.key(gp, item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
-        byte[] first = firstOfGroup(gp);
+        // The fair shares are not yet changed: they count the item's previous READY state, whose
+        // entries unindex has just removed. Nothing else ready in the group: its queue is empty.
+        long othersReady = fair.ready(ns, topic, priority, group)
+            - (previous != null && previous.getState() == ItemState.READY ? 1 : 0);
+        byte[] first;
+        if (othersReady <= 0) {
+          groupHeads.empty(gp);
+          first = null;
+        } else {
+          first = firstOfGroup(gp);
+        }
         writes.putNew(gk, EMPTY);
         groupHeads.inserted(gp, gk);
         if (first == null || OrderedBytes.compare(gk, first) < 0) {

@@ -29,7 +29,21 @@ import java.util.function.BiConsumer;
  */
 public final class FairShares {
   /** {@code group} null: the (namespace, topic, priority) entry. */
-  public record Key(String namespace, String topic, int priority, String group) {}
+  public record Key(String namespace, String topic, int priority, String group) {
+    @Override
+    public int hashCode() {
+      // Not the record's polynomial hash: it collides by design on keys such as t1/3/g42 (Hashing).
+      int h = Hashing.combine(namespace.hashCode(), topic.hashCode());
+      h = Hashing.combine(h, priority);
+      return Hashing.combine(h, group == null ? 0 : group.hashCode());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key k && priority == k.priority && namespace.equals(k.namespace) && topic.equals(k.topic)
+          && java.util.Objects.equals(group, k.group);
+    }
+  }
 
   private static final int READY = 0;
   private static final int LEASED = 1;
@@ -82,6 +96,12 @@ public final class FairShares {
   public Long lastSlot(String namespace, String topic, int priority, String group) {
     long[] e = entries.get(new Key(namespace, topic, priority, group));
     return e == null ? null : e[SLOT];
+  }
+
+  /** The group's READY items at the priority (both lanes): 0 when its queue is empty. */
+  public long ready(String namespace, String topic, int priority, String group) {
+    long[] e = entries.get(new Key(namespace, topic, priority, group));
+    return e == null ? 0 : e[READY];
   }
 
   /** {ready, leased, slot} of an entry, or null; for tests and stats. */

@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import org.apache.kafka.common.utils.Bytes;
 
 /**
  * The first live keys of each key prefix (a topic's ready range, its age range), held on the heap
@@ -50,7 +49,28 @@ public final class HeadCache {
 
   private final int capacity;
   private final int minLoad;
-  private final Map<Bytes, Head> heads = new HashMap<>();
+  private final Map<Prefix, Head> heads = new HashMap<>();
+
+  /** A prefix as a map key, hashed by {@link Hashing#bytes} (its polynomial hash collides, see there). */
+  private static final class Prefix {
+    final byte[] bytes;
+    final int hash;
+
+    Prefix(byte[] bytes) {
+      this.bytes = bytes;
+      this.hash = Hashing.bytes(bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Prefix p && hash == p.hash && java.util.Arrays.equals(bytes, p.bytes);
+    }
+  }
 
   private static final class Head {
     final TreeSet<byte[]> keys = new TreeSet<>(OrderedBytes::compare);
@@ -85,7 +105,7 @@ public final class HeadCache {
     if (n <= 0) {
       return out;
     }
-    Bytes p = Bytes.wrap(prefix);
+    Prefix p = new Prefix(prefix);
     Head h = heads.get(p);
     if (h == null) {
       if (heads.size() >= MAX_PREFIXES) {
@@ -108,8 +128,28 @@ public final class HeadCache {
     return out;
   }
 
+  /**
+   * The caller knows that {@code prefix} holds no live key now (the store's fair shares count no
+   * ready item of the group): held from here on as complete, so the keys inserted next are all it
+   * needs and no read of it goes to the store. Keeps the invariant: no live key, none below any
+   * frontier, so an empty set with no frontier is exact.
+   */
+  public void empty(byte[] prefix) {
+    Prefix p = new Prefix(prefix);
+    Head h = heads.get(p);
+    if (h == null) {
+      if (heads.size() >= MAX_PREFIXES) {
+        heads.clear();
+      }
+      heads.put(p, new Head(null));
+    } else {
+      h.keys.clear();
+      h.frontier = null;
+    }
+  }
+
   public void inserted(byte[] prefix, byte[] key) {
-    Head h = heads.get(Bytes.wrap(prefix));
+    Head h = heads.get(new Prefix(prefix));
     if (h != null && (h.frontier == null || OrderedBytes.compare(key, h.frontier) < 0)) {
       h.keys.add(key);
       trim(h, capacity);
@@ -117,7 +157,7 @@ public final class HeadCache {
   }
 
   public void removed(byte[] prefix, byte[] key) {
-    Head h = heads.get(Bytes.wrap(prefix));
+    Head h = heads.get(new Prefix(prefix));
     if (h != null) {
       h.keys.remove(key);
     }
