@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
       QueueCommands.Cancel.class,
       QueueCommands.Schedule.class,
       QueueCommands.Topics.class,
+      QueueCommands.Peek.class,
       QueueCommands.Item.class,
       QueueCommands.Namespace.class,
       DemoCommand.class,

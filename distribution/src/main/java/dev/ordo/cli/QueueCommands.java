@@ -402,6 +402,39 @@ final class QueueCommands {
     }
   }
 
+  @Command(name = "peek", header = "Shows the next items of a topic in dispatch order, leasing nothing.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Prints the next N ready items of the topic, one JSON object each, in the order the queue "
+          + "would lease them: by priority, the fresh lane before the backlog lane, then ready time, and within a "
+          + "partition in fair-queueing order. Nothing is leased. Partitions that cannot answer now (a rebalance) "
+          + "are named on stderr.")
+  static final class Peek extends ApiCommand {
+    @Option(names = "--namespace", paramLabel = "NS", required = true, description = "The namespace.")
+    String namespace;
+
+    @Option(names = "--topic", paramLabel = "TOPIC", required = true, description = "The topic.")
+    String topic;
+
+    @Option(names = {"-n", "--count"}, paramLabel = "N", defaultValue = "10",
+        description = "How many items, 1..1000. Default: ${DEFAULT-VALUE}.")
+    int count;
+
+    @Override
+    void run(ApiClient api) {
+      JsonNode answer = api.get("/v1/namespaces/" + segment(namespace) + "/topics/" + segment(topic) + "/peek?n="
+          + count, TIMEOUT);
+      for (JsonNode item : answer.path("items")) {
+        print(item);
+      }
+      if (answer.path("unavailable").size() > 0) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("peek: partitions " + answer.path("unavailable") + " could not answer now (retry)");
+        err.flush();
+      }
+    }
+  }
+
   @Command(name = "namespace", header = "Shows, sets or deletes a namespace's policy.",
       mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,

@@ -283,6 +283,23 @@ class QueueCommandsTest {
   }
 
   @Test
+  void peekPrintsTheHeadInDispatchOrderAndLeasesNothing() {
+    for (int p : new int[] {7, 0, 3}) {
+      one(ordo("enqueue", "--namespace", "cli-peek", "--topic", "t", "--priority", "" + p, "--group", "one",
+          "p" + p));
+    }
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      Cli.Result r = ordo("peek", "--namespace", "cli-peek", "--topic", "t", "-n", "2");
+      assertEquals(0, r.exitCode(), r::err);
+      assertEquals(List.of("p0", "p3"), lines(r).stream().map(i -> i.get("payload").asText()).toList(), r::out);
+    });
+    // Nothing was leased: a dequeue still gets all three, best first.
+    assertEquals(List.of("p0", "p3", "p7"),
+        dequeue("cli-peek", "t", 3).stream().map(i -> i.get("payload").asText()).toList());
+    assertRefused(ordo("peek", "--namespace", "cli-peek", "--topic", "t", "-n", "1001"), OrdoMain.EXIT_USAGE, "n:");
+  }
+
+  @Test
   void badInputIsRefusedWithExit2AndOneLine() {
     assertRefused(ordo("enqueue", "--namespace", "a/b", "--topic", "t", "x"), OrdoMain.EXIT_USAGE,
         "ordo enqueue: namespace 'a/b' contains a '/'");
@@ -316,7 +333,7 @@ class QueueCommandsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"enqueue", "dequeue", "ack", "nack", "extend", "topics", "item", "demo"})
+  @ValueSource(strings = {"enqueue", "dequeue", "ack", "nack", "extend", "topics", "peek", "item", "demo"})
   void everyCommandHasHelp(String command) {
     Cli.Result r = Cli.run(command, "--help");
     assertEquals(0, r.exitCode(), r::err);

@@ -453,6 +453,24 @@ public final class PriorityStore implements QueueView {
     itemWrites.flush();
   }
 
+  /**
+   * The first {@code n} ready items of a topic in the order dispatch serves them, leasing nothing
+   * ({@link HeadPeek}; what it leaves out is said there).
+   */
+  public List<HeadPeek.Entry> peek(String namespace, String topic, int n) {
+    return HeadPeek.first(new HeadPeek.Reader() {
+      @Override
+      public List<byte[]> indexRange(byte[] from, byte[] to, int max) {
+        return loader(to).load(from, max);
+      }
+
+      @Override
+      public StoredItem item(long offset) {
+        return get(offset);
+      }
+    }, namespace, topic, n);
+  }
+
   /** The item at {@code offset}, or null when there is none. */
   public StoredItem get(long offset) {
     StoredItem known = decoded.get(offset);

@@ -316,6 +316,11 @@ class PriorityStoreModelProperties {
         assertEquals(limit(expected, 1), store.readyHead(nt[0], nt[1], 1), "head of " + topic);
         assertEquals(expected, store.readyHead(nt[0], nt[1], ALL), "ready items of " + topic);
         assertEquals(limit(expected, 3), store.readyHead(nt[0], nt[1], 3), "first three of " + topic);
+        List<ReadyEntry> dispatchOrder = model.entrySet().stream()
+            .filter(e -> e.getValue().getState() == ItemState.READY && in(e.getValue(), nt))
+            .map(e -> entry(e.getKey(), e.getValue())).sorted().toList();
+        assertEquals(dispatchOrder, peeked(store.peek(nt[0], nt[1], ALL)), "peek at all of " + topic);
+        assertEquals(limit(dispatchOrder, 3), peeked(store.peek(nt[0], nt[1], 3)), "peek at three of " + topic);
         assertEquals(oldest(nt), store.oldestReadyAt(nt[0], nt[1]), "oldest ready of " + topic);
         assertEquals(counts(nt[0], nt[1]), store.counts(nt[0], nt[1]), "counts of " + topic);
         for (int priority : new int[] {Integer.MIN_VALUE, -1, 0, 1, 2, Integer.MAX_VALUE}) {
@@ -378,6 +383,10 @@ class PriorityStoreModelProperties {
           assertEquals(e[2], store.groupLastSlot(k.namespace(), k.topic(), k.priority(), k.group()), "last slot of " + k);
         }
       });
+    }
+
+    private static List<ReadyEntry> peeked(List<HeadPeek.Entry> entries) {
+      return entries.stream().map(e -> entry(e.offset(), e.item())).toList();
     }
 
     private static ReadyEntry entry(long offset, StoredItem s) {

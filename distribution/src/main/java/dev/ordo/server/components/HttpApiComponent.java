@@ -8,6 +8,8 @@ import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.server.ServerComponent;
 import dev.ordo.server.ServerContext;
 import dev.ordo.server.http.ItemLookup;
+import dev.ordo.server.http.PeekApi;
+import dev.ordo.server.http.internal.Instances;
 import dev.ordo.server.http.NamespaceApi;
 import dev.ordo.server.http.QueueApi;
 import dev.ordo.server.http.ScheduleApi;
@@ -23,6 +25,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.state.HostInfo;
 
 /**
@@ -65,12 +68,13 @@ public final class HttpApiComponent implements ServerComponent {
         ("ordo-http-" + address.getHost() + "-" + address.getPort()).replaceAll("[^A-Za-z0-9._-]", "-"));
     client = new QueueClient(clientConfig);
 
-    HostInfo self = new HostInfo(address.getHost(), address.getPort());
-    ItemLookup lookup = new ItemLookup(() -> {
+    Instances instances = new Instances(new HostInfo(address.getHost(), address.getPort()));
+    Supplier<KafkaStreams> streams = () -> {
       QueueService service = queue.get();
       return service == null ? null : service.streams();
-    }, self, ctx.partitions());
-    new QueueApi(producer, client, lookup).register(ctx.http());
+    };
+    new QueueApi(producer, client, new ItemLookup(streams, instances, ctx.partitions())).register(ctx.http());
+    new PeekApi(streams, instances, ctx.partitions()).register(ctx.http());
 
     // POST /v1/schedule: writes at once what a tier can carry (durable when answered), holds only
     // what is shorter than the shortest tier, and answers once that is written.

@@ -298,10 +298,10 @@ public final class QueueApi {
   }
 
   /** An answer other than 200 that a handler decided on. */
-  static final class ApiException extends Exception {
+  public static final class ApiException extends Exception {
     final int status;
 
-    ApiException(int status, String message) {
+    public ApiException(int status, String message) {
       super(message, null, false, false);
       this.status = status;
     }

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two servers of one cluster share its partitions; either answers {@code GET /v1/items/{id}} for
- * any item, reading its own store or forwarding to the instance that owns the item's partition.
+ * any item, reading its own store or forwarding to the instance that owns the item's partition, and
+ * {@code GET .../peek} for a topic's head over all partitions (its own and the other's, forwarded).
  */
 @KafkaCluster
 class ItemLookupForwardingTest {
@@ -78,13 +79,78 @@ class ItemLookupForwardingTest {
 
   /** A group key that the producer sends to {@code partition}. */
   private static String keyFor(int partition) {
+    return keyFor(partition, 0);
+  }
+
+  /** The {@code skip}-th group key (from 0) that the producer sends to {@code partition}. */
+  private static String keyFor(int partition, int skip) {
     for (int i = 0; ; i++) {
       String key = "k" + i;
       if (Utils.toPositive(Utils.murmur2(key.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % PARTITIONS
-          == partition) {
+          == partition && skip-- == 0) {
         return key;
       }
     }
+  }
+
+  private static String enqueue(String ns, int priority, String groupKey, String payload) {
+    Reply r = a.post("/v1/namespaces/" + ns + "/topics/jobs/items",
+        Map.of("payload", payload, "groupKey", groupKey, "priority", priority));
+    assertEquals(201, r.status(), r::text);
+    return r.json().get("id").asText();
+  }
+
+  private static List<String> peekIds(TestServer s, String ns, String query) {
+    Reply r = s.get("/v1/namespaces/" + ns + "/topics/jobs/peek" + query);
+    assertEquals(200, r.status(), r::text);
+    assertEquals(0, r.json().get("unavailable").size(), r::text);
+    List<String> ids = new java.util.ArrayList<>();
+    r.json().get("items").forEach(i -> ids.add(i.get("id").asText()));
+    return ids;
+  }
+
+  @Test
+  void peekShowsTheHeadOfEveryPartitionInPriorityOrderAndLeasesNothing() {
+    List<String> urgent = new java.util.ArrayList<>();
+    List<String> later = new java.util.ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      later.add(enqueue("peek", 5, keyFor(p), "later " + p));
+      urgent.add(enqueue("peek", 1, keyFor(p, 1), "urgent " + p));
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> peekIds(a, "peek", "?n=100").size() == 2 * PARTITIONS);
+    List<String> viaA = peekIds(a, "peek", "?n=100");
+    List<String> viaB = peekIds(b, "peek", "?n=100");
+    assertEquals(viaA, viaB, "the same head through either server");
+    assertEquals(Set.copyOf(urgent), Set.copyOf(viaA.subList(0, PARTITIONS)), "every partition's priority 1 first: " + viaA);
+    assertEquals(Set.copyOf(later), Set.copyOf(viaA.subList(PARTITIONS, 2 * PARTITIONS)), "then priority 5: " + viaA);
+    assertEquals(viaA.subList(0, 3), peekIds(b, "peek", "?n=3"), "n=3 is the first three");
+    for (String id : viaA) {
+      assertEquals("READY", a.get("/v1/items/" + id).json().get("state").asText(), "peeking leased nothing: " + id);
+    }
+  }
+
+  @Test
+  void peekAtAPartitionFollowsTheFairQueueingOrder() {
+    // Bob's three items, then Alice's one, same priority and partition: dispatch alternates groups.
+    String bob = keyFor(2, 2);
+    String alice = keyFor(2, 3);
+    String b1 = enqueue("fair", 0, bob, "b1");
+    String b2 = enqueue("fair", 0, bob, "b2");
+    String b3 = enqueue("fair", 0, bob, "b3");
+    String a1 = enqueue("fair", 0, alice, "a1");
+    await().atMost(Duration.ofSeconds(30)).until(() -> peekIds(b, "fair", "?partitions=2").size() == 4);
+    assertEquals(List.of(b1, a1, b2, b3), peekIds(b, "fair", "?partitions=2"));
+    assertEquals(List.of(b1, a1, b2, b3), peekIds(a, "fair", ""));
+  }
+
+  @Test
+  void badPeekParametersAre400NamingTheParameter() {
+    Reply r = a.get("/v1/namespaces/peek/topics/jobs/peek?n=0");
+    assertEquals(400, r.status(), r::text);
+    assertTrue(r.error().startsWith("n:"), r::text);
+    r = a.get("/v1/namespaces/peek/topics/jobs/peek?partitions=" + PARTITIONS);
+    assertEquals(400, r.status(), r::text);
+    assertTrue(r.error().startsWith("partitions:"), r::text);
   }
 
   @Test
