@@ -4,6 +4,10 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.server.internal.EmbeddedKafka;
 import dev.ordo.server.internal.Messages;
 import dev.ordo.server.internal.RoutingHttpServer;
+import dev.ordo.server.internal.ServerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import dev.ordo.server.internal.StateDir;
 import dev.ordo.server.internal.TopicProvisioner;
 import java.net.URI;
@@ -56,6 +60,8 @@ public final class OrdoServer implements AutoCloseable {
   private boolean interruptible;
   private StateDir stateDir;
   private volatile RoutingHttpServer http;
+  /** Every component's meters, served at GET /metrics. */
+  private final PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private EmbeddedKafka embedded;
   private String bootstrapServers;
   private ClusterLayout layout;
@@ -84,6 +90,7 @@ public final class OrdoServer implements AutoCloseable {
       stateDir = StateDir.open(config.stateDir());
       http = RoutingHttpServer.start(config.httpHost(), config.httpPort());
       http.get("/health", request -> health());
+      ServerMetrics.register(meters, http);
       checkNotClosing();
       if (config.embeddedKafka()) {
         embedded = EmbeddedKafka.start(stateDir.path().resolve("kafka"), config.kafkaPort());
@@ -400,6 +407,11 @@ public final class OrdoServer implements AutoCloseable {
     @Override
     public URI httpAddress() {
       return http.advertisedAddress();
+    }
+
+    @Override
+    public MeterRegistry meters() {
+      return meters;
     }
   }
 }

@@ -55,4 +55,7 @@ public interface ServerContext {
    * ({@code application.server}) so that instances can forward queries to each other.
    */
   java.net.URI httpAddress();
+
+  /** The server's metrics, served at {@code GET /metrics} (docs/operations.md). */
+  io.micrometer.core.instrument.MeterRegistry meters();
 }

@@ -94,6 +94,14 @@ public final class QueueConfig extends AbstractConfig {
       + " 0 a new item waits behind all of them before it can be leased, with the lead it is taken in first"
       + " (and commands wait at most this long behind a stream of new items).";
 
+  public static final String METRICS_TOPICS_MAX_CONFIG = "ordo.metrics.topics.max";
+  private static final String METRICS_TOPICS_MAX_DOC = "(namespace, topic) label sets an instance exports at most"
+      + " (docs/operations.md, Metrics); past it, topics are counted under namespace=\"_other\", topic=\"_other\""
+      + " and ordo_metrics_topics_folded_total counts them.";
+  public static final String METRICS_TOPICS_IDLE_MS_CONFIG = "ordo.metrics.topics.idle.ms";
+  private static final String METRICS_TOPICS_IDLE_MS_DOC = "How long a topic whose items are all gone from this"
+      + " instance's partitions, and to which nothing happened, keeps its metrics' label set.";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)
       .define(LEASE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(1), Importance.MEDIUM, LEASE_MS_DOC)
@@ -114,7 +122,10 @@ public final class QueueConfig extends AbstractConfig {
       .define(REPLY_COMMIT_GAP_CONFIG, Type.LONG, 5L, Range.between(-1, 60_000), Importance.LOW,
           REPLY_COMMIT_GAP_DOC)
       .define(INTAKE_LEAD_MS_CONFIG, Type.LONG, 1_000L, Range.between(0, 3_600_000), Importance.LOW,
-          INTAKE_LEAD_MS_DOC);
+          INTAKE_LEAD_MS_DOC)
+      .define(METRICS_TOPICS_MAX_CONFIG, Type.INT, 1_000, Range.atLeast(1), Importance.LOW, METRICS_TOPICS_MAX_DOC)
+      .define(METRICS_TOPICS_IDLE_MS_CONFIG, Type.LONG, 300_000L, Range.atLeast(0), Importance.LOW,
+          METRICS_TOPICS_IDLE_MS_DOC);
 
   private final List<Duration> tiers;
 

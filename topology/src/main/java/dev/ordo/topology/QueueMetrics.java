@@ -1,5 +1,6 @@
 package dev.ordo.topology;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +47,12 @@ public final class QueueMetrics {
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
   /** Dead letters written without the raw record they came of, which would have made them too large for Kafka. */
   public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
+
+  /** Every counter above, for exporters. */
+  public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
+      RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
+      OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, PARKED, REENTERED, REENTRY_DROPPED,
+      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED);
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
 

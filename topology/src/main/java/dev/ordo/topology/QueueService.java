@@ -1,6 +1,8 @@
 package dev.ordo.topology;
 
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,6 +24,7 @@ public final class QueueService implements AutoCloseable {
 
   private final QueueMetrics metrics = new QueueMetrics();
   private final KafkaStreams streams;
+  private final KafkaStreamsMetrics streamsMetrics;
 
   /**
    * @param streamsOverrides Kafka Streams settings; must hold {@code bootstrap.servers} and
@@ -32,6 +35,15 @@ public final class QueueService implements AutoCloseable {
    * @param partitions partition count of the cluster's co-partitioned topics
    */
   public QueueService(Map<String, Object> streamsOverrides, Map<String, Object> queue, int partitions) {
+    this(streamsOverrides, queue, partitions, null);
+  }
+
+  /**
+   * The same, exporting to {@code registry} (null: no metrics but {@link #metrics()}): per-topic
+   * meters ({@link TopicMeters}), the queue's counters and Kafka Streams' own metrics.
+   */
+  public QueueService(Map<String, Object> streamsOverrides, Map<String, Object> queue, int partitions,
+      MeterRegistry registry) {
     QueueConfig config = new QueueConfig(queue);
     Map<String, Object> props = new HashMap<>(QueueTopology.streamsDefaults(config.topics()));
     // Fail over within seconds rather than the default 45 s when an instance dies.
@@ -41,7 +53,16 @@ public final class QueueService implements AutoCloseable {
     props.putAll(streamsOverrides);
     Properties p = new Properties();
     p.putAll(props);
-    this.streams = new KafkaStreams(QueueTopology.build(config, metrics, partitions), p);
+    TopicMeters meters = registry == null ? TopicMeters.NONE : new TopicMeters(registry,
+        config.getInt(QueueConfig.METRICS_TOPICS_MAX_CONFIG),
+        Duration.ofMillis(config.getLong(QueueConfig.METRICS_TOPICS_IDLE_MS_CONFIG)), metrics, System::currentTimeMillis);
+    this.streams = new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions), p);
+    if (registry != null) {
+      this.streamsMetrics = new KafkaStreamsMetrics(streams);
+      streamsMetrics.bindTo(registry);
+    } else {
+      this.streamsMetrics = null;
+    }
     this.streams.setUncaughtExceptionHandler(e -> {
       log.error("Queue stream thread failed; replacing it", e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -82,5 +103,8 @@ public final class QueueService implements AutoCloseable {
   @Override
   public void close() {
     streams.close(Duration.ofSeconds(30));
+    if (streamsMetrics != null) {
+      streamsMetrics.close();
+    }
   }
 }

@@ -33,6 +33,11 @@ public final class QueueTopology {
    *     partition does not exist; 0 when unknown (tests)
    */
   public static Topology build(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions) {
+    return build(config, metrics, TopicMeters.NONE, deliveriesPartitions);
+  }
+
+  /** The same, with per-topic meters ({@link TopicMeters}). */
+  public static Topology build(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions) {
     ClusterTopics topics = config.topics();
     // The item table: changelogged; its writes are held by the processor and written at each commit
     // through the hook, which does the record cache's job at a fraction of its cost (decisions D15).
@@ -51,7 +56,7 @@ public final class QueueTopology {
     // No reset policy of its own (null): the application's, as for items.
     topology.addSource((org.apache.kafka.streams.AutoOffsetReset) null, "commands", new CommandTimestamps(config.intakeLeadMs()), new ByteArrayDeserializer(),
         new ByteArrayDeserializer(), topics.commands());
-    topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, deliveriesPartitions), "items", "commands");
+    topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, meters, deliveriesPartitions), "items", "commands");
     topology.addStateStore(store, "queue");
     topology.addStateStore(index, "queue");
     topology.addSink("out", Out.TOPIC, Out.KEY_SERIALIZER, new ByteArraySerializer(), Out.PARTITIONER, "queue");

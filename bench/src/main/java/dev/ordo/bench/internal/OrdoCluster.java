@@ -23,7 +23,12 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.utils.Bytes;
@@ -52,6 +57,9 @@ public final class OrdoCluster implements AutoCloseable {
   private final Path stateDir;
   private final QueueService service;
   private final DelayTiers tiers;
+  private final PrometheusMeterRegistry meters;
+  private ScheduledExecutorService scraper;
+  private volatile long scrapedBytes;
 
   /**
    * @param guarantee {@code exactly_once_v2} or {@code at_least_once}
@@ -92,7 +100,18 @@ public final class OrdoCluster implements AutoCloseable {
     // -Dordo.bench.queue.<key>=<value> a queue setting (QueueConfig).
     overrides("ordo.bench.streams.", streams);
     overrides("ordo.bench.queue.", queue);
-    this.service = new QueueService(streams, queue, partitions);
+    // -Dordo.bench.metrics=true: the queue records into a Prometheus registry, scraped every 5 s, as
+    // ordo server's does (the metrics' cost, docs/benchmarks.md).
+    this.meters = Boolean.getBoolean("ordo.bench.metrics") ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
+    this.service = new QueueService(streams, queue, partitions, meters);
+    if (meters != null) {
+      scraper = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "bench-scraper-" + cluster);
+        t.setDaemon(true);
+        return t;
+      });
+      scraper.scheduleAtFixedRate(() -> scrapedBytes += meters.scrape().length(), 5, 5, TimeUnit.SECONDS);
+    }
     DelayTiers t = null;
     try {
       service.start();
@@ -194,6 +213,9 @@ public final class OrdoCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    if (scraper != null) {
+      scraper.shutdownNow();
+    }
     if (tiers != null) {
       try {
         tiers.close();

@@ -35,7 +35,7 @@ public final class QueueComponent implements ServerComponent {
     queue.put(QueueConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     queue.put(QueueConfig.DELAY_TIERS_CONFIG,
         ctx.delayTiers().stream().map(Durations::format).collect(Collectors.joining(",")));
-    service = new QueueService(streams, queue, ctx.partitions());
+    service = new QueueService(streams, queue, ctx.partitions(), ctx.meters());
     service.start();
   }
 

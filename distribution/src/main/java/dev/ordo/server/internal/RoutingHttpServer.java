@@ -37,6 +37,18 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
 
   private record Route(String method, String pattern, String[] segments, Handler handler) {}
 
+  /** Told of every request answered: its method, the route's pattern (or null), status and duration. */
+  public interface RequestObserver {
+    void answered(String method, String route, int status, long nanos);
+  }
+
+  private volatile RequestObserver observer = (method, route, status, nanos) -> { };
+
+  /** Sets who is told of every request answered (metrics). */
+  public void observe(RequestObserver observer) {
+    this.observer = observer;
+  }
+
   static {
     // The JDK's server writes a response's headers and its body in two writes. With Nagle's algorithm
     // on (its default) the body waits for the client's ACK of the headers, which a client delays by up
@@ -160,9 +172,11 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   }
 
   private void serve(HttpExchange exchange) {
+    long t0 = System.nanoTime();
+    String[] matched = new String[1];
     HttpResponse response;
     try {
-      response = dispatch(exchange);
+      response = dispatch(exchange, matched);
     } catch (Throwable e) {
       LOG.error("HTTP {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
       response = HttpResponse.error(500, "internal error: " + Messages.oneLine(e));
@@ -173,10 +187,12 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       LOG.debug("Could not send the HTTP response: {}", e.toString());
     } finally {
       exchange.close();
+      observer.answered(exchange.getRequestMethod(), matched[0], response.status(), System.nanoTime() - t0);
     }
   }
 
-  private HttpResponse dispatch(HttpExchange exchange) throws IOException {
+  /** {@code matched[0]}: set to the pattern of the route that answered, if one did. */
+  private HttpResponse dispatch(HttpExchange exchange, String[] matched) throws IOException {
     String method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
     String rawPath = exchange.getRequestURI().getRawPath();
     String[] raw = split(rawPath == null ? "/" : rawPath);
@@ -194,6 +210,7 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
         allowed.add(route.method);
         continue;
       }
+      matched[0] = route.pattern;
       byte[] body = readBody(exchange);
       if (body == null) {
         return HttpResponse.error(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");

@@ -10,6 +10,7 @@ import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.DeliveredItems;
 import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Item;
+import dev.ordo.schema.ItemState;
 import dev.ordo.schema.ReEntry;
 import dev.ordo.schema.Requester;
 import dev.ordo.schema.StoredItem;
@@ -21,6 +22,7 @@ import dev.ordo.store.ReadyEntry;
 import dev.ordo.store.TopicCounts;
 import dev.ordo.topology.QueueConfig;
 import dev.ordo.topology.QueueMetrics;
+import dev.ordo.topology.TopicMeters;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -64,6 +66,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   private final QueueConfig config;
   private final QueueMetrics metrics;
+  private final TopicMeters meters;
+  private long sweptAt;
   private final ClusterTopics topics;
   private final QueuePlanner.Settings settings;
   private final int deliveriesPartitions;
@@ -102,15 +106,17 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   /** When the running index rebuild started (System.nanoTime), for its log line. */
   private long rebuildStarted;
 
-  public QueueProcessor(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions) {
-    this(config, metrics, deliveriesPartitions, null);
+  public QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions) {
+    this(config, metrics, meters, deliveriesPartitions, null);
   }
 
   /** {@code commitPacer}: a pacer of its own (tests), or null for the stream thread's. */
-  QueueProcessor(QueueConfig config, QueueMetrics metrics, int deliveriesPartitions, CommitPacer commitPacer) {
+  QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
+      CommitPacer commitPacer) {
     this.commitPacer = commitPacer;
     this.config = config;
     this.metrics = metrics;
+    this.meters = meters;
     this.topics = config.topics();
     this.deliveriesPartitions = deliveriesPartitions;
     this.settings = settings(config, deliveriesPartitions);
@@ -153,6 +159,13 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       if (store.rebuilding()) {
         log.info("Partition {}: the index store does not match the item table (a crash or a moved task); rebuilding"
             + " it in steps of {} items per punctuation, dispatching when done", partition, rebuildStep);
+      }
+    }
+    if (!store.rebuilding()) {
+      // Every topic's stats once at start (the rebuild does it when it ends): the metrics of a
+      // topic that nothing changes after a restart are there too.
+      for (TopicCounts t : store.allTopics()) {
+        dirtyTopics.add(List.of(t.namespace(), t.topic()));
       }
     }
     context.schedule(Duration.ofMillis(config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG)),
@@ -231,6 +244,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   @Override
   public void close() {
+    meters.forgetPartition(partition);
     if (store != null) {
       store.closeIndex();
     }
@@ -242,6 +256,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void apply(Effects effects, long now) {
     for (Effects.Change c : effects.changes()) {
       store.transition(c.offset(), c.before(), c.after());
+    }
+    if (meters.enabled()) {
+      measure(effects, now);
     }
     dirtyTopics.addAll(effects.changedTopics());
     readyTopics.addAll(effects.readyTopics());
@@ -262,6 +279,26 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     for (Effects.Leased l : effects.leased()) {
       Effects.add(pendingDeliveries, l.requester(), l.items(), l.urgent());
+    }
+  }
+
+  /** The per-topic meters of what the effects did: items taken in, leases and their ages. */
+  private void measure(Effects effects, long now) {
+    for (Effects.Change c : effects.changes()) {
+      StoredItem before = c.before();
+      StoredItem after = c.after();
+      if (after == null) {
+        continue;
+      }
+      Item item = after.getItem();
+      if (before == null) {
+        meters.enqueued(item.getNamespace(), item.getTopic());
+      }
+      if (after.getState() == ItemState.LEASED && (before == null || before.getState() != ItemState.LEASED)) {
+        long readyAt = (before != null ? before : after).getReadyAt();
+        meters.leased(item.getNamespace(), item.getTopic(), after.getAttempts() == 1, now - after.getEnqueuedAt(),
+            now - readyAt);
+      }
     }
   }
 
@@ -359,6 +396,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    * would otherwise get the whole rate on each of them until the next publication).
    */
   private void publishStats(long now) {
+    if (now - sweptAt >= statsMs) {
+      meters.sweep(); // idle topics' label sets go, even when nothing here changes
+      sweptAt = now;
+    }
     if (dirtyTopics.isEmpty() || store.rebuilding()) {
       return;
     }
@@ -377,6 +418,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       byte[] key = (ns + "/" + topic + "/" + partition).getBytes(StandardCharsets.UTF_8);
       TopicCounts c = store.counts(ns, topic);
       byte[] value = null;
+      meters.counts(partition, ns, topic, c, c.total() > 0 ? store.oldestReadyAt(ns, topic) : null);
       if (c.total() > 0) {
         List<ReadyEntry> head = store.readyHead(ns, topic, 1);
         value = OrdoSerdes.TOPIC_STATS.encode(TopicStats.newBuilder()
@@ -440,6 +482,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     metrics.increment(QueueMetrics.DEAD_LETTERED);
     String id = new ItemId(partition, d.offset()).toString();
     StoredItem item = d.item();
+    meters.deadLettered(item.getItem().getNamespace(), item.getItem().getTopic(), d.reason());
     List<dev.ordo.schema.AttemptRecord> history = item.getHistory();
     DeadLetter dl = DeadLetter.newBuilder()
         .setReason(d.reason())

@@ -58,7 +58,7 @@ class AnswerCommitTest {
     Map<String, Object> config = new HashMap<>();
     config.put(QueueConfig.CLUSTER_CONFIG, "ordo");
     config.put(QueueConfig.REPLY_COMMIT_GAP_CONFIG, gapMs);
-    processor = new QueueProcessor(new QueueConfig(config), new QueueMetrics(), 1, new CommitPacer());
+    processor = new QueueProcessor(new QueueConfig(config), new QueueMetrics(), dev.ordo.topology.TopicMeters.NONE, 1, new CommitPacer());
     processor.init(context);
   }
 
