@@ -1,6 +1,7 @@
 package dev.ordo.server;
 
 import dev.ordo.server.components.DelayTiersComponent;
+import dev.ordo.server.console.ConsoleComponent;
 import dev.ordo.server.components.HttpApiComponent;
 import dev.ordo.server.components.QueueComponent;
 import java.util.List;
@@ -15,6 +16,6 @@ public final class Components {
   /** A fresh list of fresh components for one server. */
   public static List<ServerComponent> standard() {
     QueueComponent queue = new QueueComponent();
-    return List.of(queue, new DelayTiersComponent(), new HttpApiComponent(queue::service));
+    return List.of(queue, new DelayTiersComponent(), new HttpApiComponent(queue::service), new ConsoleComponent());
   }
 }

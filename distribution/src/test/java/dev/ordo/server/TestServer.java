@@ -51,11 +51,23 @@ public final class TestServer implements AutoCloseable {
 
   /** With {@code delayTiers} (e.g. "200ms,500ms"): the delay-tier forwarders run too, on those tiers. */
   public static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers) {
+    return start(kafka, cluster, stateDir, delayTiers, java.util.Map.of(), false);
+  }
+
+  /** With the web console too ({@code ConsoleComponent}, after the HTTP API), and these {@code --config} settings. */
+  public static TestServer startWithConsole(RealKafka kafka, String cluster, Path stateDir,
+      java.util.Map<String, String> settings) {
+    return start(kafka, cluster, stateDir, null, settings, true);
+  }
+
+  private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers,
+      java.util.Map<String, String> settings, boolean console) {
     QueueComponent queue = new QueueComponent();
     ServerConfig.Builder builder = ServerConfig.builder()
         .bootstrapServers(kafka.bootstrapServers())
         .cluster(cluster)
         .stateDir(stateDir)
+        .settings(ServerSettings.of(settings, "the test"))
         .httpPort(0);
     List<dev.ordo.server.ServerComponent> components = new java.util.ArrayList<>(List.of(queue));
     if (delayTiers != null) {
@@ -63,6 +75,9 @@ public final class TestServer implements AutoCloseable {
       components.add(new dev.ordo.server.components.DelayTiersComponent());
     }
     components.add(new HttpApiComponent(queue::service));
+    if (console) {
+      components.add(new dev.ordo.server.console.ConsoleComponent());
+    }
     ServerConfig config = builder.build();
     OrdoServer server = new OrdoServer(config, components);
     server.start();

@@ -1,0 +1,315 @@
+// Ordo's web console (docs/console.md): one page per hash route, each drawn from the HTTP API and
+// redrawn every REFRESH_MS. No build step and no library: elements are made with el(), never from
+// HTML strings (payloads and names are user data), and charts are plain SVG.
+'use strict';
+
+const REFRESH_MS = 2000;
+const SVG = 'http://www.w3.org/2000/svg';
+const COLORS = { ready: 'var(--ready)', delayed: 'var(--delayed)', leased: 'var(--leased)',
+  parked: 'var(--parked)', overflow: 'var(--overflow)', enqueuePerSec: 'var(--ready)',
+  leasePerSec: 'var(--leased)', deadLetterPerSec: 'var(--overflow)', oldestReadyAgeMs: 'var(--delayed)' };
+
+// ---- helpers ----
+
+/** An element with attributes (on* as listeners) and children (strings become text). */
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  for (const c of children.flat()) if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+
+/** GET (or another method) of the API; rejects with the server's {"error"} text. */
+async function api(path, options) {
+  const r = await fetch(path, Object.assign({ headers: { 'Accept': 'application/json' } }, options || {}));
+  const text = await r.text();
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+  if (!r.ok) {
+    const err = new Error((body && body.error) || (r.status + ' ' + r.statusText));
+    err.status = r.status;
+    throw err;
+  }
+  return body;
+}
+
+const enc = encodeURIComponent;
+
+function age(ms) {
+  if (ms === null || ms === undefined) return '';
+  if (ms < 1000) return ms + ' ms';
+  const s = ms / 1000;
+  if (s < 60) return s.toFixed(1) + ' s';
+  if (s < 3600) return Math.floor(s / 60) + ' min ' + Math.floor(s % 60) + ' s';
+  return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+}
+
+function rate(v) {
+  if (v === null || v === undefined) return '–';
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+function showError(message) {
+  const e = document.getElementById('error');
+  e.textContent = message || '';
+  e.hidden = !message;
+}
+
+function replace(container, ...children) {
+  container.replaceChildren(...children.flat().filter(c => c !== null && c !== undefined));
+}
+
+// ---- charts ----
+
+/**
+ * A line chart over the last `historyMs` up to now: one line per series key of `points`
+ * ([{at, key: value, ...}]), y from 0 to the largest value. `format` writes the y-axis values.
+ */
+function lineChart(id, title, points, keys, historyMs, format) {
+  const W = 600, H = 160, L = 44, R = 8, T = 8, B = 18;
+  const now = Date.now();
+  const from = now - historyMs;
+  let max = 0;
+  for (const p of points) for (const k of keys) if (p[k] !== null && p[k] > max) max = p[k];
+  if (max === 0) max = 1;
+  const x = t => L + (W - L - R) * Math.max(0, (t - from)) / historyMs;
+  const y = v => T + (H - T - B) * (1 - v / max);
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', id: id + '-svg' },
+    svg('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B }),
+    svg('line', { class: 'axis', x1: L, y1: T, x2: W - R, y2: T }),
+    svg('text', { x: L - 4, y: T + 8, 'text-anchor': 'end' }, format(max)),
+    svg('text', { x: L - 4, y: H - B, 'text-anchor': 'end' }, format(0)),
+    svg('text', { x: L, y: H - 4 }, '-' + Math.round(historyMs / 60000) + ' min'),
+    svg('text', { x: W - R, y: H - 4, 'text-anchor': 'end' }, 'now'));
+  for (const k of keys) {
+    const pts = points.filter(p => p[k] !== null && p[k] !== undefined && p.at >= from)
+      .map(p => x(p.at).toFixed(1) + ',' + y(p[k]).toFixed(1));
+    chart.append(svg('polyline', { points: pts.join(' '), fill: 'none', stroke: COLORS[k] || '#333',
+      'stroke-width': 1.5, 'vector-effect': 'non-scaling-stroke', 'data-series': k, 'data-count': pts.length }));
+  }
+  const legend = el('div', { class: 'legend' }, keys.map(k => el('span', {},
+    el('i', { style: 'background:' + (COLORS[k] || '#333') }), k)));
+  return el('div', { class: 'chart', id }, el('h3', {}, title), chart, legend);
+}
+
+function charts(series) {
+  const h = series.historyMs;
+  const p = series.points;
+  const count = v => Number.isInteger(v) ? String(v) : v.toFixed(1);
+  return el('div', { class: 'charts' },
+    lineChart('chart-items', 'Items by state', p, ['ready', 'delayed', 'leased', 'parked', 'overflow'], h, count),
+    lineChart('chart-age', 'Oldest ready age', p, ['oldestReadyAgeMs'], h, age),
+    lineChart('chart-rates', 'Rates (per second)', p, ['enqueuePerSec', 'leasePerSec', 'deadLetterPerSec'], h, rate));
+}
+
+// ---- pages ----
+
+const COUNTS = ['ready', 'delayed', 'leased', 'parked', 'overflow'];
+
+/** #/topics: every namespace's topics with their counts, ages and rates, and the charts of all of them. */
+async function topicsPage(page) {
+  const [ns, rates, series] = await Promise.all([
+    api('/v1/namespaces?topics=true'), api('/v1/console/rates'), api('/v1/console/series')]);
+  const byTopic = new Map(rates.topics.map(r => [r.namespace + '/' + r.topic, r]));
+  const head = el('tr', {}, el('th', {}, 'namespace / topic'), COUNTS.map(c => el('th', { class: 'num' }, c)),
+    el('th', { class: 'num' }, 'head priority'), el('th', { class: 'num' }, 'oldest ready'),
+    el('th', { class: 'num' }, 'enqueues/s'), el('th', { class: 'num' }, 'leases/s'));
+  const rows = [];
+  for (const n of ns.namespaces) {
+    rows.push(el('tr', { class: 'ns', 'data-namespace': n.namespace },
+      el('td', {}, n.namespace, ' ', el('span', { class: 'muted' }, '(' + n.topicCount + ' topics)')),
+      COUNTS.map(c => el('td', { class: 'num' }, n[c])), el('td', {}),
+      el('td', { class: 'num' }, age(n.oldestReadyAgeMs)), el('td', {}), el('td', {})));
+    for (const t of n.topics) {
+      const r = byTopic.get(n.namespace + '/' + t.topic) || {};
+      rows.push(el('tr', { 'data-topic': n.namespace + '/' + t.topic },
+        el('td', {}, el('a', { href: '#/topics/' + enc(n.namespace) + '/' + enc(t.topic) }, t.topic)),
+        COUNTS.map(c => el('td', { class: 'num', 'data-field': c }, t[c])),
+        el('td', { class: 'num', 'data-field': 'headPriority' }, t.headPriority === null ? '–' : t.headPriority),
+        el('td', { class: 'num', 'data-field': 'oldestReadyAgeMs' }, age(t.oldestReadyAgeMs)),
+        el('td', { class: 'num', 'data-field': 'enqueuePerSec' }, rate(r.enqueuePerSec)),
+        el('td', { class: 'num', 'data-field': 'leasePerSec' }, rate(r.leasePerSec))));
+    }
+  }
+  const table = rows.length ? el('table', { id: 'topics' }, el('thead', {}, head), el('tbody', {}, rows))
+    : el('p', { id: 'topics', class: 'muted' }, 'No items in any topic.');
+  replace(page, el('h1', {}, 'Topics'), table, el('h2', {}, 'All topics, last hour'), charts(series));
+}
+
+/** #/topics/{ns}/{topic}: the topic's counts, its charts and its head (the next items to be leased). */
+async function topicPage(page, ns, topic) {
+  const [topics, series, peek] = await Promise.all([
+    api('/v1/namespaces/' + enc(ns) + '/topics'),
+    api('/v1/console/series?namespace=' + enc(ns) + '&topic=' + enc(topic)),
+    api('/v1/namespaces/' + enc(ns) + '/topics/' + enc(topic) + '/peek?n=20')]);
+  const t = topics.topics.find(x => x.topic === topic) ||
+    { ready: 0, delayed: 0, leased: 0, parked: 0, overflow: 0, headPriority: null, oldestReadyAgeMs: 0 };
+  const cards = el('div', { class: 'cards', id: 'counts' },
+    COUNTS.map(c => el('div', { class: 'card', 'data-field': c }, el('div', { class: 'v' }, t[c]), el('div', { class: 'k' }, c))),
+    el('div', { class: 'card' }, el('div', { class: 'v' }, age(t.oldestReadyAgeMs)), el('div', { class: 'k' }, 'oldest ready')));
+  const headRows = peek.items.map(i => el('tr', { 'data-item': i.id },
+    el('td', {}, el('a', { href: '#/items/' + enc(i.id) }, i.id)), el('td', { class: 'num' }, i.priority),
+    el('td', {}, i.lane), el('td', {}, i.groupKey || ''), el('td', { class: 'num' }, i.attempts),
+    el('td', {}, i.enqueuedAt), el('td', {}, preview(i))));
+  const head = peek.items.length ? el('table', { id: 'head' },
+    el('thead', {}, el('tr', {}, ['id', 'priority', 'lane', 'group', 'attempts', 'enqueued', 'payload']
+      .map(h => el('th', {}, h)))), el('tbody', {}, headRows))
+    : el('p', { id: 'head', class: 'muted' }, 'Nothing ready.');
+  replace(page, el('h1', {}, el('a', { href: '#/topics' }, ns), ' / ', topic), cards, charts(series),
+    el('h2', {}, 'Head: the next items to be leased'),
+    peek.unavailable && peek.unavailable.length
+      ? el('p', { class: 'muted' }, 'Partitions not answering (rebalancing): ' + peek.unavailable.join(', ')) : null,
+    head);
+}
+
+function preview(item) {
+  const text = item.payload !== undefined ? item.payload : '(base64) ' + item.payloadBase64;
+  return text === null ? '' : text.length > 80 ? text.slice(0, 80) + '…' : text;
+}
+
+/** #/items/{id}: one item as its partition's store holds it. */
+async function itemPage(page, id) {
+  const form = el('form', { class: 'inline', id: 'item-form', onsubmit: e => {
+    e.preventDefault();
+    location.hash = '#/items/' + enc(form.elements.id.value.trim());
+  } }, el('label', {}, 'Item ID '), el('input', { name: 'id', value: id || '', placeholder: '3-1042' }),
+  el('button', { type: 'submit' }, 'Look up'));
+  if (!id) {
+    replace(page, el('h1', {}, 'Items'), form,
+      el('p', { class: 'muted' }, 'Item IDs are <partition>-<offset>, as an enqueue answers; the head of a topic links to its items.'));
+    return false;
+  }
+  let item;
+  try {
+    item = await api('/v1/items/' + enc(id));
+  } catch (e) {
+    if (e.status === 404 || e.status === 400) {
+      replace(page, el('h1', {}, 'Item ' + id), form, el('p', { id: 'item-missing' }, e.message));
+      return true;
+    }
+    throw e;
+  }
+  const fields = ['namespace', 'topic', 'state', 'priority', 'attempts', 'maxAttempts', 'semantics', 'enqueuedAt',
+    'readyAt', 'leaseMs', 'expiresAt', 'leasedAt', 'leaseExpiresAt', 'leaseHolder', 'groupKey', 'traceId'];
+  const dl = el('dl', { class: 'fields', id: 'item' });
+  for (const f of fields) {
+    if (item[f] === undefined) continue;
+    const v = f === 'namespace' ? el('a', { href: '#/topics' }, item[f])
+      : f === 'topic' ? el('a', { href: '#/topics/' + enc(item.namespace) + '/' + enc(item.topic) }, item[f])
+      : item[f] === null ? '–' : String(item[f]);
+    dl.append(el('dt', {}, f), el('dd', { 'data-field': f }, v));
+  }
+  const history = item.history && item.history.length ? el('table', {},
+    el('thead', {}, el('tr', {}, ['attempt', 'leased at', 'ended at', 'outcome', 'error'].map(h => el('th', {}, h)))),
+    el('tbody', {}, item.history.map(a => el('tr', {}, el('td', {}, a.attempt), el('td', {}, a.leasedAt),
+      el('td', {}, a.endedAt), el('td', {}, a.outcome), el('td', {}, a.error || '')))))
+    : el('p', { class: 'muted' }, 'No earlier attempts.');
+  replace(page, el('h1', {}, 'Item ', el('span', { id: 'item-id' }, item.id)), form, dl,
+    el('h2', {}, 'Payload'), el('pre', { id: 'payload' }, item.payload !== undefined ? item.payload : item.payloadBase64 + '  (base64)'),
+    el('h2', {}, 'Metadata'), el('pre', {}, item.metadata !== undefined ? (item.metadata === null ? '–' : item.metadata)
+      : item.metadataBase64 + '  (base64)'),
+    el('h2', {}, 'History'), history);
+  return true;
+}
+
+/** #/cluster: this server's health, the queue's instances and which runs each partition. */
+async function clusterPage(page) {
+  const [health, cluster] = await Promise.all([api('/health').catch(e => ({ status: 'DOWN: ' + e.message })),
+    api('/v1/cluster')]);
+  const instances = el('table', { id: 'instances' },
+    el('thead', {}, el('tr', {}, ['instance', 'active partitions', 'standby partitions'].map(h => el('th', {}, h)))),
+    el('tbody', {}, cluster.instances.map(i => el('tr', { 'data-instance': i.address },
+      el('td', {}, i.address, i.self ? el('span', { class: 'badge' }, ' this server') : null),
+      el('td', { 'data-field': 'active' }, i.activePartitions.join(', ') || '–'),
+      el('td', {}, i.standbyPartitions.join(', ') || '–')))));
+  const parts = el('div', { class: 'grid', id: 'partitions' }, cluster.partitions.map(p =>
+    el('div', { class: 'part' + (p.active ? '' : ' none'), 'data-partition': p.partition },
+      el('b', {}, 'partition ' + p.partition), el('br'), p.active || 'no instance (rebalancing)',
+      p.standbys.length ? el('div', { class: 'muted' }, 'standby: ' + p.standbys.join(', ')) : null)));
+  const comps = health.components ? Object.entries(health.components).map(([k, v]) => k + ' ' + v).join(', ') : '';
+  replace(page, el('h1', {}, 'Cluster ', el('span', { class: 'muted' }, cluster.cluster)),
+    el('dl', { class: 'fields' },
+      el('dt', {}, 'this server'), el('dd', {}, cluster.self + ' (Kafka Streams ' + cluster.state + ')'),
+      el('dt', {}, 'health'), el('dd', { id: 'health' }, health.status + (comps ? ': ' + comps : '')),
+      el('dt', {}, 'Kafka'), el('dd', {}, health.kafka || ''),
+      el('dt', {}, 'partitions'), el('dd', {}, cluster.partitionCount)),
+    el('h2', {}, 'Instances'), instances, el('h2', {}, 'Partitions'), parts);
+}
+
+// ---- routing ----
+
+const ROUTES = [
+  [/^#\/topics\/([^/]+)\/([^/]+)$/, (p, m) => topicPage(p, decodeURIComponent(m[1]), decodeURIComponent(m[2])), 'topics'],
+  [/^#\/topics$/, p => topicsPage(p), 'topics'],
+  [/^#\/items(?:\/([^/]+))?$/, (p, m) => itemPage(p, m[1] ? decodeURIComponent(m[1]) : ''), 'items'],
+  [/^#\/cluster$/, p => clusterPage(p), 'cluster'],
+];
+
+/** Extra routes (the dead-letter page registers its own). */
+function addRoute(pattern, render, nav) {
+  ROUTES.unshift([pattern, render, nav]);
+}
+
+let timer = null;
+let generation = 0;
+
+/** Draws the page of the current hash, then again every REFRESH_MS until the hash changes. */
+async function route() {
+  clearTimeout(timer);
+  const mine = ++generation;
+  const hash = location.hash || '#/topics';
+  const [re, render, nav] = ROUTES.find(([r]) => r.test(hash)) || [/^/, p => topicsPage(p), 'topics'];
+  document.querySelectorAll('nav a').forEach(a => a.classList.toggle('active', a.dataset.nav === nav));
+  const page = document.getElementById('page');
+  const draw = async () => {
+    let again = true;
+    try {
+      const result = await render(page, hash.match(re) || []);
+      if (result === false) again = false;
+      if (mine === generation) showError('');
+    } catch (e) {
+      if (mine === generation) showError(e.message);
+    }
+    if (mine === generation && again) timer = setTimeout(draw, REFRESH_MS);
+  };
+  page.dataset.route = nav;
+  await draw();
+}
+
+async function status() {
+  const s = document.getElementById('status');
+  try {
+    const h = await api('/health');
+    s.textContent = h.cluster + ' · ' + h.status;
+    s.className = 'status up';
+  } catch (e) {
+    s.textContent = 'server ' + (e.status ? 'degraded' : 'unreachable');
+    s.className = 'status down';
+  }
+  setTimeout(status, 5000);
+}
+
+async function settings() {
+  try {
+    const s = await api('/v1/console/rates');
+    document.getElementById('interval').textContent = age(s.intervalMs);
+    document.getElementById('history').textContent = age(s.historyMs);
+  } catch (e) { /* the footer keeps its default text */ }
+}
+
+window.ordoConsole = { el, api, age, rate, replace, addRoute, route };
+window.addEventListener('hashchange', route);
+window.addEventListener('DOMContentLoaded', () => { route(); status(); settings(); });
