@@ -53,8 +53,8 @@ function age(ms) {
   if (ms < 1000) return ms + ' ms';
   const s = ms / 1000;
   if (s < 60) return s.toFixed(1) + ' s';
-  if (s < 3600) return Math.floor(s / 60) + ' min ' + Math.floor(s % 60) + ' s';
-  return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+  if (s < 3600) return Math.floor(s / 60) + ' min' + (Math.floor(s % 60) ? ' ' + Math.floor(s % 60) + ' s' : '');
+  return Math.floor(s / 3600) + ' h' + (Math.floor((s % 3600) / 60) ? ' ' + Math.floor((s % 3600) / 60) + ' min' : '');
 }
 
 function rate(v) {
@@ -79,7 +79,7 @@ function replace(container, ...children) {
  * ([{at, key: value, ...}]), y from 0 to the largest value. `format` writes the y-axis values.
  */
 function lineChart(id, title, points, keys, historyMs, format) {
-  const W = 600, H = 160, L = 44, R = 8, T = 8, B = 18;
+  const W = 600, H = 180, L = 64, R = 8, T = 14, B = 24;
   const now = Date.now();
   const from = now - historyMs;
   let max = 0;
@@ -87,11 +87,11 @@ function lineChart(id, title, points, keys, historyMs, format) {
   if (max === 0) max = 1;
   const x = t => L + (W - L - R) * Math.max(0, (t - from)) / historyMs;
   const y = v => T + (H - T - B) * (1 - v / max);
-  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', id: id + '-svg' },
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, id: id + '-svg' },
     svg('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B }),
     svg('line', { class: 'axis', x1: L, y1: T, x2: W - R, y2: T }),
-    svg('text', { x: L - 4, y: T + 8, 'text-anchor': 'end' }, format(max)),
-    svg('text', { x: L - 4, y: H - B, 'text-anchor': 'end' }, format(0)),
+    svg('text', { x: L - 6, y: T + 6, 'text-anchor': 'end' }, format(max)),
+    svg('text', { x: L - 6, y: H - B, 'text-anchor': 'end' }, format(0)),
     svg('text', { x: L, y: H - 4 }, '-' + Math.round(historyMs / 60000) + ' min'),
     svg('text', { x: W - R, y: H - 4, 'text-anchor': 'end' }, 'now'));
   for (const k of keys) {
@@ -130,7 +130,7 @@ async function topicsPage(page) {
   const rows = [];
   for (const n of ns.namespaces) {
     rows.push(el('tr', { class: 'ns', 'data-namespace': n.namespace },
-      el('td', {}, n.namespace, ' ', el('span', { class: 'muted' }, '(' + n.topicCount + ' topics)')),
+      el('td', {}, n.namespace, ' ', el('span', { class: 'muted' }, '(' + n.topicCount + (n.topicCount === 1 ? ' topic)' : ' topics)'))),
       COUNTS.map(c => el('td', { class: 'num' }, n[c])), el('td', {}),
       el('td', { class: 'num' }, age(n.oldestReadyAgeMs)), el('td', {}), el('td', {})));
     for (const t of n.topics) {
@@ -146,7 +146,7 @@ async function topicsPage(page) {
   }
   const table = rows.length ? el('table', { id: 'topics' }, el('thead', {}, head), el('tbody', {}, rows))
     : el('p', { id: 'topics', class: 'muted' }, 'No items in any topic.');
-  replace(page, el('h1', {}, 'Topics'), table, el('h2', {}, 'All topics, last hour'), charts(series));
+  replace(page, el('h1', {}, 'Topics'), table, el('h2', {}, 'All topics, last ' + age(series.historyMs)), charts(series));
 }
 
 /** #/topics/{ns}/{topic}: the topic's counts, its charts and its head (the next items to be leased). */
