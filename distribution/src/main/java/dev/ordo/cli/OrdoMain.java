@@ -41,6 +41,7 @@ import picocli.CommandLine.Spec;
       QueueCommands.Topics.class,
       QueueCommands.Item.class,
       QueueCommands.Namespace.class,
+      DlqCommands.Dlq.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class})
