@@ -51,6 +51,15 @@ public final class TestServer implements AutoCloseable {
 
   /** With {@code delayTiers} (e.g. "200ms,500ms"): the delay-tier forwarders run too, on those tiers. */
   public static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers) {
+    return start(kafka, cluster, stateDir, delayTiers, false);
+  }
+
+  /** With the dead-letter job runner too, which runs redrive and purge jobs. */
+  public static TestServer startWithDlqJobs(RealKafka kafka, String cluster, Path stateDir) {
+    return start(kafka, cluster, stateDir, null, true);
+  }
+
+  private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers, boolean dlqJobs) {
     QueueComponent queue = new QueueComponent();
     ServerConfig.Builder builder = ServerConfig.builder()
         .bootstrapServers(kafka.bootstrapServers())
@@ -61,6 +70,9 @@ public final class TestServer implements AutoCloseable {
     if (delayTiers != null) {
       builder.delayTiers(dev.ordo.api.Durations.parseList(delayTiers));
       components.add(new dev.ordo.server.components.DelayTiersComponent());
+    }
+    if (dlqJobs) {
+      components.add(new dev.ordo.server.components.DlqJobsComponent());
     }
     components.add(new HttpApiComponent(queue::service));
     ServerConfig config = builder.build();
