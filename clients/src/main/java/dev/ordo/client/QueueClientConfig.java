@@ -170,6 +170,10 @@ public final class QueueClientConfig extends AbstractConfig {
     Map<String, Object> props = KafkaProps.of(originals(), KafkaProps.PRODUCER_PREFIX, Set.of(ConsumerConfig.GROUP_ID_CONFIG));
     props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId + "-commands");
     props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+    // Keep the last known brokers while none answers (decisions D26): with Kafka's default, "rebootstrap",
+    // the producer forgets every topic's metadata when no broker answers, and each send then blocks for
+    // max.block.ms and fails instead of waiting in the buffer until Kafka is back.
+    props.putIfAbsent(CommonClientConfigs.METADATA_RECOVERY_STRATEGY_CONFIG, "none");
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

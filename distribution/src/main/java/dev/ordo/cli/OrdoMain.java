@@ -42,6 +42,7 @@ import picocli.CommandLine.Spec;
       QueueCommands.Peek.class,
       QueueCommands.Item.class,
       QueueCommands.Namespace.class,
+      DlqCommands.Dlq.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class})

@@ -15,6 +15,8 @@ import java.util.Optional;
  *   <li>{@code C.items}, {@code C.commands}, {@code C.deliveries}: co-partitioned, P partitions each;
  *   <li>{@code C.dlq}: P partitions;
  *   <li>{@code C.topics}: per-topic stats, P partitions, {@code cleanup.policy=compact};
+ *   <li>{@code C.dlq.state}: dead-letter jobs and marks, one partition, {@code cleanup.policy=compact}
+ *       (its one partition's owner in the consumer group {@code C-dlq-jobs} runs the jobs, decisions D27);
  *   <li>{@code C.namespaces}: namespace policies, one partition, {@code cleanup.policy=compact} (every
  *       instance reads it whole into a global store);
  *   <li>{@code C.delay.<d>} per delay tier: P partitions, {@code message.timestamp.type=LogAppendTime}
@@ -30,6 +32,7 @@ public final class ClusterLayout {
   public static final String DLQ = "dlq";
   public static final String TOPIC_STATS = "topics";
   public static final String NAMESPACES = "namespaces";
+  public static final String DLQ_STATE = "dlq.state";
   public static final String DELAY_PREFIX = "delay.";
 
   /** Kafka's default retention; tier topics keep records at least this long, or twice the delay. */
@@ -58,6 +61,7 @@ public final class ClusterLayout {
     Map<String, String> compact = Map.of("cleanup.policy", "compact");
     list.add(new TopicSpec(TOPIC_STATS, topics.topicStats(), partitions, compact, compact));
     list.add(new TopicSpec(NAMESPACES, topics.namespaces(), 1, compact, compact));
+    list.add(new TopicSpec(DLQ_STATE, topics.dlqState(), 1, compact, compact));
     for (Duration tier : delayTiers) {
       Map<String, String> logAppendTime = Map.of("message.timestamp.type", "LogAppendTime");
       long retention = Math.max(MIN_TIER_RETENTION.toMillis(), 2 * tier.toMillis());

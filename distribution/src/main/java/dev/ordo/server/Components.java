@@ -1,14 +1,15 @@
 package dev.ordo.server;
 
 import dev.ordo.server.components.DelayTiersComponent;
-import dev.ordo.server.console.ConsoleComponent;
+import dev.ordo.server.components.DlqJobsComponent;
 import dev.ordo.server.components.HttpApiComponent;
 import dev.ordo.server.components.QueueComponent;
+import dev.ordo.server.console.ConsoleComponent;
 import java.util.List;
 
 /**
  * The components {@code ordo server} runs, in start order. Add new ones here (the queue topology,
- * the delay-tier forwarders, the HTTP API over interactive queries...).
+ * the delay-tier forwarders, the dead-letter job runner, the HTTP API over interactive queries...).
  */
 public final class Components {
   private Components() {}
@@ -16,6 +17,7 @@ public final class Components {
   /** A fresh list of fresh components for one server. */
   public static List<ServerComponent> standard() {
     QueueComponent queue = new QueueComponent();
-    return List.of(queue, new DelayTiersComponent(), new HttpApiComponent(queue::service), new ConsoleComponent());
+    return List.of(queue, new DelayTiersComponent(), new DlqJobsComponent(), new HttpApiComponent(queue::service),
+        new ConsoleComponent());
   }
 }

@@ -2,6 +2,7 @@ package dev.ordo.server;
 
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.server.internal.EmbeddedKafka;
+import dev.ordo.server.internal.KafkaReachability;
 import dev.ordo.server.internal.Messages;
 import dev.ordo.server.internal.RoutingHttpServer;
 import dev.ordo.server.internal.ServerMetrics;
@@ -45,6 +46,9 @@ import org.slf4j.LoggerFactory;
 public final class OrdoServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OrdoServer.class);
   private static final Duration KAFKA_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+  /** How often the server asks whether Kafka answers, and how long it waits for the answer (D26). */
+  static final Duration KAFKA_PROBE_INTERVAL = Duration.ofSeconds(1);
+  static final Duration KAFKA_PROBE_TIMEOUT = Duration.ofSeconds(3);
 
   private enum State { NEW, STARTING, RUNNING, STOPPING, CLOSED }
 
@@ -62,6 +66,8 @@ public final class OrdoServer implements AutoCloseable {
   private volatile RoutingHttpServer http;
   /** Every component's meters, served at GET /metrics. */
   private final PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  /** Whether Kafka answers: the HTTP API's 503s and /health (decisions D26); null until Kafka was reached. */
+  private volatile KafkaReachability kafkaProbe;
   private EmbeddedKafka embedded;
   private String bootstrapServers;
   private ClusterLayout layout;
@@ -112,6 +118,8 @@ public final class OrdoServer implements AutoCloseable {
       } finally {
         setInterruptible(false);
       }
+      kafkaProbe = new KafkaReachability(kafkaClientConfig(), KAFKA_PROBE_INTERVAL, KAFKA_PROBE_TIMEOUT).start();
+      http.gate(path -> path.startsWith("/v1/") ? kafkaUnreachable() : null);
       ServerContext ctx = new Context();
       for (ServerComponent component : components) {
         checkNotClosing();
@@ -198,6 +206,16 @@ public final class OrdoServer implements AutoCloseable {
     }
   }
 
+  /** 503 with Retry-After while the last probe of Kafka failed; else null (the request goes on). */
+  private HttpResponse kafkaUnreachable() {
+    KafkaReachability probe = kafkaProbe;
+    if (probe == null || probe.reachable()) {
+      return null;
+    }
+    return HttpResponse.error(503, "Kafka is unreachable: " + probe.describe() + "; retry")
+        .withHeader("Retry-After", "1");
+  }
+
   private HttpResponse health() {
     Map<String, Object> body = new LinkedHashMap<>();
     State s = state;
@@ -213,10 +231,16 @@ public final class OrdoServer implements AutoCloseable {
       componentStatus.put(c.name(), status);
       up &= "UP".equals(status);
     }
+    KafkaReachability probe = kafkaProbe;
+    boolean kafkaUp = probe == null || probe.reachable();
+    up &= kafkaUp;
     body.put("status", up ? "UP" : s == State.RUNNING ? "DEGRADED" : s.name());
     body.put("cluster", config.topics().cluster());
     body.put("kafka", bootstrapServers);
     body.put("embeddedKafka", config.embeddedKafka());
+    if (!kafkaUp) {
+      body.put("kafkaUnreachable", probe.describe());
+    }
     if (layout != null) {
       body.put("partitions", layout.partitions());
     }
@@ -304,6 +328,9 @@ public final class OrdoServer implements AutoCloseable {
       }
     }
     started.clear();
+    if (kafkaProbe != null) {
+      kafkaProbe.close();
+    }
     if (http != null) {
       http.close();
     }

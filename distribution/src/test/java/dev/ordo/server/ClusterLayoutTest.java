@@ -14,20 +14,22 @@ class ClusterLayoutTest {
 
   @Test
   void listsEveryTopicOfTheCluster() {
-    assertEquals(List.of("c.items", "c.commands", "c.deliveries", "c.dlq", "c.topics", "c.namespaces",
+    assertEquals(List.of("c.items", "c.commands", "c.deliveries", "c.dlq", "c.topics", "c.namespaces", "c.dlq.state",
         "c.delay.30s", "c.delay.1m", "c.delay.5m", "c.delay.30m"),
         layout.specs().stream().map(TopicSpec::name).toList());
     assertEquals(List.of("c.items", "c.commands", "c.deliveries"),
         layout.coPartitioned().stream().map(TopicSpec::name).toList());
-    layout.specs().stream().filter(s -> !s.role().equals(ClusterLayout.NAMESPACES))
+    layout.specs().stream().filter(s -> !s.role().equals(ClusterLayout.NAMESPACES) && !s.role().equals(ClusterLayout.DLQ_STATE))
         .forEach(s -> assertEquals(6, s.partitions(), s.name()));
     assertEquals(1, layout.spec(ClusterLayout.NAMESPACES).orElseThrow().partitions(), "read whole by every instance");
+    assertEquals(1, layout.spec(ClusterLayout.DLQ_STATE).orElseThrow().partitions(), "its one owner runs the jobs");
   }
 
   @Test
   void configsOfTheSpecialTopics() {
     assertEquals(Map.of("cleanup.policy", "compact"), layout.spec(ClusterLayout.TOPIC_STATS).orElseThrow().configs());
     assertEquals(Map.of("cleanup.policy", "compact"), layout.spec(ClusterLayout.NAMESPACES).orElseThrow().required());
+    assertEquals(Map.of("cleanup.policy", "compact"), layout.spec(ClusterLayout.DLQ_STATE).orElseThrow().required());
     TopicSpec tier = layout.spec("delay.30m").orElseThrow();
     assertEquals("LogAppendTime", tier.configs().get("message.timestamp.type"));
     assertEquals(Map.of("message.timestamp.type", "LogAppendTime"), tier.required());

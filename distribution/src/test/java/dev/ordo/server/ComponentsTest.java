@@ -88,7 +88,8 @@ class ComponentsTest {
       assertEquals(4, ctx.partitions());
       assertEquals(4, ctx.delayTiers().size());
       assertEquals(server.stateDir(), ctx.stateDir());
-      assertEquals(10, ctx.layout().specs().size(), "items, commands, deliveries, dlq, topics, namespaces and 4 tiers");
+      assertEquals(11, ctx.layout().specs().size(),
+          "items, commands, deliveries, dlq, topics, namespaces, dlq.state and 4 tiers");
 
       var response = get(server.httpAddress() + "/b/3-42");
       assertEquals(200, response.statusCode());

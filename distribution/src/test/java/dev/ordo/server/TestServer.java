@@ -51,17 +51,25 @@ public final class TestServer implements AutoCloseable {
 
   /** With {@code delayTiers} (e.g. "200ms,500ms"): the delay-tier forwarders run too, on those tiers. */
   public static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers) {
-    return start(kafka, cluster, stateDir, delayTiers, java.util.Map.of(), false);
+    return start(kafka, cluster, stateDir, delayTiers, java.util.Map.of(), false, false);
   }
 
-  /** With the web console too ({@code ConsoleComponent}, after the HTTP API), and these {@code --config} settings. */
+  /** With the dead-letter job runner too, which runs redrive and purge jobs. */
+  public static TestServer startWithDlqJobs(RealKafka kafka, String cluster, Path stateDir) {
+    return start(kafka, cluster, stateDir, null, java.util.Map.of(), true, false);
+  }
+
+  /**
+   * With the web console too ({@code ConsoleComponent}, after the HTTP API), the dead-letter job
+   * runner (the console redrives), and these {@code --config} settings.
+   */
   public static TestServer startWithConsole(RealKafka kafka, String cluster, Path stateDir,
       java.util.Map<String, String> settings) {
-    return start(kafka, cluster, stateDir, null, settings, true);
+    return start(kafka, cluster, stateDir, null, settings, true, true);
   }
 
   private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers,
-      java.util.Map<String, String> settings, boolean console) {
+      java.util.Map<String, String> settings, boolean dlqJobs, boolean console) {
     QueueComponent queue = new QueueComponent();
     ServerConfig.Builder builder = ServerConfig.builder()
         .bootstrapServers(kafka.bootstrapServers())
@@ -73,6 +81,9 @@ public final class TestServer implements AutoCloseable {
     if (delayTiers != null) {
       builder.delayTiers(dev.ordo.api.Durations.parseList(delayTiers));
       components.add(new dev.ordo.server.components.DelayTiersComponent());
+    }
+    if (dlqJobs) {
+      components.add(new dev.ordo.server.components.DlqJobsComponent());
     }
     components.add(new HttpApiComponent(queue::service));
     if (console) {

@@ -28,6 +28,14 @@ public record ClusterTopics(String cluster) {
     return cluster + ".dlq";
   }
 
+  /**
+   * Dead-letter jobs and marks: compacted, one partition. Redrive and purge jobs (definition and
+   * progress) and what became of each dead letter they handled (docs/decisions.md D27).
+   */
+  public String dlqState() {
+    return cluster + ".dlq.state";
+  }
+
   public String topicStats() {
     return cluster + ".topics";
   }

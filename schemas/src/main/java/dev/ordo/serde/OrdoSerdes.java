@@ -3,6 +3,8 @@ package dev.ordo.serde;
 import dev.ordo.schema.Command;
 import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DelayedRecord;
+import dev.ordo.schema.DlqJob;
+import dev.ordo.schema.DlqMark;
 import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Item;
 import dev.ordo.schema.NamespacePolicy;
@@ -24,6 +26,8 @@ public final class OrdoSerdes {
   public static final AvroCodec<DeadLetter> DEAD_LETTER = new AvroCodec<>(DeadLetter.class);
   public static final AvroCodec<TopicStats> TOPIC_STATS = new AvroCodec<>(TopicStats.class);
   public static final AvroCodec<NamespacePolicy> NAMESPACE_POLICY = new AvroCodec<>(NamespacePolicy.class);
+  public static final AvroCodec<DlqJob> DLQ_JOB = new AvroCodec<>(DlqJob.class);
+  public static final AvroCodec<DlqMark> DLQ_MARK = new AvroCodec<>(DlqMark.class);
 
   private OrdoSerdes() {}
 

@@ -141,6 +141,11 @@ public final class ApiClient {
     }
   }
 
+  /** A value as a JSON tree, e.g. to print a line of the CLI's own. */
+  public static JsonNode json(Object value) {
+    return JSON.valueToTree(value);
+  }
+
   /** One JSON object on one line. */
   public static String line(JsonNode node) {
     try {

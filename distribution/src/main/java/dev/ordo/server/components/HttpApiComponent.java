@@ -7,7 +7,9 @@ import dev.ordo.client.QueueProducer;
 import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.server.ServerComponent;
 import dev.ordo.server.ServerContext;
+import dev.ordo.client.dlq.DeadLetters;
 import dev.ordo.server.http.ClusterApi;
+import dev.ordo.server.http.DlqApi;
 import dev.ordo.server.http.ItemLookup;
 import dev.ordo.server.http.PeekApi;
 import dev.ordo.server.http.internal.Instances;
@@ -42,6 +44,7 @@ public final class HttpApiComponent implements ServerComponent {
   private DelayClient delays;
   private Admin admin;
   private NamespaceAdmin namespaces;
+  private DeadLetters deadLetters;
 
   /** @param queue the queue this server runs (its stores answer item look-ups); null until started */
   public HttpApiComponent(Supplier<QueueService> queue) {
@@ -94,6 +97,10 @@ public final class HttpApiComponent implements ServerComponent {
     // GET/PUT/DELETE /v1/namespaces/{ns}/policy: records on the compacted C.namespaces topic.
     namespaces = new NamespaceAdmin(ctx.kafkaClientConfig(), ctx.topics().cluster());
     new NamespaceApi(namespaces).register(ctx.http());
+
+    // /v1/dlq...: dead letters read from C.dlq, jobs written to C.dlq.state (run by DlqJobsComponent).
+    deadLetters = new DeadLetters(ctx.kafkaClientConfig(), ctx.topics().cluster());
+    new DlqApi(deadLetters).register(ctx.http());
   }
 
   @Override
@@ -106,6 +113,9 @@ public final class HttpApiComponent implements ServerComponent {
     }
     if (namespaces != null) {
       namespaces.close();
+    }
+    if (deadLetters != null) {
+      deadLetters.close();
     }
     if (client != null) {
       client.close(Duration.ofSeconds(5));

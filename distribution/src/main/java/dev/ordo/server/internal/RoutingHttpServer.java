@@ -62,6 +62,8 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
   private final List<Route> routes = new CopyOnWriteArrayList<>();
+  /** Asked before a route's handler with the request's path: a response to answer instead, or null. */
+  private volatile java.util.function.Function<String, HttpResponse> gate = path -> null;
 
   private RoutingHttpServer(HttpServer server, ExecutorService executor) {
     this.server = server;
@@ -126,6 +128,14 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /**
+   * Sets what is asked before each request is handed to its route (with the request's path): a
+   * response to answer instead (the server's 503 while Kafka is unreachable), or null to go on.
+   */
+  public void gate(java.util.function.Function<String, HttpResponse> gate) {
+    this.gate = gate == null ? path -> null : gate;
   }
 
   @Override
@@ -217,12 +227,21 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       }
       HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params,
           query(exchange.getRequestURI().getRawQuery()), headers(exchange), body);
+      HttpResponse refused = gate.apply(request.path());
+      if (refused != null) {
+        return refused;
+      }
       try {
         HttpResponse response = route.handler.handle(request);
         return response == null ? HttpResponse.error(500, "handler returned no response") : response;
       } catch (IllegalArgumentException e) {
         return HttpResponse.error(400, String.valueOf(e.getMessage()));
       } catch (Exception e) {
+        if (kafkaUnavailable(e)) {
+          // A Kafka client gave up waiting for the cluster (metadata, a node, a request): Kafka is away.
+          LOG.warn("HTTP {} {}: Kafka unavailable: {}", method, rawPath, Messages.oneLine(e));
+          return HttpResponse.error(503, "Kafka is unavailable: " + Messages.oneLine(e)).withHeader("Retry-After", "1");
+        }
         LOG.error("HTTP {} {} failed", method, rawPath, e);
         return HttpResponse.error(500, "internal error: " + Messages.oneLine(e));
       }
@@ -232,6 +251,16 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
           .withHeader("Allow", String.join(", ", allowed));
     }
     return HttpResponse.error(404, "no such endpoint: " + method + " " + rawPath);
+  }
+
+  /** Whether {@code e} or one of its causes is a Kafka error that a retry may cure (a timeout, no leader, ...). */
+  static boolean kafkaUnavailable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.apache.kafka.common.errors.RetriableException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Map<String, String> match(String[] pattern, String[] segments) {

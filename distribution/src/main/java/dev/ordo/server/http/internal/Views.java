@@ -173,7 +173,11 @@ public final class Views {
   }
 
   /** {@code name: text} for valid UTF-8, {@code nameBase64: ...} otherwise, {@code name: null} when absent. */
-  static void putBytes(Map<String, Object> m, String name, ByteBuffer bytes) {
+  public static void putBytes(Map<String, Object> m, String name, byte[] bytes) {
+    putBytes(m, name, bytes == null ? null : ByteBuffer.wrap(bytes));
+  }
+
+  public static void putBytes(Map<String, Object> m, String name, ByteBuffer bytes) {
     if (bytes == null) {
       m.put(name, null);
       return;
