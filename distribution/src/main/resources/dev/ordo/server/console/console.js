@@ -176,7 +176,9 @@ async function topicPage(page, ns, topic) {
 }
 
 function preview(item) {
-  const text = item.payload !== undefined ? item.payload : '(base64) ' + item.payloadBase64;
+  const text = item.payload !== undefined ? item.payload
+    : item.payloadBase64 !== undefined ? '(base64) ' + item.payloadBase64
+    : item.rawValue !== undefined ? item.rawValue : null;
   return text === null ? '' : text.length > 80 ? text.slice(0, 80) + '…' : text;
 }
 
@@ -249,6 +251,148 @@ async function clusterPage(page) {
     el('h2', {}, 'Instances'), instances, el('h2', {}, 'Partitions'), parts);
 }
 
+// ---- dead letters ----
+
+const REASONS = ['MAX_ATTEMPTS', 'REJECTED', 'TTL_EXPIRED', 'MALFORMED', 'INVALID'];
+const DLQ_FILTER = ['namespace', 'topic', 'reason', 'status'];
+/** The redrive or purge job started last from these pages, whose progress they show until it ends. */
+let dlqJob = null;
+/** Where that job is shown: one element kept across redraws, so the list can reload under it. */
+const jobBox = el('div', { id: 'job-box' });
+
+/** The filter in the address: #/dlq?namespace=shop&reason=MAX_ATTEMPTS (empty values left out). */
+function dlqQuery(hash) {
+  const i = hash.indexOf('?');
+  const params = new URLSearchParams(i < 0 ? '' : hash.slice(i + 1));
+  const f = {};
+  for (const k of DLQ_FILTER.concat(['cursor'])) if (params.get(k)) f[k] = params.get(k);
+  return f;
+}
+
+function dlqHash(f) {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(f)) if (v) p.set(k, v);
+  const q = p.toString();
+  return '#/dlq' + (q ? '?' + q : '');
+}
+
+/** Polls the job until it ends, showing it in #job; then calls done(). */
+async function watchJob(box, job, done) {
+  dlqJob = job.job;
+  const kind = job.kind === 'PURGE' ? 'purges' : 'redrives';
+  const show = j => replace(box, el('div', { class: 'card', id: 'job', 'data-status': j.status },
+    el('b', {}, (j.kind === 'PURGE' ? 'Purge ' : 'Redrive ') + j.job + ': '), el('span', { id: 'job-status' }, j.status),
+    ' · ', 'read ' + j.scanned + ' of ' + j.total, ' · ',
+    el('span', { id: 'job-done' }, (j.kind === 'PURGE' ? j.purged : j.redriven) + (j.kind === 'PURGE' ? ' purged' : ' redriven')),
+    ', ' + j.skipped + ' skipped', j.error ? el('div', { class: 'error' }, j.error) : null));
+  show(job);
+  let j = job;
+  while (dlqJob === job.job && (j.status === 'PENDING' || j.status === 'RUNNING')) {
+    await new Promise(r => setTimeout(r, 500));
+    try {
+      j = await api('/v1/dlq/' + kind + '/' + enc(job.job));
+      if (dlqJob === job.job) show(j);
+    } catch (e) {
+      showError(e.message);
+    }
+  }
+  if (dlqJob === job.job && done && location.hash.startsWith('#/dlq')) done(j);
+}
+
+async function startJob(box, path, body, done) {
+  try {
+    const job = await api(path, { method: 'POST', body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' } });
+    await watchJob(box, job, done);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+/** #/dlq?filter: the dead letters, filtered and paged, to select and redrive (or purge). Not redrawn by itself: selections stay. */
+async function dlqPage(page, hash) {
+  const f = dlqQuery(hash);
+  const query = new URLSearchParams(Object.assign({ limit: '50' }, f));
+  const list = await api('/v1/dlq?' + query.toString());
+  const input = (name, placeholder) => el('input', { name, value: f[name] || '', placeholder });
+  const form = el('form', { class: 'inline', id: 'dlq-filter', onsubmit: e => {
+    e.preventDefault();
+    const next = {};
+    for (const k of DLQ_FILTER) next[k] = form.elements[k].value.trim();
+    location.hash = dlqHash(next);
+  } }, input('namespace', 'namespace'), input('topic', 'topic'),
+  el('select', { name: 'reason' }, el('option', { value: '' }, 'any reason'),
+    REASONS.map(r => el('option', { value: r, selected: f.reason === r }, r))),
+  el('select', { name: 'status' }, ['dead', 'redriven', 'purged', 'all'].map(s =>
+    el('option', { value: s, selected: (f.status || 'dead') === s }, s))),
+  el('button', { type: 'submit' }, 'Filter'),
+  el('button', { type: 'button', class: 'secondary', onclick: () => route() }, 'Refresh'));
+  const rows = list.deadLetters.map(d => el('tr', { 'data-dead-letter': d.id },
+    el('td', {}, el('input', { type: 'checkbox', name: 'select', value: d.id, disabled: d.status !== 'DEAD' || !d.redrivable })),
+    el('td', {}, el('a', { href: '#/dlq/' + enc(d.id) }, d.id)),
+    el('td', { 'data-field': 'status' }, d.status), el('td', {}, d.reason), el('td', {}, d.deadAt),
+    el('td', {}, (d.namespace || '') + (d.topic ? ' / ' + d.topic : '')),
+    el('td', {}, d.itemId || ''), el('td', { class: 'num' }, d.attempts === undefined ? '' : d.attempts),
+    el('td', {}, d.lastError || d.detail || ''), el('td', {}, preview(d))));
+  const selected = () => Array.from(page.querySelectorAll('input[name=select]:checked')).map(c => c.value);
+  const filter = {};
+  for (const k of ['namespace', 'topic', 'reason']) if (f[k]) filter[k] = f[k];
+  const after = () => route();
+  const actions = el('div', { class: 'inline' },
+    el('button', { type: 'button', id: 'redrive-selected', onclick: () => {
+      const ids = selected();
+      if (!ids.length) { showError('Select dead letters to redrive first.'); return; }
+      startJob(jobBox, '/v1/dlq/redrive', { ids }, after);
+    } }, 'Redrive selected'), ' ',
+    el('button', { type: 'button', class: 'secondary', id: 'redrive-filter', disabled: !Object.keys(filter).length,
+      title: 'every dead letter the filter selects (namespace, topic, reason), on every page', onclick: () => {
+        if (confirm('Redrive every dead letter matching ' + JSON.stringify(filter) + '?')) {
+          startJob(jobBox, '/v1/dlq/redrive', { filter }, after);
+        }
+      } }, 'Redrive all matching'), ' ',
+    el('button', { type: 'button', class: 'secondary', id: 'purge-selected', onclick: () => {
+      const ids = selected();
+      if (ids.length && confirm('Purge ' + ids.length + ' dead letters? They can no longer be redriven.')) {
+        startJob(jobBox, '/v1/dlq/purge', { ids }, after);
+      }
+    } }, 'Purge selected'));
+  const table = rows.length ? el('table', { id: 'dead-letters' }, el('thead', {}, el('tr', {},
+    ['', 'id', 'status', 'reason', 'dead at', 'namespace / topic', 'item', 'attempts', 'last error', 'payload']
+      .map(h => el('th', {}, h)))), el('tbody', {}, rows))
+    : el('p', { id: 'dead-letters', class: 'muted' }, 'No dead letters match.');
+  const next = list.nextCursor ? el('p', {}, el('a', { href: dlqHash(Object.assign({}, f, { cursor: list.nextCursor })) },
+    'Next page')) : null;
+  replace(page, el('h1', {}, 'Dead letters'), form, actions, jobBox, table, next);
+  return false;
+}
+
+/** #/dlq/{id}: one dead letter, its history, and a redrive of it. */
+async function deadLetterPage(page, id) {
+  const d = await api('/v1/dlq/' + enc(id));
+  const fields = ['status', 'reason', 'detail', 'deadAt', 'itemId', 'namespace', 'topic', 'priority', 'groupKey',
+    'traceId', 'attempts', 'lastError', 'job', 'handledAt', 'redrivenTo'];
+  const dl = el('dl', { class: 'fields', id: 'dead-letter' });
+  for (const k of fields) {
+    if (d[k] === undefined) continue;
+    const v = k === 'redrivenTo' && d[k] ? el('a', { href: '#/items/' + enc(d[k]) }, d[k]) : d[k] === null ? '–' : String(d[k]);
+    dl.append(el('dt', {}, k), el('dd', { 'data-field': k }, v));
+  }
+  if (d.source) dl.append(el('dt', {}, 'source'), el('dd', {}, d.source.topic + ' ' + d.source.partition + '@' + d.source.offset));
+  const redrive = d.status === 'DEAD' && d.redrivable ? el('button', { type: 'button', id: 'redrive', onclick: () =>
+    startJob(jobBox, '/v1/dlq/redrive', { ids: [d.id] }, () => route()) }, 'Redrive') : null;
+  const history = d.history && d.history.length ? el('table', {},
+    el('thead', {}, el('tr', {}, ['attempt', 'leased at', 'ended at', 'outcome', 'error'].map(h => el('th', {}, h)))),
+    el('tbody', {}, d.history.map(a => el('tr', {}, el('td', {}, a.attempt), el('td', {}, a.leasedAt),
+      el('td', {}, a.endedAt), el('td', {}, a.outcome), el('td', {}, a.error || '')))))
+    : el('p', { class: 'muted' }, 'No history.');
+  const payload = d.payload !== undefined ? d.payload : d.payloadBase64 !== undefined ? d.payloadBase64 + '  (base64)'
+    : d.rawValue !== undefined ? d.rawValue : d.rawValueBase64 !== undefined ? d.rawValueBase64 + '  (base64)' : '–';
+  replace(page, el('h1', {}, el('a', { href: '#/dlq' }, 'Dead letters'), ' / ', el('span', { id: 'dead-letter-id' }, d.id)),
+    dl, el('p', {}, redrive), jobBox, el('h2', {}, 'Payload'), el('pre', { id: 'payload' }, payload),
+    el('h2', {}, 'History'), history);
+  return false;
+}
+
 // ---- routing ----
 
 const ROUTES = [
@@ -256,12 +400,9 @@ const ROUTES = [
   [/^#\/topics$/, p => topicsPage(p), 'topics'],
   [/^#\/items(?:\/([^/]+))?$/, (p, m) => itemPage(p, m[1] ? decodeURIComponent(m[1]) : ''), 'items'],
   [/^#\/cluster$/, p => clusterPage(p), 'cluster'],
+  [/^#\/dlq\/([^/?]+)$/, (p, m) => deadLetterPage(p, decodeURIComponent(m[1])), 'dlq'],
+  [/^#\/dlq(?:\?.*)?$/, p => dlqPage(p, location.hash), 'dlq'],
 ];
-
-/** Extra routes (the dead-letter page registers its own). */
-function addRoute(pattern, render, nav) {
-  ROUTES.unshift([pattern, render, nav]);
-}
 
 let timer = null;
 let generation = 0;
@@ -310,6 +451,5 @@ async function settings() {
   } catch (e) { /* the footer keeps its default text */ }
 }
 
-window.ordoConsole = { el, api, age, rate, replace, addRoute, route };
 window.addEventListener('hashchange', route);
 window.addEventListener('DOMContentLoaded', () => { route(); status(); settings(); });

@@ -39,7 +39,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code chromium-driver}, installed by {@code .ci/install-chromium.sh} when missing) driven by
  * Selenium against one {@code ordo server} on a real Kafka cluster. The pages are read as a user
  * sees them: counts that change while the page stays open, a topic's head and charts, an item, the
- * instances and partitions. The endpoints the console reads are checked here too.
+ * instances and partitions, a dead letter redriven from its page. The endpoints the console reads
+ * are checked here too.
  *
  * <p>{@code -Dordo.console.screenshot=docs/console.png} also writes the screenshot of docs/console.md.
  */
@@ -137,6 +138,43 @@ class WebConsoleTest {
   }
 
   @Test
+  void deadLetterPageRedrivesASelectedDeadLetterBackIntoTheQueue() {
+    String itemId = enqueue("failing", "payments", "charge ann 12 EUR", 2);
+    JsonNode leased = dequeueOne("failing", "payments");
+    assertEquals(itemId, leased.get("id").asText());
+    Reply nack = server.post("/v1/items/" + itemId + "/nack",
+        Map.of("lease", leased.get("lease").asText(), "deadLetter", true, "error", "card declined"));
+    assertEquals(200, nack.status(), nack::text);
+    String deadLetter = await().atMost(WAIT).until(() -> {
+      JsonNode list = server.get("/v1/dlq?namespace=failing").json().get("deadLetters");
+      return list.size() == 1 ? list.get(0).get("id").asText() : null;
+    }, java.util.Objects::nonNull);
+
+    open("/#/dlq?namespace=failing&reason=REJECTED");
+    String row = "tr[data-dead-letter='" + deadLetter + "']";
+    awaitText(row + " td[data-field='status']", "DEAD");
+    assertTrue(text(row).contains("card declined"), "the last error is listed: " + text(row));
+    click(By.cssSelector(row + " input[name='select']"));
+    click(By.id("redrive-selected"));
+    awaitText("#job-status", "DONE");
+    assertEquals("1 redriven", text("#job-done"));
+    // The list reloads under the job: the dead letter is no longer DEAD, so the default filter hides it.
+    new WebDriverWait(browser, WAIT).until(d -> count(row) == 0);
+
+    // The item is back in the queue, as a new item, and the dead letter's page links to it.
+    open("/#/dlq/" + deadLetter);
+    awaitText("#dead-letter dd[data-field='status']", "REDRIVEN");
+    String redrivenTo = text("#dead-letter dd[data-field='redrivenTo']");
+    click(By.linkText(redrivenTo));
+    awaitText("#item-id", redrivenTo);
+    assertEquals("charge ann 12 EUR", text("#payload"));
+    assertEquals("READY", text("#item dd[data-field='state']"));
+    assertEquals("2", text("#item dd[data-field='priority']"));
+    JsonNode back = dequeueOne("failing", "payments");
+    assertEquals(redrivenTo, back.get("id").asText());
+  }
+
+  @Test
   void namespacesEndpointSumsTheTopicsOfEachNamespace() {
     enqueue("sums", "a", "x", 0);
     enqueue("sums", "a", "y", 0);
@@ -223,6 +261,15 @@ class WebConsoleTest {
         Map.of("payload", payload, "priority", priority));
     assertEquals(201, r.status(), r::text);
     return r.json().get("id").asText();
+  }
+
+  /** Leases one item of the topic, long-polling until one comes. */
+  private static JsonNode dequeueOne(String ns, String topic) {
+    return await().atMost(WAIT).until(() -> {
+      Reply r = server.post("/v1/namespaces/" + ns + "/dequeue", Map.of("topics", Map.of(topic, 1), "waitMs", 2000));
+      assertEquals(200, r.status(), r::text);
+      return r.json().get("items").size() == 1 ? r.json().get("items").get(0) : null;
+    }, java.util.Objects::nonNull);
   }
 
   private static JsonNode namespace(Reply r, String name) {
