@@ -687,6 +687,14 @@ public final class QueueClient implements AutoCloseable {
     return stats.caughtUp().thenApplyAsync(v -> stats.activeTopics(namespace, time.milliseconds()), callbacks);
   }
 
+  /**
+   * Every namespace's topics with their counts, from {@code <cluster>.topics}, sorted by namespace and
+   * topic; completes as {@link #activeTopics(String)} does.
+   */
+  public CompletableFuture<List<TopicActivity>> activeTopics() {
+    return stats.caughtUp().thenApplyAsync(v -> stats.activeTopics(time.milliseconds()), callbacks);
+  }
+
   // ---- the poll thread ----
 
   private void pollLoop() {

@@ -4,6 +4,7 @@ import dev.ordo.server.components.DelayTiersComponent;
 import dev.ordo.server.components.DlqJobsComponent;
 import dev.ordo.server.components.HttpApiComponent;
 import dev.ordo.server.components.QueueComponent;
+import dev.ordo.server.console.ConsoleComponent;
 import java.util.List;
 
 /**
@@ -16,6 +17,7 @@ public final class Components {
   /** A fresh list of fresh components for one server. */
   public static List<ServerComponent> standard() {
     QueueComponent queue = new QueueComponent();
-    return List.of(queue, new DelayTiersComponent(), new DlqJobsComponent(), new HttpApiComponent(queue::service));
+    return List.of(queue, new DelayTiersComponent(), new DlqJobsComponent(), new HttpApiComponent(queue::service),
+        new ConsoleComponent());
   }
 }

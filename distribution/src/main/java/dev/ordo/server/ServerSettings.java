@@ -80,7 +80,8 @@ public final class ServerSettings {
           DelayTiersConfig.TIERS_CONFIG, DelayTiersConfig.INSTANCE_ID_CONFIG)),
       new Section("The HTTP API's queue client", QueueClientConfig.configDef(), Set.of(QueueClientConfig.CLUSTER_CONFIG,
           QueueClientConfig.CLIENT_ID_CONFIG)),
-      new Section("The HTTP API's producer", QueueProducerConfig.configDef(), Set.of(QueueProducerConfig.CLUSTER_CONFIG)));
+      new Section("The HTTP API's producer", QueueProducerConfig.configDef(), Set.of(QueueProducerConfig.CLUSTER_CONFIG)),
+      new Section("The web console", dev.ordo.server.console.ConsoleConfig.CONFIG, Set.of()));
 
   /** Environment variables of the launcher and the CLI, not settings: never refused. */
   static final Set<String> NOT_SETTINGS = Set.of("ORDO_JAVA_OPTS", "ORDO_SKIP_BUILD", "ORDO_SERVER");

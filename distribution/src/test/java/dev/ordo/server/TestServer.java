@@ -51,20 +51,31 @@ public final class TestServer implements AutoCloseable {
 
   /** With {@code delayTiers} (e.g. "200ms,500ms"): the delay-tier forwarders run too, on those tiers. */
   public static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers) {
-    return start(kafka, cluster, stateDir, delayTiers, false);
+    return start(kafka, cluster, stateDir, delayTiers, java.util.Map.of(), false, false);
   }
 
   /** With the dead-letter job runner too, which runs redrive and purge jobs. */
   public static TestServer startWithDlqJobs(RealKafka kafka, String cluster, Path stateDir) {
-    return start(kafka, cluster, stateDir, null, true);
+    return start(kafka, cluster, stateDir, null, java.util.Map.of(), true, false);
   }
 
-  private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers, boolean dlqJobs) {
+  /**
+   * With the web console too ({@code ConsoleComponent}, after the HTTP API), the dead-letter job
+   * runner (the console redrives), and these {@code --config} settings.
+   */
+  public static TestServer startWithConsole(RealKafka kafka, String cluster, Path stateDir,
+      java.util.Map<String, String> settings) {
+    return start(kafka, cluster, stateDir, null, settings, true, true);
+  }
+
+  private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers,
+      java.util.Map<String, String> settings, boolean dlqJobs, boolean console) {
     QueueComponent queue = new QueueComponent();
     ServerConfig.Builder builder = ServerConfig.builder()
         .bootstrapServers(kafka.bootstrapServers())
         .cluster(cluster)
         .stateDir(stateDir)
+        .settings(ServerSettings.of(settings, "the test"))
         .httpPort(0);
     List<dev.ordo.server.ServerComponent> components = new java.util.ArrayList<>(List.of(queue));
     if (delayTiers != null) {
@@ -75,6 +86,9 @@ public final class TestServer implements AutoCloseable {
       components.add(new dev.ordo.server.components.DlqJobsComponent());
     }
     components.add(new HttpApiComponent(queue::service));
+    if (console) {
+      components.add(new dev.ordo.server.console.ConsoleComponent());
+    }
     ServerConfig config = builder.build();
     OrdoServer server = new OrdoServer(config, components);
     server.start();

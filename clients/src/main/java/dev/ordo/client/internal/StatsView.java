@@ -126,34 +126,46 @@ public final class StatsView {
 
   /** The namespace's topics with their counts summed over partitions, by topic name. */
   public List<TopicActivity> activeTopics(String namespace, long now) {
-    Map<String, long[]> sums = new HashMap<>();
-    Map<String, Integer> heads = new HashMap<>();
-    Map<String, Long> oldest = new HashMap<>();
+    return summed(namespace, now);
+  }
+
+  /** Every namespace's topics with their counts summed over partitions, by namespace, then topic name. */
+  public List<TopicActivity> activeTopics(long now) {
+    return summed(null, now);
+  }
+
+  /** Sums the stats of {@code namespace} (null: every namespace) over partitions, per topic. */
+  private List<TopicActivity> summed(String namespace, long now) {
+    record Key(String namespace, String topic) {}
+    Map<Key, long[]> sums = new HashMap<>();
+    Map<Key, Integer> heads = new HashMap<>();
+    Map<Key, Long> oldest = new HashMap<>();
     for (TopicStats s : stats.values()) {
-      if (!s.getNamespace().equals(namespace)) {
+      if (namespace != null && !s.getNamespace().equals(namespace)) {
         continue;
       }
-      long[] c = sums.computeIfAbsent(s.getTopic(), t -> new long[5]);
+      Key key = new Key(s.getNamespace(), s.getTopic());
+      long[] c = sums.computeIfAbsent(key, t -> new long[5]);
       c[0] += s.getReady();
       c[1] += s.getDelayed();
       c[2] += s.getLeased();
       c[3] += s.getParked();
       c[4] += s.getOverflow();
       if (s.getHeadPriority() != null) {
-        heads.merge(s.getTopic(), s.getHeadPriority(), Math::min);
+        heads.merge(key, s.getHeadPriority(), Math::min);
       }
       if (s.getOldestReadyAt() != null) {
-        oldest.merge(s.getTopic(), s.getOldestReadyAt(), Math::min);
+        oldest.merge(key, s.getOldestReadyAt(), Math::min);
       }
     }
     List<TopicActivity> out = new ArrayList<>();
-    sums.forEach((t, c) -> {
-      Long at = oldest.get(t);
-      out.add(new TopicActivity(namespace, t, c[0], c[1], c[2], c[3], c[4], heads.get(t),
+    sums.forEach((k, c) -> {
+      Long at = oldest.get(k);
+      out.add(new TopicActivity(k.namespace(), k.topic(), c[0], c[1], c[2], c[3], c[4], heads.get(k),
           at == null ? null : Instant.ofEpochMilli(at),
           at == null ? Duration.ZERO : Duration.ofMillis(Math.max(0, now - at))));
     });
-    out.sort(Comparator.comparing(TopicActivity::topic));
+    out.sort(Comparator.comparing(TopicActivity::namespace).thenComparing(TopicActivity::topic));
     return out;
   }
 

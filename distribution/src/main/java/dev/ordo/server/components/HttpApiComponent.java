@@ -8,6 +8,7 @@ import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.server.ServerComponent;
 import dev.ordo.server.ServerContext;
 import dev.ordo.client.dlq.DeadLetters;
+import dev.ordo.server.http.ClusterApi;
 import dev.ordo.server.http.DlqApi;
 import dev.ordo.server.http.ItemLookup;
 import dev.ordo.server.http.PeekApi;
@@ -78,6 +79,7 @@ public final class HttpApiComponent implements ServerComponent {
     };
     new QueueApi(producer, client, new ItemLookup(streams, instances, ctx.partitions())).register(ctx.http());
     new PeekApi(streams, instances, ctx.partitions()).register(ctx.http());
+    new ClusterApi(streams, instances.self(), ctx.topics().cluster(), ctx.partitions()).register(ctx.http());
 
     // POST /v1/schedule: writes at once what a tier can carry (durable when answered), holds only
     // what is shorter than the shortest tier, and answers once that is written.

@@ -82,6 +82,7 @@ public final class QueueApi {
     router.post("/v1/namespaces/{ns}/topics/{topic}/items", guarded(this::enqueue));
     router.post("/v1/namespaces/{ns}/dequeue", guarded(this::dequeue));
     router.get("/v1/namespaces/{ns}/topics", guarded(this::topics));
+    router.get("/v1/namespaces", guarded(this::namespaces));
     router.post("/v1/items/{id}/ack", guarded(single(ACK_FIELDS, ACK)));
     router.post("/v1/items/{id}/nack", guarded(single(NACK_FIELDS, NACK)));
     router.post("/v1/items/{id}/extend", guarded(single(EXTEND_FIELDS, EXTEND)));
@@ -170,6 +171,20 @@ public final class QueueApi {
         .sorted(Comparator.comparing(TopicActivity::topic))
         .map(Views::topic)
         .toList()));
+  }
+
+  /**
+   * Every namespace that has items, with its totals over its topics, from the same table as
+   * {@link #topics}; with {@code ?topics=true} each namespace's topics too (what the console's
+   * overview shows in one request).
+   */
+  HttpResponse namespaces(HttpRequest r) throws ApiException {
+    String withTopics = r.queryParam("topics").orElse("false");
+    if (!withTopics.equals("true") && !withTopics.equals("false")) {
+      throw new IllegalArgumentException("topics must be true or false, got '" + withTopics + "'");
+    }
+    List<TopicActivity> topics = await(client.activeTopics(), SLACK, "reading the topics table");
+    return HttpResponse.ok(Map.of("namespaces", Views.namespaces(topics, withTopics.equals("true"))));
   }
 
   /**

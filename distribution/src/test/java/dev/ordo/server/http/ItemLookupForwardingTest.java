@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ordo.server.TestServer;
 import dev.ordo.server.TestServer.Reply;
 import dev.ordo.testing.KafkaCluster;
@@ -98,6 +99,30 @@ class ItemLookupForwardingTest {
         Map.of("payload", payload, "groupKey", groupKey, "priority", priority));
     assertEquals(201, r.status(), r::text);
     return r.json().get("id").asText();
+  }
+
+  /** GET /v1/cluster (the console's cluster page): either server names both instances and which runs each partition. */
+  @Test
+  void eitherServerNamesBothInstancesAndTheInstanceOfEachPartition() {
+    for (TestServer s : List.of(a, b)) {
+      Reply r = s.get("/v1/cluster");
+      assertEquals(200, r.status(), r::text);
+      JsonNode c = r.json();
+      assertEquals(address(s), c.get("self").asText());
+      assertEquals(PARTITIONS, c.get("partitionCount").asInt());
+      assertEquals(2, c.get("instances").size(), r::text);
+      Map<Integer, String> owners = new java.util.TreeMap<>();
+      for (JsonNode i : c.get("instances")) {
+        String at = i.get("address").asText();
+        assertEquals(at.equals(address(s)), i.get("self").asBoolean(), r::text);
+        i.get("activePartitions").forEach(p -> assertNull(owners.put(p.asInt(), at), "one active per partition"));
+      }
+      assertEquals(Set.of(address(a), address(b)), Set.copyOf(owners.values()), r::text);
+      assertEquals(PARTITIONS, owners.size(), r::text);
+      for (JsonNode p : c.get("partitions")) {
+        assertEquals(owners.get(p.get("partition").asInt()), p.get("active").asText(), r::text);
+      }
+    }
   }
 
   private static List<String> peekIds(TestServer s, String ns, String query) {

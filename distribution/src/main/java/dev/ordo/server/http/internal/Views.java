@@ -113,6 +113,44 @@ public final class Views {
     return m;
   }
 
+  /**
+   * Namespaces with their totals over their topics, in the order of {@code topics} (sorted by
+   * namespace, then topic): {@code namespace}, {@code topicCount}, the five counts summed, the oldest
+   * ready age among its topics, and with {@code withTopics} each topic as {@link #topic} shows it.
+   */
+  public static List<Map<String, Object>> namespaces(List<TopicActivity> topics, boolean withTopics) {
+    Map<String, Map<String, Object>> byNamespace = new LinkedHashMap<>();
+    for (TopicActivity t : topics) {
+      Map<String, Object> n = byNamespace.computeIfAbsent(t.namespace(), ns -> {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("namespace", ns);
+        m.put("topicCount", 0);
+        for (String state : List.of("ready", "delayed", "leased", "parked", "overflow")) {
+          m.put(state, 0L);
+        }
+        m.put("oldestReadyAgeMs", 0L);
+        if (withTopics) {
+          m.put("topics", new ArrayList<Map<String, Object>>());
+        }
+        return m;
+      });
+      n.merge("topicCount", 1, (a, b) -> (Integer) a + (Integer) b);
+      n.merge("ready", t.ready(), (a, b) -> (Long) a + (Long) b);
+      n.merge("delayed", t.delayed(), (a, b) -> (Long) a + (Long) b);
+      n.merge("leased", t.leased(), (a, b) -> (Long) a + (Long) b);
+      n.merge("parked", t.parked(), (a, b) -> (Long) a + (Long) b);
+      n.merge("overflow", t.overflow(), (a, b) -> (Long) a + (Long) b);
+      long age = t.oldestReadyAge() == null ? 0 : t.oldestReadyAge().toMillis();
+      n.merge("oldestReadyAgeMs", age, (a, b) -> Math.max((Long) a, (Long) b));
+      if (withTopics) {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> list = (List<Map<String, Object>>) n.get("topics");
+        list.add(topic(t));
+      }
+    }
+    return new ArrayList<>(byNamespace.values());
+  }
+
   /** An applied command: {@code {"id", "result"}} plus the new lease expiry of an extend, a detail, or the dead-letter reason of a nack that dead-lettered. */
   public static Map<String, Object> applied(Outcome o) {
     Map<String, Object> m = new LinkedHashMap<>();

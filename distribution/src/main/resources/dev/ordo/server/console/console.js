@@ -1,0 +1,455 @@
+// Ordo's web console (docs/console.md): one page per hash route, each drawn from the HTTP API and
+// redrawn every REFRESH_MS. No build step and no library: elements are made with el(), never from
+// HTML strings (payloads and names are user data), and charts are plain SVG.
+'use strict';
+
+const REFRESH_MS = 2000;
+const SVG = 'http://www.w3.org/2000/svg';
+const COLORS = { ready: 'var(--ready)', delayed: 'var(--delayed)', leased: 'var(--leased)',
+  parked: 'var(--parked)', overflow: 'var(--overflow)', enqueuePerSec: 'var(--ready)',
+  leasePerSec: 'var(--leased)', deadLetterPerSec: 'var(--overflow)', oldestReadyAgeMs: 'var(--delayed)' };
+
+// ---- helpers ----
+
+/** An element with attributes (on* as listeners) and children (strings become text). */
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  for (const c of children.flat()) if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+
+/** GET (or another method) of the API; rejects with the server's {"error"} text. */
+async function api(path, options) {
+  const r = await fetch(path, Object.assign({ headers: { 'Accept': 'application/json' } }, options || {}));
+  const text = await r.text();
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+  if (!r.ok) {
+    const err = new Error((body && body.error) || (r.status + ' ' + r.statusText));
+    err.status = r.status;
+    throw err;
+  }
+  return body;
+}
+
+const enc = encodeURIComponent;
+
+function age(ms) {
+  if (ms === null || ms === undefined) return '';
+  if (ms < 1000) return ms + ' ms';
+  const s = ms / 1000;
+  if (s < 60) return s.toFixed(1) + ' s';
+  if (s < 3600) return Math.floor(s / 60) + ' min' + (Math.floor(s % 60) ? ' ' + Math.floor(s % 60) + ' s' : '');
+  return Math.floor(s / 3600) + ' h' + (Math.floor((s % 3600) / 60) ? ' ' + Math.floor((s % 3600) / 60) + ' min' : '');
+}
+
+function rate(v) {
+  if (v === null || v === undefined) return '–';
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+function showError(message) {
+  const e = document.getElementById('error');
+  e.textContent = message || '';
+  e.hidden = !message;
+}
+
+function replace(container, ...children) {
+  container.replaceChildren(...children.flat().filter(c => c !== null && c !== undefined));
+}
+
+// ---- charts ----
+
+/**
+ * A line chart over the last `historyMs` up to now: one line per series key of `points`
+ * ([{at, key: value, ...}]), y from 0 to the largest value. `format` writes the y-axis values.
+ */
+function lineChart(id, title, points, keys, historyMs, format) {
+  const W = 600, H = 180, L = 64, R = 8, T = 14, B = 24;
+  const now = Date.now();
+  const from = now - historyMs;
+  let max = 0;
+  for (const p of points) for (const k of keys) if (p[k] !== null && p[k] > max) max = p[k];
+  if (max === 0) max = 1;
+  const x = t => L + (W - L - R) * Math.max(0, (t - from)) / historyMs;
+  const y = v => T + (H - T - B) * (1 - v / max);
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, id: id + '-svg' },
+    svg('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B }),
+    svg('line', { class: 'axis', x1: L, y1: T, x2: W - R, y2: T }),
+    svg('text', { x: L - 6, y: T + 6, 'text-anchor': 'end' }, format(max)),
+    svg('text', { x: L - 6, y: H - B, 'text-anchor': 'end' }, format(0)),
+    svg('text', { x: L, y: H - 4 }, '-' + Math.round(historyMs / 60000) + ' min'),
+    svg('text', { x: W - R, y: H - 4, 'text-anchor': 'end' }, 'now'));
+  for (const k of keys) {
+    const pts = points.filter(p => p[k] !== null && p[k] !== undefined && p.at >= from)
+      .map(p => x(p.at).toFixed(1) + ',' + y(p[k]).toFixed(1));
+    chart.append(svg('polyline', { points: pts.join(' '), fill: 'none', stroke: COLORS[k] || '#333',
+      'stroke-width': 1.5, 'vector-effect': 'non-scaling-stroke', 'data-series': k, 'data-count': pts.length }));
+  }
+  const legend = el('div', { class: 'legend' }, keys.map(k => el('span', {},
+    el('i', { style: 'background:' + (COLORS[k] || '#333') }), k)));
+  return el('div', { class: 'chart', id }, el('h3', {}, title), chart, legend);
+}
+
+function charts(series) {
+  const h = series.historyMs;
+  const p = series.points;
+  const count = v => Number.isInteger(v) ? String(v) : v.toFixed(1);
+  return el('div', { class: 'charts' },
+    lineChart('chart-items', 'Items by state', p, ['ready', 'delayed', 'leased', 'parked', 'overflow'], h, count),
+    lineChart('chart-age', 'Oldest ready age', p, ['oldestReadyAgeMs'], h, age),
+    lineChart('chart-rates', 'Rates (per second)', p, ['enqueuePerSec', 'leasePerSec', 'deadLetterPerSec'], h, rate));
+}
+
+// ---- pages ----
+
+const COUNTS = ['ready', 'delayed', 'leased', 'parked', 'overflow'];
+
+/** #/topics: every namespace's topics with their counts, ages and rates, and the charts of all of them. */
+async function topicsPage(page) {
+  const [ns, rates, series] = await Promise.all([
+    api('/v1/namespaces?topics=true'), api('/v1/console/rates'), api('/v1/console/series')]);
+  const byTopic = new Map(rates.topics.map(r => [r.namespace + '/' + r.topic, r]));
+  const head = el('tr', {}, el('th', {}, 'namespace / topic'), COUNTS.map(c => el('th', { class: 'num' }, c)),
+    el('th', { class: 'num' }, 'head priority'), el('th', { class: 'num' }, 'oldest ready'),
+    el('th', { class: 'num' }, 'enqueues/s'), el('th', { class: 'num' }, 'leases/s'));
+  const rows = [];
+  for (const n of ns.namespaces) {
+    rows.push(el('tr', { class: 'ns', 'data-namespace': n.namespace },
+      el('td', {}, n.namespace, ' ', el('span', { class: 'muted' }, '(' + n.topicCount + (n.topicCount === 1 ? ' topic)' : ' topics)'))),
+      COUNTS.map(c => el('td', { class: 'num' }, n[c])), el('td', {}),
+      el('td', { class: 'num' }, age(n.oldestReadyAgeMs)), el('td', {}), el('td', {})));
+    for (const t of n.topics) {
+      const r = byTopic.get(n.namespace + '/' + t.topic) || {};
+      rows.push(el('tr', { 'data-topic': n.namespace + '/' + t.topic },
+        el('td', {}, el('a', { href: '#/topics/' + enc(n.namespace) + '/' + enc(t.topic) }, t.topic)),
+        COUNTS.map(c => el('td', { class: 'num', 'data-field': c }, t[c])),
+        el('td', { class: 'num', 'data-field': 'headPriority' }, t.headPriority === null ? '–' : t.headPriority),
+        el('td', { class: 'num', 'data-field': 'oldestReadyAgeMs' }, age(t.oldestReadyAgeMs)),
+        el('td', { class: 'num', 'data-field': 'enqueuePerSec' }, rate(r.enqueuePerSec)),
+        el('td', { class: 'num', 'data-field': 'leasePerSec' }, rate(r.leasePerSec))));
+    }
+  }
+  const table = rows.length ? el('table', { id: 'topics' }, el('thead', {}, head), el('tbody', {}, rows))
+    : el('p', { id: 'topics', class: 'muted' }, 'No items in any topic.');
+  replace(page, el('h1', {}, 'Topics'), table, el('h2', {}, 'All topics, last ' + age(series.historyMs)), charts(series));
+}
+
+/** #/topics/{ns}/{topic}: the topic's counts, its charts and its head (the next items to be leased). */
+async function topicPage(page, ns, topic) {
+  const [topics, series, peek] = await Promise.all([
+    api('/v1/namespaces/' + enc(ns) + '/topics'),
+    api('/v1/console/series?namespace=' + enc(ns) + '&topic=' + enc(topic)),
+    api('/v1/namespaces/' + enc(ns) + '/topics/' + enc(topic) + '/peek?n=20')]);
+  const t = topics.topics.find(x => x.topic === topic) ||
+    { ready: 0, delayed: 0, leased: 0, parked: 0, overflow: 0, headPriority: null, oldestReadyAgeMs: 0 };
+  const cards = el('div', { class: 'cards', id: 'counts' },
+    COUNTS.map(c => el('div', { class: 'card', 'data-field': c }, el('div', { class: 'v' }, t[c]), el('div', { class: 'k' }, c))),
+    el('div', { class: 'card' }, el('div', { class: 'v' }, age(t.oldestReadyAgeMs)), el('div', { class: 'k' }, 'oldest ready')));
+  const headRows = peek.items.map(i => el('tr', { 'data-item': i.id },
+    el('td', {}, el('a', { href: '#/items/' + enc(i.id) }, i.id)), el('td', { class: 'num' }, i.priority),
+    el('td', {}, i.lane), el('td', {}, i.groupKey || ''), el('td', { class: 'num' }, i.attempts),
+    el('td', {}, i.enqueuedAt), el('td', {}, preview(i))));
+  const head = peek.items.length ? el('table', { id: 'head' },
+    el('thead', {}, el('tr', {}, ['id', 'priority', 'lane', 'group', 'attempts', 'enqueued', 'payload']
+      .map(h => el('th', {}, h)))), el('tbody', {}, headRows))
+    : el('p', { id: 'head', class: 'muted' }, 'Nothing ready.');
+  replace(page, el('h1', {}, el('a', { href: '#/topics' }, ns), ' / ', topic), cards, charts(series),
+    el('h2', {}, 'Head: the next items to be leased'),
+    peek.unavailable && peek.unavailable.length
+      ? el('p', { class: 'muted' }, 'Partitions not answering (rebalancing): ' + peek.unavailable.join(', ')) : null,
+    head);
+}
+
+function preview(item) {
+  const text = item.payload !== undefined ? item.payload
+    : item.payloadBase64 !== undefined ? '(base64) ' + item.payloadBase64
+    : item.rawValue !== undefined ? item.rawValue : null;
+  return text === null ? '' : text.length > 80 ? text.slice(0, 80) + '…' : text;
+}
+
+/** #/items/{id}: one item as its partition's store holds it. */
+async function itemPage(page, id) {
+  const form = el('form', { class: 'inline', id: 'item-form', onsubmit: e => {
+    e.preventDefault();
+    location.hash = '#/items/' + enc(form.elements.id.value.trim());
+  } }, el('label', {}, 'Item ID '), el('input', { name: 'id', value: id || '', placeholder: '3-1042' }),
+  el('button', { type: 'submit' }, 'Look up'));
+  if (!id) {
+    replace(page, el('h1', {}, 'Items'), form,
+      el('p', { class: 'muted' }, 'Item IDs are <partition>-<offset>, as an enqueue answers; the head of a topic links to its items.'));
+    return false;
+  }
+  let item;
+  try {
+    item = await api('/v1/items/' + enc(id));
+  } catch (e) {
+    if (e.status === 404 || e.status === 400) {
+      replace(page, el('h1', {}, 'Item ' + id), form, el('p', { id: 'item-missing' }, e.message));
+      return true;
+    }
+    throw e;
+  }
+  const fields = ['namespace', 'topic', 'state', 'priority', 'attempts', 'maxAttempts', 'semantics', 'enqueuedAt',
+    'readyAt', 'leaseMs', 'expiresAt', 'leasedAt', 'leaseExpiresAt', 'leaseHolder', 'groupKey', 'traceId'];
+  const dl = el('dl', { class: 'fields', id: 'item' });
+  for (const f of fields) {
+    if (item[f] === undefined) continue;
+    const v = f === 'namespace' ? el('a', { href: '#/topics' }, item[f])
+      : f === 'topic' ? el('a', { href: '#/topics/' + enc(item.namespace) + '/' + enc(item.topic) }, item[f])
+      : item[f] === null ? '–' : String(item[f]);
+    dl.append(el('dt', {}, f), el('dd', { 'data-field': f }, v));
+  }
+  const history = item.history && item.history.length ? el('table', {},
+    el('thead', {}, el('tr', {}, ['attempt', 'leased at', 'ended at', 'outcome', 'error'].map(h => el('th', {}, h)))),
+    el('tbody', {}, item.history.map(a => el('tr', {}, el('td', {}, a.attempt), el('td', {}, a.leasedAt),
+      el('td', {}, a.endedAt), el('td', {}, a.outcome), el('td', {}, a.error || '')))))
+    : el('p', { class: 'muted' }, 'No earlier attempts.');
+  replace(page, el('h1', {}, 'Item ', el('span', { id: 'item-id' }, item.id)), form, dl,
+    el('h2', {}, 'Payload'), el('pre', { id: 'payload' }, item.payload !== undefined ? item.payload : item.payloadBase64 + '  (base64)'),
+    el('h2', {}, 'Metadata'), el('pre', {}, item.metadata !== undefined ? (item.metadata === null ? '–' : item.metadata)
+      : item.metadataBase64 + '  (base64)'),
+    el('h2', {}, 'History'), history);
+  return true;
+}
+
+/** #/cluster: this server's health, the queue's instances and which runs each partition. */
+async function clusterPage(page) {
+  const [health, cluster] = await Promise.all([api('/health').catch(e => ({ status: 'DOWN: ' + e.message })),
+    api('/v1/cluster')]);
+  const instances = el('table', { id: 'instances' },
+    el('thead', {}, el('tr', {}, ['instance', 'active partitions', 'standby partitions'].map(h => el('th', {}, h)))),
+    el('tbody', {}, cluster.instances.map(i => el('tr', { 'data-instance': i.address },
+      el('td', {}, i.address, i.self ? el('span', { class: 'badge' }, ' this server') : null),
+      el('td', { 'data-field': 'active' }, i.activePartitions.join(', ') || '–'),
+      el('td', {}, i.standbyPartitions.join(', ') || '–')))));
+  const parts = el('div', { class: 'grid', id: 'partitions' }, cluster.partitions.map(p =>
+    el('div', { class: 'part' + (p.active ? '' : ' none'), 'data-partition': p.partition },
+      el('b', {}, 'partition ' + p.partition), el('br'), p.active || 'no instance (rebalancing)',
+      p.standbys.length ? el('div', { class: 'muted' }, 'standby: ' + p.standbys.join(', ')) : null)));
+  const comps = health.components ? Object.entries(health.components).map(([k, v]) => k + ' ' + v).join(', ') : '';
+  replace(page, el('h1', {}, 'Cluster ', el('span', { class: 'muted' }, cluster.cluster)),
+    el('dl', { class: 'fields' },
+      el('dt', {}, 'this server'), el('dd', {}, cluster.self + ' (Kafka Streams ' + cluster.state + ')'),
+      el('dt', {}, 'health'), el('dd', { id: 'health' }, health.status + (comps ? ': ' + comps : '')),
+      el('dt', {}, 'Kafka'), el('dd', {}, health.kafka || ''),
+      el('dt', {}, 'partitions'), el('dd', {}, cluster.partitionCount)),
+    el('h2', {}, 'Instances'), instances, el('h2', {}, 'Partitions'), parts);
+}
+
+// ---- dead letters ----
+
+const REASONS = ['MAX_ATTEMPTS', 'REJECTED', 'TTL_EXPIRED', 'MALFORMED', 'INVALID'];
+const DLQ_FILTER = ['namespace', 'topic', 'reason', 'status'];
+/** The redrive or purge job started last from these pages, whose progress they show until it ends. */
+let dlqJob = null;
+/** Where that job is shown: one element kept across redraws, so the list can reload under it. */
+const jobBox = el('div', { id: 'job-box' });
+
+/** The filter in the address: #/dlq?namespace=shop&reason=MAX_ATTEMPTS (empty values left out). */
+function dlqQuery(hash) {
+  const i = hash.indexOf('?');
+  const params = new URLSearchParams(i < 0 ? '' : hash.slice(i + 1));
+  const f = {};
+  for (const k of DLQ_FILTER.concat(['cursor'])) if (params.get(k)) f[k] = params.get(k);
+  return f;
+}
+
+function dlqHash(f) {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(f)) if (v) p.set(k, v);
+  const q = p.toString();
+  return '#/dlq' + (q ? '?' + q : '');
+}
+
+/** Polls the job until it ends, showing it in #job; then calls done(). */
+async function watchJob(box, job, done) {
+  dlqJob = job.job;
+  const kind = job.kind === 'PURGE' ? 'purges' : 'redrives';
+  const show = j => replace(box, el('div', { class: 'card', id: 'job', 'data-status': j.status },
+    el('b', {}, (j.kind === 'PURGE' ? 'Purge ' : 'Redrive ') + j.job + ': '), el('span', { id: 'job-status' }, j.status),
+    ' · ', 'read ' + j.scanned + ' of ' + j.total, ' · ',
+    el('span', { id: 'job-done' }, (j.kind === 'PURGE' ? j.purged : j.redriven) + (j.kind === 'PURGE' ? ' purged' : ' redriven')),
+    ', ' + j.skipped + ' skipped', j.error ? el('div', { class: 'error' }, j.error) : null));
+  show(job);
+  let j = job;
+  while (dlqJob === job.job && (j.status === 'PENDING' || j.status === 'RUNNING')) {
+    await new Promise(r => setTimeout(r, 500));
+    try {
+      j = await api('/v1/dlq/' + kind + '/' + enc(job.job));
+      if (dlqJob === job.job) show(j);
+    } catch (e) {
+      showError(e.message);
+    }
+  }
+  if (dlqJob === job.job && done && location.hash.startsWith('#/dlq')) done(j);
+}
+
+async function startJob(box, path, body, done) {
+  try {
+    const job = await api(path, { method: 'POST', body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' } });
+    await watchJob(box, job, done);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+/** #/dlq?filter: the dead letters, filtered and paged, to select and redrive (or purge). Not redrawn by itself: selections stay. */
+async function dlqPage(page, hash) {
+  const f = dlqQuery(hash);
+  const query = new URLSearchParams(Object.assign({ limit: '50' }, f));
+  const list = await api('/v1/dlq?' + query.toString());
+  const input = (name, placeholder) => el('input', { name, value: f[name] || '', placeholder });
+  const form = el('form', { class: 'inline', id: 'dlq-filter', onsubmit: e => {
+    e.preventDefault();
+    const next = {};
+    for (const k of DLQ_FILTER) next[k] = form.elements[k].value.trim();
+    location.hash = dlqHash(next);
+  } }, input('namespace', 'namespace'), input('topic', 'topic'),
+  el('select', { name: 'reason' }, el('option', { value: '' }, 'any reason'),
+    REASONS.map(r => el('option', { value: r, selected: f.reason === r }, r))),
+  el('select', { name: 'status' }, ['dead', 'redriven', 'purged', 'all'].map(s =>
+    el('option', { value: s, selected: (f.status || 'dead') === s }, s))),
+  el('button', { type: 'submit' }, 'Filter'),
+  el('button', { type: 'button', class: 'secondary', onclick: () => route() }, 'Refresh'));
+  const rows = list.deadLetters.map(d => el('tr', { 'data-dead-letter': d.id },
+    el('td', {}, el('input', { type: 'checkbox', name: 'select', value: d.id, disabled: d.status !== 'DEAD' || !d.redrivable })),
+    el('td', {}, el('a', { href: '#/dlq/' + enc(d.id) }, d.id)),
+    el('td', { 'data-field': 'status' }, d.status), el('td', {}, d.reason), el('td', {}, d.deadAt),
+    el('td', {}, (d.namespace || '') + (d.topic ? ' / ' + d.topic : '')),
+    el('td', {}, d.itemId || ''), el('td', { class: 'num' }, d.attempts === undefined ? '' : d.attempts),
+    el('td', {}, d.lastError || d.detail || ''), el('td', {}, preview(d))));
+  const selected = () => Array.from(page.querySelectorAll('input[name=select]:checked')).map(c => c.value);
+  const filter = {};
+  for (const k of ['namespace', 'topic', 'reason']) if (f[k]) filter[k] = f[k];
+  const after = () => route();
+  const actions = el('div', { class: 'inline' },
+    el('button', { type: 'button', id: 'redrive-selected', onclick: () => {
+      const ids = selected();
+      if (!ids.length) { showError('Select dead letters to redrive first.'); return; }
+      startJob(jobBox, '/v1/dlq/redrive', { ids }, after);
+    } }, 'Redrive selected'), ' ',
+    el('button', { type: 'button', class: 'secondary', id: 'redrive-filter', disabled: !Object.keys(filter).length,
+      title: 'every dead letter the filter selects (namespace, topic, reason), on every page', onclick: () => {
+        if (confirm('Redrive every dead letter matching ' + JSON.stringify(filter) + '?')) {
+          startJob(jobBox, '/v1/dlq/redrive', { filter }, after);
+        }
+      } }, 'Redrive all matching'), ' ',
+    el('button', { type: 'button', class: 'secondary', id: 'purge-selected', onclick: () => {
+      const ids = selected();
+      if (ids.length && confirm('Purge ' + ids.length + ' dead letters? They can no longer be redriven.')) {
+        startJob(jobBox, '/v1/dlq/purge', { ids }, after);
+      }
+    } }, 'Purge selected'));
+  const table = rows.length ? el('table', { id: 'dead-letters' }, el('thead', {}, el('tr', {},
+    ['', 'id', 'status', 'reason', 'dead at', 'namespace / topic', 'item', 'attempts', 'last error', 'payload']
+      .map(h => el('th', {}, h)))), el('tbody', {}, rows))
+    : el('p', { id: 'dead-letters', class: 'muted' }, 'No dead letters match.');
+  const next = list.nextCursor ? el('p', {}, el('a', { href: dlqHash(Object.assign({}, f, { cursor: list.nextCursor })) },
+    'Next page')) : null;
+  replace(page, el('h1', {}, 'Dead letters'), form, actions, jobBox, table, next);
+  return false;
+}
+
+/** #/dlq/{id}: one dead letter, its history, and a redrive of it. */
+async function deadLetterPage(page, id) {
+  const d = await api('/v1/dlq/' + enc(id));
+  const fields = ['status', 'reason', 'detail', 'deadAt', 'itemId', 'namespace', 'topic', 'priority', 'groupKey',
+    'traceId', 'attempts', 'lastError', 'job', 'handledAt', 'redrivenTo'];
+  const dl = el('dl', { class: 'fields', id: 'dead-letter' });
+  for (const k of fields) {
+    if (d[k] === undefined) continue;
+    const v = k === 'redrivenTo' && d[k] ? el('a', { href: '#/items/' + enc(d[k]) }, d[k]) : d[k] === null ? '–' : String(d[k]);
+    dl.append(el('dt', {}, k), el('dd', { 'data-field': k }, v));
+  }
+  if (d.source) dl.append(el('dt', {}, 'source'), el('dd', {}, d.source.topic + ' ' + d.source.partition + '@' + d.source.offset));
+  const redrive = d.status === 'DEAD' && d.redrivable ? el('button', { type: 'button', id: 'redrive', onclick: () =>
+    startJob(jobBox, '/v1/dlq/redrive', { ids: [d.id] }, () => route()) }, 'Redrive') : null;
+  const history = d.history && d.history.length ? el('table', {},
+    el('thead', {}, el('tr', {}, ['attempt', 'leased at', 'ended at', 'outcome', 'error'].map(h => el('th', {}, h)))),
+    el('tbody', {}, d.history.map(a => el('tr', {}, el('td', {}, a.attempt), el('td', {}, a.leasedAt),
+      el('td', {}, a.endedAt), el('td', {}, a.outcome), el('td', {}, a.error || '')))))
+    : el('p', { class: 'muted' }, 'No history.');
+  const payload = d.payload !== undefined ? d.payload : d.payloadBase64 !== undefined ? d.payloadBase64 + '  (base64)'
+    : d.rawValue !== undefined ? d.rawValue : d.rawValueBase64 !== undefined ? d.rawValueBase64 + '  (base64)' : '–';
+  replace(page, el('h1', {}, el('a', { href: '#/dlq' }, 'Dead letters'), ' / ', el('span', { id: 'dead-letter-id' }, d.id)),
+    dl, el('p', {}, redrive), jobBox, el('h2', {}, 'Payload'), el('pre', { id: 'payload' }, payload),
+    el('h2', {}, 'History'), history);
+  return false;
+}
+
+// ---- routing ----
+
+const ROUTES = [
+  [/^#\/topics\/([^/]+)\/([^/]+)$/, (p, m) => topicPage(p, decodeURIComponent(m[1]), decodeURIComponent(m[2])), 'topics'],
+  [/^#\/topics$/, p => topicsPage(p), 'topics'],
+  [/^#\/items(?:\/([^/]+))?$/, (p, m) => itemPage(p, m[1] ? decodeURIComponent(m[1]) : ''), 'items'],
+  [/^#\/cluster$/, p => clusterPage(p), 'cluster'],
+  [/^#\/dlq\/([^/?]+)$/, (p, m) => deadLetterPage(p, decodeURIComponent(m[1])), 'dlq'],
+  [/^#\/dlq(?:\?.*)?$/, p => dlqPage(p, location.hash), 'dlq'],
+];
+
+let timer = null;
+let generation = 0;
+
+/** Draws the page of the current hash, then again every REFRESH_MS until the hash changes. */
+async function route() {
+  clearTimeout(timer);
+  const mine = ++generation;
+  const hash = location.hash || '#/topics';
+  const [re, render, nav] = ROUTES.find(([r]) => r.test(hash)) || [/^/, p => topicsPage(p), 'topics'];
+  document.querySelectorAll('nav a').forEach(a => a.classList.toggle('active', a.dataset.nav === nav));
+  const page = document.getElementById('page');
+  const draw = async () => {
+    let again = true;
+    try {
+      const result = await render(page, hash.match(re) || []);
+      if (result === false) again = false;
+      if (mine === generation) showError('');
+    } catch (e) {
+      if (mine === generation) showError(e.message);
+    }
+    if (mine === generation && again) timer = setTimeout(draw, REFRESH_MS);
+  };
+  page.dataset.route = nav;
+  await draw();
+}
+
+async function status() {
+  const s = document.getElementById('status');
+  try {
+    const h = await api('/health');
+    s.textContent = h.cluster + ' · ' + h.status;
+    s.className = 'status up';
+  } catch (e) {
+    s.textContent = 'server ' + (e.status ? 'degraded' : 'unreachable');
+    s.className = 'status down';
+  }
+  setTimeout(status, 5000);
+}
+
+async function settings() {
+  try {
+    const s = await api('/v1/console/rates');
+    document.getElementById('interval').textContent = age(s.intervalMs);
+    document.getElementById('history').textContent = age(s.historyMs);
+  } catch (e) { /* the footer keeps its default text */ }
+}
+
+window.addEventListener('hashchange', route);
+window.addEventListener('DOMContentLoaded', () => { route(); status(); settings(); });
