@@ -106,31 +106,9 @@ class PrometheusScrapeTest {
     }
   }
 
-  /** The prometheus binary, installed with the project's script when missing. */
+  /** The prometheus binary (Debian's), installed with the project's script when missing. */
   static String ensurePrometheus() throws Exception {
-    for (String dir : List.of("/usr/bin", "/usr/local/bin")) {
-      File f = new File(dir, "prometheus");
-      if (f.canExecute()) {
-        return f.getPath();
-      }
-    }
-    Path script = repoRoot().resolve(".ci/install-prometheus.sh");
-    Process install = new ProcessBuilder("bash", script.toString()).redirectErrorStream(true).start();
-    String out = new String(install.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(install.waitFor(10, TimeUnit.MINUTES) && install.exitValue() == 0,
-        "could not install Prometheus with " + script + ":\n" + out);
-    List<String> lines = out.strip().lines().toList();
-    return lines.get(lines.size() - 1);
-  }
-
-  private static Path repoRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.exists(dir.resolve(".ci/install-prometheus.sh"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new AssertionError(".ci/install-prometheus.sh not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir;
+    ProjectTools.ensure("install-prometheus.sh", Duration.ofMinutes(10), "/usr/bin/prometheus");
+    return "/usr/bin/prometheus";
   }
 }

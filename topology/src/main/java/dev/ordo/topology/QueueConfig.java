@@ -87,12 +87,11 @@ public final class QueueConfig extends AbstractConfig {
       + " commit.";
 
   public static final String INTAKE_LEAD_MS_CONFIG = "ordo.intake.lead.ms";
-  private static final String INTAKE_LEAD_MS_DOC = "How much sooner a partition takes in a new item than the"
-      + " commands (acks, nacks, demands) queued before it: a partition's task orders the heads of its items and"
-      + " commands partitions by time, and a command counts as this many milliseconds younger than it is. Under"
-      + " load the commands partition holds about as many commands as the consumers have items in flight; with"
-      + " 0 a new item waits behind all of them before it can be leased, with the lead it is taken in first"
-      + " (and commands wait at most this long behind a stream of new items).";
+  private static final String INTAKE_LEAD_MS_DOC = "How much younger a command counts than its timestamp when"
+      + " a partition's task chooses between the buffered heads of its items and commands partitions (it takes the"
+      + " older): a new item goes before the commands sent up to this many milliseconds before it, so a command"
+      + " sent right after an enqueue finds the item; commands wait at most this long behind a stream of new"
+      + " items. 0: plain timestamp order.";
 
   public static final String METRICS_TOPICS_MAX_CONFIG = "ordo.metrics.topics.max";
   private static final String METRICS_TOPICS_MAX_DOC = "(namespace, topic) label sets an instance exports at most"

@@ -3,6 +3,7 @@ package dev.ordo.topology;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.store.TopicCounts;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -22,7 +23,8 @@ import java.util.function.LongSupplier;
  * "Metrics"): items by state and the age of the oldest ready item (gauges, fed by each partition's
  * stats and read at scrape time), enqueues and leases (counters), the age of an item at its first
  * lease (enqueue to first attempt, Amazon's AgeOfFirstAttempt) and the wait of every attempt (ready
- * to leased) as histograms, and dead letters by reason. Plus the instance's queue counters
+ * to leased) as histograms, dead letters by reason, leases ended without an ack by how (nack,
+ * expiry, release), extends, and the attempts each acked item took. Plus the instance's queue counters
  * ({@link QueueMetrics}) as {@code ordo_queue_events_total{event}}.
  *
  * <p><b>Cardinality is bounded</b>: at most {@code maxTopics} (namespace, topic) label sets; past
@@ -35,6 +37,7 @@ import java.util.function.LongSupplier;
  */
 public final class TopicMeters {
   public static final String OTHER = "_other";
+  private static final java.util.Set<String> LEASE_ENDS = java.util.Set.of("NACK", "LEASE_EXPIRED", "RELEASED");
 
   /** Meters nobody reads. */
   public static final TopicMeters NONE = new TopicMeters();
@@ -109,6 +112,36 @@ public final class TopicMeters {
     t.attemptWait.record(Math.max(0, sinceReadyMs), TimeUnit.MILLISECONDS);
     if (firstAttempt) {
       t.firstAttemptAge.record(Math.max(0, sinceEnqueueMs), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * A lease of the topic ended without an ack: {@code outcome} is the attempt record's (NACK,
+   * LEASE_EXPIRED, RELEASED).
+   */
+  public void leaseEnded(String namespace, String topic, String outcome) {
+    if (registry == null) {
+      return;
+    }
+    Topic t = topic(namespace, topic);
+    String how = LEASE_ENDS.contains(outcome) ? outcome : "OTHER";
+    t.leaseEnds.computeIfAbsent(how, o -> Counter.builder("ordo.lease.ends")
+        .description("Leases that ended without an ack, by how: NACK, LEASE_EXPIRED, RELEASED")
+        .tags(t.tags).tag("outcome", o)
+        .register(registry)).increment();
+  }
+
+  /** A lease of the topic was extended. */
+  public void extended(String namespace, String topic) {
+    if (registry != null) {
+      topic(namespace, topic).extended.increment();
+    }
+  }
+
+  /** A leased item of the topic was acked on its {@code attempts}-th delivery. */
+  public void acked(String namespace, String topic, int attempts) {
+    if (registry != null) {
+      topic(namespace, topic).attemptsPerAck.record(attempts);
     }
   }
 
@@ -192,11 +225,14 @@ public final class TopicMeters {
     final Tags tags;
     final Map<Integer, PartitionCounts> partitions = new ConcurrentHashMap<>();
     final Map<DeadLetterReason, Counter> deadLetters = new ConcurrentHashMap<>();
+    final Map<String, Counter> leaseEnds = new ConcurrentHashMap<>();
     final List<Meter> fixed = new ArrayList<>();
     final Counter enqueued;
     final Counter leased;
     final Timer firstAttemptAge;
     final Timer attemptWait;
+    final Counter extended;
+    final DistributionSummary attemptsPerAck;
     volatile long lastActive;
 
     Topic(String namespace, String topic) {
@@ -228,6 +264,14 @@ public final class TopicMeters {
           .minimumExpectedValue(Duration.ofMillis(1))
           .maximumExpectedValue(Duration.ofHours(1))
           .register(registry);
+      extended = Counter.builder("ordo.extends").description("Leases extended").tags(tags).register(registry);
+      attemptsPerAck = DistributionSummary.builder("ordo.attempts.per.ack")
+          .description("Deliveries an item took until it was acked")
+          .tags(tags)
+          .serviceLevelObjectives(1, 2, 3, 5, 10, 20)
+          .register(registry);
+      fixed.add(extended);
+      fixed.add(attemptsPerAck);
       fixed.add(enqueued);
       fixed.add(leased);
       fixed.add(firstAttemptAge);
@@ -263,6 +307,7 @@ public final class TopicMeters {
     List<Meter> meters() {
       List<Meter> all = new ArrayList<>(fixed);
       all.addAll(deadLetters.values());
+      all.addAll(leaseEnds.values());
       return all;
     }
   }

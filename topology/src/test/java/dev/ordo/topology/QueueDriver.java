@@ -44,6 +44,9 @@ final class QueueDriver implements AutoCloseable {
 
   final ClusterTopics topics = new ClusterTopics("ordo");
   final QueueMetrics metrics = new QueueMetrics();
+  /** The per-topic meters, on the driver's own clock. */
+  final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+      new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
   final TopologyTestDriver driver;
   private final TestInputTopic<byte[], byte[]> items;
   private final TestInputTopic<byte[], byte[]> commands;
@@ -72,7 +75,8 @@ final class QueueDriver implements AutoCloseable {
     } catch (java.io.IOException e) {
       throw new IllegalStateException(e);
     }
-    driver = new TopologyTestDriver(QueueTopology.build(config, metrics, 0), props, T0);
+    TopicMeters meters = new TopicMeters(registry, 100, Duration.ofMinutes(5), metrics, this::now);
+    driver = new TopologyTestDriver(QueueTopology.build(config, metrics, meters, 0), props, T0);
     items = driver.createInputTopic(topics.items(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
     commands = driver.createInputTopic(topics.commands(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
     deliveries = driver.createOutputTopic(topics.deliveries(), new ByteArrayDeserializer(), new ByteArrayDeserializer());

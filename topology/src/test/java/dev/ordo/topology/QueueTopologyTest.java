@@ -515,6 +515,30 @@ class QueueTopologyTest {
   }
 
   @Test
+  void perTopicMetersFollowTheItemsStateChanges() {
+    q.enqueue(item("t", 0).build());
+    q.advance(Duration.ofMillis(200));
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    DeliveredItem d = one();
+    q.extend(d, 60_000);
+    q.nack(d, 0, null);
+    DeliveredItem again = one();
+    q.ack(again);
+    var topic = new String[] {"namespace", "ns", "topic", "t"};
+    assertEquals(1, q.registry.find("ordo.enqueued").tags(topic).counter().count());
+    assertEquals(2, q.registry.find("ordo.leases").tags(topic).counter().count());
+    var first = q.registry.find("ordo.first.attempt.age").tags(topic).timer();
+    assertEquals(1, first.count(), "one first attempt");
+    assertEquals(200, first.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS), 0.001, "enqueue to lease, driver clock");
+    assertEquals(2, q.registry.find("ordo.attempt.wait").tags(topic).timer().count(), "every attempt");
+    assertEquals(1, q.registry.find("ordo.extends").tags(topic).counter().count());
+    assertEquals(1, q.registry.find("ordo.lease.ends").tags(topic).tag("outcome", "NACK").counter().count());
+    var perAck = q.registry.find("ordo.attempts.per.ack").tags(topic).summary();
+    assertEquals(1, perAck.count());
+    assertEquals(2, perAck.totalAmount(), 0.001, "acked on its second delivery");
+  }
+
+  @Test
   void nackCountsAnAttemptReplacesMetadataAndWaitsTheDelay() {
     q.enqueue(item("t", 0).build());
     q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));

@@ -67,6 +67,24 @@ class TopicMetersTest {
   }
 
   @Test
+  void leaseEndsExtendsAndAttemptsPerAckAreCountedPerTopic() {
+    meters.leaseEnded("ns", "t", "NACK");
+    meters.leaseEnded("ns", "t", "NACK");
+    meters.leaseEnded("ns", "t", "LEASE_EXPIRED");
+    meters.leaseEnded("ns", "t", "whatever");
+    meters.extended("ns", "t");
+    meters.acked("ns", "t", 1);
+    meters.acked("ns", "t", 3);
+    assertEquals(2, registry.find("ordo.lease.ends").tags("topic", "t", "outcome", "NACK").counter().count());
+    assertEquals(1, registry.find("ordo.lease.ends").tags("outcome", "LEASE_EXPIRED").counter().count());
+    assertEquals(1, registry.find("ordo.lease.ends").tags("outcome", "OTHER").counter().count(), "unknown text is OTHER");
+    assertEquals(1, registry.find("ordo.extends").tags("topic", "t").counter().count());
+    var perAck = registry.find("ordo.attempts.per.ack").tags("topic", "t").summary();
+    assertEquals(2, perAck.count());
+    assertEquals(4, perAck.totalAmount(), 0.001);
+  }
+
+  @Test
   void deadLettersAreCountedByReason() {
     meters.deadLettered("ns", "t", DeadLetterReason.MAX_ATTEMPTS);
     meters.deadLettered("ns", "t", DeadLetterReason.MAX_ATTEMPTS);

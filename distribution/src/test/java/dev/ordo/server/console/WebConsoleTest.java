@@ -325,24 +325,7 @@ class WebConsoleTest {
 
   /** Installs Chromium and its driver with the project's script when either is missing. */
   static void ensureChromium() throws Exception {
-    if (new File("/usr/bin/chromium").canExecute() && new File("/usr/bin/chromedriver").canExecute()) {
-      return;
-    }
-    Path script = repoRoot().resolve(".ci/install-chromium.sh");
-    Process install = new ProcessBuilder("bash", script.toString()).redirectErrorStream(true).start();
-    String out = new String(install.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(install.waitFor(15, TimeUnit.MINUTES) && install.exitValue() == 0,
-        "could not install Chromium with " + script + ":\n" + out);
-  }
-
-  private static Path repoRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.exists(dir.resolve(".ci/install-chromium.sh"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new AssertionError(".ci/install-chromium.sh not found above " + Path.of("").toAbsolutePath());
-    }
-    return dir;
+    dev.ordo.server.ProjectTools.ensure("install-chromium.sh", Duration.ofMinutes(15), "/usr/bin/chromium",
+        "/usr/bin/chromedriver");
   }
 }

@@ -6,9 +6,8 @@ import org.apache.kafka.streams.processor.TimestampExtractor;
 /**
  * The time Kafka Streams orders a command by: its record's timestamp plus a lead. A partition's
  * task takes the record with the smallest time among the heads of {@code items} and {@code commands};
- * with the lead, a new item is taken in ahead of commands up to {@code leadMs} older than it. Under
- * load the commands partition holds as many acks and demands as the consumers have items in flight,
- * and without the lead an item enqueued now waits for all of them (decisions D25). The processor
+ * with the lead, a new item is taken in ahead of commands up to {@code leadMs} older than it, so a
+ * command sent right after an enqueue finds the item (decisions D25). The processor
  * reads no command's record timestamp (a command carries its own {@code sentAt}); the time extracted
  * here only orders the two partitions.
  */

@@ -282,22 +282,39 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
   }
 
-  /** The per-topic meters of what the effects did: items taken in, leases and their ages. */
+  /**
+   * The per-topic meters of what the effects did, read from the items' state changes: items taken
+   * in, leases and their ages, ends of leases by how they ended (the attempt record a nack, an expiry
+   * or a release appends), extends, and acks with the attempts they took (a leased item deleted by a
+   * record whose effects counted acks: an ack or a batch of them).
+   */
   private void measure(Effects effects, long now) {
+    boolean acks = effects.counts().containsKey(QueueMetrics.ACKED);
     for (Effects.Change c : effects.changes()) {
       StoredItem before = c.before();
       StoredItem after = c.after();
       if (after == null) {
+        if (acks && before != null && before.getState() == ItemState.LEASED) {
+          meters.acked(before.getItem().getNamespace(), before.getItem().getTopic(), before.getAttempts());
+        }
         continue;
       }
       Item item = after.getItem();
       if (before == null) {
         meters.enqueued(item.getNamespace(), item.getTopic());
       }
-      if (after.getState() == ItemState.LEASED && (before == null || before.getState() != ItemState.LEASED)) {
+      boolean leasedAfter = after.getState() == ItemState.LEASED;
+      boolean leasedBefore = before != null && before.getState() == ItemState.LEASED;
+      if (leasedAfter && !leasedBefore) {
         long readyAt = (before != null ? before : after).getReadyAt();
         meters.leased(item.getNamespace(), item.getTopic(), after.getAttempts() == 1, now - after.getEnqueuedAt(),
             now - readyAt);
+      } else if (leasedBefore && !leasedAfter && after.getHistory().size() > before.getHistory().size()) {
+        meters.leaseEnded(item.getNamespace(), item.getTopic(),
+            after.getHistory().get(after.getHistory().size() - 1).getOutcome());
+      } else if (leasedBefore && leasedAfter && java.util.Objects.equals(before.getLeaseId(), after.getLeaseId())
+          && !java.util.Objects.equals(before.getLeaseExpiresAt(), after.getLeaseExpiresAt())) {
+        meters.extended(item.getNamespace(), item.getTopic());
       }
     }
   }
