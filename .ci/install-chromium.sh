@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Chromium and its WebDriver from Debian's packages when either is missing: the console
-# test (distribution: ConsoleBrowserTest) drives the web console in headless Chromium with Selenium.
+# test (distribution: WebConsoleTest) drives the web console in headless Chromium with Selenium.
 # Run by that test itself when /usr/bin/chromium or /usr/bin/chromedriver is absent, so
 # `mvn -B verify` needs nothing else.
 set -euo pipefail
