@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongConsumer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -119,6 +120,10 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong committed = new AtomicLong();
   private final AtomicLong aborted = new AtomicLong();
+  /** Told how late (ms past its due time, negative if early) each record goes to its target. */
+  private volatile LongConsumer lateness = ms -> { };
+  /** Records held aside in memory until due, as of the loop's last pass. */
+  private volatile int heldCount;
 
   // Owned by the loop thread.
   private Producer<byte[], byte[]> producer;
@@ -155,6 +160,16 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
 
   public String topic() {
     return topic;
+  }
+
+  /** Sets who is told how late each record goes to its target (metrics). */
+  public void observeLateness(LongConsumer observer) {
+    this.lateness = observer;
+  }
+
+  /** Records held aside in memory until their due time (a record less than the shortest tier from due). */
+  public int held() {
+    return heldCount;
   }
 
   public ForwarderStats stats() {
@@ -230,6 +245,11 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
     if (!records.isEmpty() || nextHeldDue() <= now) {
       forward(records, now);
     }
+    int h = 0;
+    for (TreeMap<Long, Held> aside : held.values()) {
+      h += aside.size();
+    }
+    heldCount = h;
   }
 
   /**
@@ -423,6 +443,11 @@ public final class DelayForwarder implements Runnable, AutoCloseable {
     String targetProblem = targetProblem(envelope, targetPartitions);
     if (targetProblem != null) {
       return deadLetter(record, DeadLetterReason.INVALID, targetProblem, true, now);
+    }
+    try {
+      lateness.accept(now - envelope.getDueAt());
+    } catch (RuntimeException e) {
+      log.warn("the lateness observer of {} failed; forwarding goes on", topic, e); // metrics never stop a record
     }
     return new Outgoing.Produce(DelayedRecords.targetRecord(envelope, now), Kind.TARGET);
   }

@@ -85,6 +85,24 @@ public final class DelayTiers implements AutoCloseable {
     return started && !closing && supervisors.stream().allMatch(s -> s.thread.isAlive());
   }
 
+  /** Told, per tier, how late (ms past due; negative: early) each record goes to its target. */
+  private volatile java.util.function.ObjLongConsumer<Duration> lateness = (tier, ms) -> { };
+
+  /** Sets who is told how late each record goes to its target, and from which tier (metrics). */
+  public void observeLateness(java.util.function.ObjLongConsumer<Duration> observer) {
+    this.lateness = observer;
+  }
+
+  /** Records each tier's forwarder holds aside in memory until due. */
+  public synchronized Map<Duration, Integer> held() {
+    Map<Duration, Integer> held = new LinkedHashMap<>();
+    for (Supervisor s : supervisors) {
+      DelayForwarder f = s.current;
+      held.put(s.tier, f == null ? 0 : f.held());
+    }
+    return held;
+  }
+
   /** The counts of the current forwarder of each tier. */
   public synchronized Map<Duration, ForwarderStats> stats() {
     Map<Duration, ForwarderStats> stats = new LinkedHashMap<>();
@@ -159,6 +177,7 @@ public final class DelayTiers implements AutoCloseable {
     public void run() {
       while (!closing) {
         DelayForwarder forwarder = new DelayForwarder(config, tier, time, clients);
+        forwarder.observeLateness(ms -> lateness.accept(tier, ms));
         current = forwarder;
         if (closing) {
           return;

@@ -22,8 +22,8 @@ import java.util.function.LongSupplier;
  * Per (namespace, topic) meters of one instance, from the partitions it owns (docs/operations.md,
  * "Metrics"): items by state and the age of the oldest ready item (gauges, fed by each partition's
  * stats and read at scrape time), enqueues and leases (counters), the age of an item at its first
- * lease (enqueue to first attempt, Amazon's AgeOfFirstAttempt) and the wait of every attempt (ready
- * to leased) as histograms, dead letters by reason, leases ended without an ack by how (nack,
+ * lease (enqueue to first attempt, Amazon's AgeOfFirstAttempt) and its age at every lease as
+ * histograms, TTL expiries, stale leases, redriven items, dead letters by reason, leases ended without an ack by how (nack,
  * expiry, release), extends, and the attempts each acked item took. Plus the instance's queue counters
  * ({@link QueueMetrics}) as {@code ordo_queue_events_total{event}}.
  *
@@ -48,6 +48,7 @@ public final class TopicMeters {
   private final LongSupplier clock;
   private final Map<TopicKey, Topic> topics = new ConcurrentHashMap<>();
   private final Counter folded;
+  private final java.util.Set<Integer> rebuildingPartitions = ConcurrentHashMap.newKeySet();
 
   private record TopicKey(String namespace, String topic) {}
 
@@ -77,6 +78,10 @@ public final class TopicMeters {
     this.folded = Counter.builder("ordo.metrics.topics.folded")
         .description("(namespace, topic) label sets folded into _other: over ordo.metrics.topics.max")
         .register(registry);
+    Gauge.builder("ordo.index.rebuilding.partitions", rebuildingPartitions, java.util.Set::size)
+        .description("Partitions of this instance whose index is being rebuilt (dispatch waits for it);"
+            + " progress: ordo_queue_events_total{event=\"index.rebuilt.items\"}")
+        .register(registry);
     for (String event : QueueMetrics.EVENTS) {
       FunctionCounter.builder("ordo.queue.events", metrics, m -> m.get(event))
           .description("What the queue's processors on this instance did (QueueMetrics), since it started")
@@ -100,18 +105,51 @@ public final class TopicMeters {
    * An item of the topic was leased.
    *
    * @param firstAttempt its first lease
-   * @param sinceEnqueueMs enqueue to now
-   * @param sinceReadyMs ready to now: this attempt's wait
+   * @param sinceEnqueueMs enqueue to now: its age at this attempt
    */
-  public void leased(String namespace, String topic, boolean firstAttempt, long sinceEnqueueMs, long sinceReadyMs) {
+  public void leased(String namespace, String topic, boolean firstAttempt, long sinceEnqueueMs) {
     if (registry == null) {
       return;
     }
     Topic t = topic(namespace, topic);
     t.leased.increment();
-    t.attemptWait.record(Math.max(0, sinceReadyMs), TimeUnit.MILLISECONDS);
+    long age = Math.max(0, sinceEnqueueMs);
+    t.attemptAge.record(age, TimeUnit.MILLISECONDS);
     if (firstAttempt) {
-      t.firstAttemptAge.record(Math.max(0, sinceEnqueueMs), TimeUnit.MILLISECONDS);
+      t.firstAttemptAge.record(age, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** An item of the topic was deleted by its time to live (dead-lettered too, with ordo.ttl.dead.letter). */
+  public void ttlExpired(String namespace, String topic) {
+    if (registry != null) {
+      topic(namespace, topic).ttlExpired.increment();
+    }
+  }
+
+  /** A command named an item of the topic with a lease that is not the item's. */
+  public void staleLease(String namespace, String topic) {
+    if (registry != null) {
+      topic(namespace, topic).staleLeases.increment();
+    }
+  }
+
+  /** An item of the topic came back from the dead letters (a redrive job's, by its header). */
+  public void redriven(String namespace, String topic) {
+    if (registry != null) {
+      topic(namespace, topic).redriven.increment();
+    }
+  }
+
+  /** Whether the partition's index is being rebuilt (the instance-wide gauge counts those that are). */
+  public void rebuilding(int partition, boolean now) {
+    if (registry == null) {
+      return;
+    }
+    if (now) {
+      rebuildingPartitions.add(partition);
+    } else {
+      rebuildingPartitions.remove(partition);
     }
   }
 
@@ -230,7 +268,10 @@ public final class TopicMeters {
     final Counter enqueued;
     final Counter leased;
     final Timer firstAttemptAge;
-    final Timer attemptWait;
+    final Timer attemptAge;
+    final Counter ttlExpired;
+    final Counter staleLeases;
+    final Counter redriven;
     final Counter extended;
     final DistributionSummary attemptsPerAck;
     volatile long lastActive;
@@ -257,13 +298,23 @@ public final class TopicMeters {
           .minimumExpectedValue(Duration.ofMillis(1))
           .maximumExpectedValue(Duration.ofHours(1))
           .register(registry);
-      attemptWait = Timer.builder("ordo.attempt.wait")
-          .description("Wait of every attempt: ready to leased")
+      attemptAge = Timer.builder("ordo.attempt.age")
+          .description("Age of items at every lease, retries included: enqueue to this attempt")
           .tags(tags)
           .publishPercentileHistogram()
           .minimumExpectedValue(Duration.ofMillis(1))
           .maximumExpectedValue(Duration.ofHours(1))
           .register(registry);
+      ttlExpired = Counter.builder("ordo.ttl.expired").description("Items deleted by their time to live")
+          .tags(tags).register(registry);
+      staleLeases = Counter.builder("ordo.stale.leases")
+          .description("Commands refused: the lease they named was not the item's").tags(tags).register(registry);
+      redriven = Counter.builder("ordo.redriven").description("Items taken in from a dead-letter redrive")
+          .tags(tags).register(registry);
+      fixed.add(attemptAge);
+      fixed.add(ttlExpired);
+      fixed.add(staleLeases);
+      fixed.add(redriven);
       extended = Counter.builder("ordo.extends").description("Leases extended").tags(tags).register(registry);
       attemptsPerAck = DistributionSummary.builder("ordo.attempts.per.ack")
           .description("Deliveries an item took until it was acked")
@@ -275,7 +326,6 @@ public final class TopicMeters {
       fixed.add(enqueued);
       fixed.add(leased);
       fixed.add(firstAttemptAge);
-      fixed.add(attemptWait);
       lastActive = clock.getAsLong();
     }
 

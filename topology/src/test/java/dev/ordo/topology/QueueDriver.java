@@ -118,6 +118,14 @@ final class QueueDriver implements AutoCloseable {
     return enqueueRaw(OrdoSerdes.ITEM.encode(item));
   }
 
+  /** Enqueues an item as a dead-letter redrive sends it back (with its link header). */
+  String enqueueRedriven(Item item) {
+    org.apache.kafka.common.header.internals.RecordHeaders headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+    headers.add("ordo.redriven.from", "2-0".getBytes(StandardCharsets.UTF_8));
+    items.pipeInput(new TestRecord<>(null, OrdoSerdes.ITEM.encode(item), headers, Instant.ofEpochMilli(now())));
+    return "0-" + nextOffset++;
+  }
+
   String enqueueRaw(byte[] value) {
     items.pipeInput(new TestRecord<>(null, value, Instant.ofEpochMilli(now())));
     return "0-" + nextOffset++;

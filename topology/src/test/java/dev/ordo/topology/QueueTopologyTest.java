@@ -523,14 +523,25 @@ class QueueTopologyTest {
     q.extend(d, 60_000);
     q.nack(d, 0, null);
     DeliveredItem again = one();
+    q.ack(d); // its lease is no longer the item's: stale
     q.ack(again);
+    q.enqueue(item("u", 0).setTtlMs(100L).build());
+    q.advance(Duration.ofMillis(300));
+    q.enqueueRedriven(item("u", 1).build());
     var topic = new String[] {"namespace", "ns", "topic", "t"};
     assertEquals(1, q.registry.find("ordo.enqueued").tags(topic).counter().count());
     assertEquals(2, q.registry.find("ordo.leases").tags(topic).counter().count());
     var first = q.registry.find("ordo.first.attempt.age").tags(topic).timer();
     assertEquals(1, first.count(), "one first attempt");
     assertEquals(200, first.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS), 0.001, "enqueue to lease, driver clock");
-    assertEquals(2, q.registry.find("ordo.attempt.wait").tags(topic).timer().count(), "every attempt");
+    var ages = q.registry.find("ordo.attempt.age").tags(topic).timer();
+    assertEquals(2, ages.count(), "every attempt");
+    assertEquals(200, ages.max(java.util.concurrent.TimeUnit.MILLISECONDS), 50, "the second attempt's age: enqueue to it");
+    assertEquals(1, q.registry.find("ordo.stale.leases").tags(topic).counter().count());
+    assertEquals(1, q.registry.find("ordo.ttl.expired").tags("namespace", "ns", "topic", "u").counter().count());
+    assertEquals(0, q.registry.find("ordo.ttl.expired").tags(topic).counter().count(), "acked, not expired");
+    assertEquals(1, q.registry.find("ordo.redriven").tags("namespace", "ns", "topic", "u").counter().count());
+    assertEquals(0, q.registry.find("ordo.redriven").tags(topic).counter().count());
     assertEquals(1, q.registry.find("ordo.extends").tags(topic).counter().count());
     assertEquals(1, q.registry.find("ordo.lease.ends").tags(topic).tag("outcome", "NACK").counter().count());
     var perAck = q.registry.find("ordo.attempts.per.ack").tags(topic).summary();

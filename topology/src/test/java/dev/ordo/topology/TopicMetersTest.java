@@ -52,18 +52,33 @@ class TopicMetersTest {
   }
 
   @Test
-  void theFirstAttemptsAgeIsRecordedOnlyOnTheFirstLeaseTheWaitOnEvery() {
+  void theFirstAttemptsAgeIsRecordedOnlyOnTheFirstLeaseTheAgeOnEvery() {
     meters.enqueued("ns", "t");
-    meters.leased("ns", "t", true, 250, 250);
-    meters.leased("ns", "t", false, 9_000, 40);
+    meters.leased("ns", "t", true, 250);
+    meters.leased("ns", "t", false, 9_000);
     assertEquals(1, registry.find("ordo.enqueued").tags("namespace", "ns", "topic", "t").counter().count());
     assertEquals(2, registry.find("ordo.leases").tags("namespace", "ns", "topic", "t").counter().count());
     var first = registry.find("ordo.first.attempt.age").tags("namespace", "ns", "topic", "t").timer();
     assertEquals(1, first.count());
     assertEquals(250, first.totalTime(TimeUnit.MILLISECONDS), 0.001);
-    var wait = registry.find("ordo.attempt.wait").tags("namespace", "ns", "topic", "t").timer();
-    assertEquals(2, wait.count());
-    assertEquals(290, wait.totalTime(TimeUnit.MILLISECONDS), 0.001);
+    var age = registry.find("ordo.attempt.age").tags("namespace", "ns", "topic", "t").timer();
+    assertEquals(2, age.count());
+    assertEquals(9_250, age.totalTime(TimeUnit.MILLISECONDS), 0.001);
+  }
+
+  @Test
+  void ttlExpiriesStaleLeasesRedrivesAndRebuildsAreCounted() {
+    meters.ttlExpired("ns", "t");
+    meters.staleLease("ns", "t");
+    meters.staleLease("ns", "t");
+    meters.redriven("ns", "t");
+    assertEquals(1, registry.find("ordo.ttl.expired").tags("topic", "t").counter().count());
+    assertEquals(2, registry.find("ordo.stale.leases").tags("topic", "t").counter().count());
+    assertEquals(1, registry.find("ordo.redriven").tags("topic", "t").counter().count());
+    meters.rebuilding(0, true);
+    meters.rebuilding(1, true);
+    meters.rebuilding(0, false);
+    assertEquals(1, registry.find("ordo.index.rebuilding.partitions").gauge().value());
   }
 
   @Test
@@ -127,7 +142,7 @@ class TopicMetersTest {
   @Test
   void noneRecordsNothing() {
     TopicMeters.NONE.enqueued("ns", "t");
-    TopicMeters.NONE.leased("ns", "t", true, 1, 1);
+    TopicMeters.NONE.leased("ns", "t", true, 1);
     TopicMeters.NONE.counts(0, "ns", "t", counts(1, 0, 0), 0L);
     assertEquals(false, TopicMeters.NONE.enabled());
   }

@@ -33,7 +33,7 @@ class MetricSeriesTest {
     meters.counts(1, "shop", "emails", new TopicCounts("shop", "emails", 1, 0, 0, 0, 4), 98_000L);
     meters.enqueued("shop", "emails");
     meters.enqueued("shop", "emails");
-    meters.leased("shop", "emails", true, 10, 10);
+    meters.leased("shop", "emails", true, 10);
     meters.deadLettered("shop", "emails", DeadLetterReason.MAX_ATTEMPTS);
     meters.deadLettered("shop", "emails", DeadLetterReason.REJECTED);
 

@@ -112,6 +112,18 @@ class ScheduleApiTest {
     assertEquals(List.of((byte) 0xff), List.of(h.value()[0]));
     assertTrue(h.timestamp() >= heldDue, () -> "appended " + (heldDue - h.timestamp()) + " ms before its due time");
     assertTrue(byKey.containsKey(b64("past")));
+
+    // The tiers' meters saw the record through: forwarded to its target by a tier, never early.
+    String metrics = server.get("/metrics").text();
+    double toTarget = metrics.lines().filter(l -> l.startsWith("ordo_delay_records_total{") && l.contains("to=\"target\""))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    assertTrue(toTarget >= 1, () -> "a tier forwarded the record to its target:\n" + metrics);
+    double early = metrics.lines().filter(l -> l.startsWith("ordo_delay_early_total{"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    assertEquals(0.0, early, "none early");
+    double lateCount = metrics.lines().filter(l -> l.startsWith("ordo_delay_lateness_seconds_count{"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    assertEquals(toTarget, lateCount, "every record to a target has its lateness");
   }
 
   @Test

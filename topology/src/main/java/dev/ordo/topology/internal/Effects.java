@@ -144,6 +144,20 @@ public final class Effects {
     counts.merge(metric, 1L, Long::sum);
   }
 
+  /** Items a command named with a lease that is not theirs (for per-topic meters); made when first needed. */
+  private List<StoredItem> staleLeases;
+
+  void staleLease(StoredItem item) {
+    if (staleLeases == null) {
+      staleLeases = new ArrayList<>(1);
+    }
+    staleLeases.add(item);
+  }
+
+  public List<StoredItem> staleLeases() {
+    return staleLeases == null ? List.of() : staleLeases;
+  }
+
   void count(String metric, long n) {
     counts.merge(metric, n, Long::sum);
   }

@@ -517,6 +517,7 @@ public final class QueuePlanner {
       }
       if (!Lifecycle.holds(item, leaseId)) {
         effects.count(QueueMetrics.STALE_LEASE);
+        effects.staleLease(item);
         reply(requester, outcome(itemId, kind, OutcomeResult.STALE_LEASE,
             "lease " + leaseId + " is not the item's current lease (state " + item.getState() + ")"));
         return null;

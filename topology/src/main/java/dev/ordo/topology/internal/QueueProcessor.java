@@ -67,6 +67,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final QueueConfig config;
   private final QueueMetrics metrics;
   private final TopicMeters meters;
+  /** The header a dead-letter redrive puts on the items it sends back (dev.ordo.client.dlq). */
+  static final String REDRIVEN_FROM = "ordo.redriven.from";
   private long sweptAt;
   private final ClusterTopics topics;
   private final QueuePlanner.Settings settings;
@@ -215,6 +217,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           return null;
         }
         Item item = OrdoSerdes.ITEM.decode(record.value());
+        if (meters.enabled() && record.headers().lastHeader(REDRIVEN_FROM) != null) {
+          meters.redriven(item.getNamespace(), item.getTopic());
+        }
         return planner.onItem(meta.offset(), record.timestamp(), item, store, now);
       }
       Command command = OrdoSerdes.COMMAND.decode(record.value());
@@ -245,6 +250,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   @Override
   public void close() {
     meters.forgetPartition(partition);
+    meters.rebuilding(partition, false);
     if (store != null) {
       store.closeIndex();
     }
@@ -290,12 +296,20 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    */
   private void measure(Effects effects, long now) {
     boolean acks = effects.counts().containsKey(QueueMetrics.ACKED);
+    for (StoredItem stale : effects.staleLeases()) {
+      meters.staleLease(stale.getItem().getNamespace(), stale.getItem().getTopic());
+    }
     for (Effects.Change c : effects.changes()) {
       StoredItem before = c.before();
       StoredItem after = c.after();
       if (after == null) {
-        if (acks && before != null && before.getState() == ItemState.LEASED) {
+        if (before == null) {
+          continue;
+        }
+        if (acks && before.getState() == ItemState.LEASED) {
           meters.acked(before.getItem().getNamespace(), before.getItem().getTopic(), before.getAttempts());
+        } else if (!acks && before.getExpiresAt() != null && before.getExpiresAt() <= now) {
+          meters.ttlExpired(before.getItem().getNamespace(), before.getItem().getTopic());
         }
         continue;
       }
@@ -306,9 +320,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       boolean leasedAfter = after.getState() == ItemState.LEASED;
       boolean leasedBefore = before != null && before.getState() == ItemState.LEASED;
       if (leasedAfter && !leasedBefore) {
-        long readyAt = (before != null ? before : after).getReadyAt();
-        meters.leased(item.getNamespace(), item.getTopic(), after.getAttempts() == 1, now - after.getEnqueuedAt(),
-            now - readyAt);
+        meters.leased(item.getNamespace(), item.getTopic(), after.getAttempts() == 1, now - after.getEnqueuedAt());
       } else if (leasedBefore && !leasedAfter && after.getHistory().size() > before.getHistory().size()) {
         meters.leaseEnded(item.getNamespace(), item.getTopic(),
             after.getHistory().get(after.getHistory().size() - 1).getOutcome());
@@ -382,6 +394,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void stepRebuild() {
     metrics.add(QueueMetrics.INDEX_REBUILT_ITEMS, store.rebuildStep(rebuildStep));
     metrics.increment(QueueMetrics.INDEX_REBUILD_STEPS);
+    meters.rebuilding(partition, store.rebuilding());
   }
 
   /**
