@@ -922,8 +922,33 @@ public final class QueueClient implements AutoCloseable {
     close(Duration.ofSeconds(10));
   }
 
+  /**
+   * Exports the Kafka producer's and consumer's own metrics (Micrometer's {@code KafkaClientMetrics})
+   * to {@code registry}, until this client closes.
+   */
+  public synchronized void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    for (io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics m : java.util.List.of(
+        new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(producer),
+        new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(consumer))) {
+      m.bindTo(registry);
+      clientMetrics.add(m);
+    }
+  }
+
+  private final java.util.List<AutoCloseable> clientMetrics = new java.util.ArrayList<>();
+
   /** Fails what is pending, releases items of unfinished dequeues, and closes the Kafka clients. */
   public void close(Duration timeout) {
+    synchronized (this) {
+      for (AutoCloseable m : clientMetrics) {
+        try {
+          m.close();
+        } catch (Exception e) {
+          // nothing left to release
+        }
+      }
+      clientMetrics.clear();
+    }
     if (!running && !thread.isAlive()) {
       return;
     }

@@ -51,6 +51,9 @@ class PrometheusScrapeTest {
       }
       Reply metrics = server.get("/metrics");
       assertEquals(200, metrics.status(), metrics::text);
+      assertTrue(metrics.text().contains("kafka_producer_record_send_total{client_id=\"ordo-http-"),
+          "the HTTP API's own Kafka producer's metrics are exported");
+      assertTrue(metrics.text().contains("kafka_stream_thread_commit_latency_avg"), "Kafka Streams' metrics too");
 
       int port = freePort();
       Path config = tmp.resolve("prometheus.yml");

@@ -63,6 +63,7 @@ public final class HttpApiComponent implements ServerComponent {
     producerConfig.putAll(ctx.settings().ordo(QueueProducerConfig.configDef()));
     producerConfig.put(QueueProducerConfig.CLUSTER_CONFIG, ctx.topics().cluster());
     producer = new QueueProducer(producerConfig);
+    producer.bindMetrics(ctx.meters());
 
     Map<String, Object> clientConfig = new HashMap<>(ctx.kafkaClientConfig());
     clientConfig.putAll(ctx.settings().ordo(QueueClientConfig.configDef()));
@@ -71,6 +72,7 @@ public final class HttpApiComponent implements ServerComponent {
     clientConfig.put(QueueClientConfig.CLIENT_ID_CONFIG,
         ("ordo-http-" + address.getHost() + "-" + address.getPort()).replaceAll("[^A-Za-z0-9._-]", "-"));
     client = new QueueClient(clientConfig);
+    client.bindMetrics(ctx.meters());
 
     Instances instances = new Instances(new HostInfo(address.getHost(), address.getPort()));
     Supplier<KafkaStreams> streams = () -> {
