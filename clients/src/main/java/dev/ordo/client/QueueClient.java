@@ -926,29 +926,16 @@ public final class QueueClient implements AutoCloseable {
    * Exports the Kafka producer's and consumer's own metrics (Micrometer's {@code KafkaClientMetrics})
    * to {@code registry}, until this client closes.
    */
-  public synchronized void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
-    for (io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics m : java.util.List.of(
-        new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(producer),
-        new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(consumer))) {
-      m.bindTo(registry);
-      clientMetrics.add(m);
-    }
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    clientMeters.bind(registry, producer);
+    clientMeters.bind(registry, consumer);
   }
 
-  private final java.util.List<AutoCloseable> clientMetrics = new java.util.ArrayList<>();
+  private final dev.ordo.client.internal.ClientMeters clientMeters = new dev.ordo.client.internal.ClientMeters();
 
   /** Fails what is pending, releases items of unfinished dequeues, and closes the Kafka clients. */
   public void close(Duration timeout) {
-    synchronized (this) {
-      for (AutoCloseable m : clientMetrics) {
-        try {
-          m.close();
-        } catch (Exception e) {
-          // nothing left to release
-        }
-      }
-      clientMetrics.clear();
-    }
+    clientMeters.close();
     if (!running && !thread.isAlive()) {
       return;
     }

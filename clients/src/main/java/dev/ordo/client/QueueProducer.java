@@ -233,14 +233,11 @@ public final class QueueProducer implements AutoCloseable {
    * Exports the Kafka producer's own metrics (Micrometer's {@code KafkaClientMetrics}: send rates,
    * batch sizes, request latency, buffer use...) to {@code registry}, until this producer closes.
    */
-  public synchronized void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
-    io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics m =
-        new io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics(producer);
-    m.bindTo(registry);
-    clientMetrics.add(m);
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    clientMeters.bind(registry, producer);
   }
 
-  private final java.util.List<AutoCloseable> clientMetrics = new java.util.ArrayList<>();
+  private final dev.ordo.client.internal.ClientMeters clientMeters = new dev.ordo.client.internal.ClientMeters();
 
   /** Sends what is buffered (waiting up to {@code timeout}) and releases the Kafka clients. */
   public void close(Duration timeout) {
@@ -248,15 +245,6 @@ public final class QueueProducer implements AutoCloseable {
       stats.close();
     }
     producer.close(timeout);
-    synchronized (this) {
-      for (AutoCloseable m : clientMetrics) {
-        try {
-          m.close();
-        } catch (Exception e) {
-          // the meters of a closed client: nothing left to release
-        }
-      }
-      clientMetrics.clear();
-    }
+    clientMeters.close();
   }
 }
