@@ -356,14 +356,12 @@ class BrokerLostUnderLoadTest {
     boolean holds() throws Exception;
   }
 
-  /** Polls {@code check} every 100 ms until it holds, failing with {@code what} after {@code max}. */
-  private static void awaitTrue(Duration max, Check check, java.util.function.Supplier<String> what) throws Exception {
-    long deadline = System.nanoTime() + max.toNanos();
-    while (!check.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + max.toSeconds() + " s: " + what.get());
-      }
-      Thread.sleep(100);
+  /** Waits (Awaitility, polled every 100 ms) until {@code check} holds, failing with {@code what} after {@code max}. */
+  private static void awaitTrue(Duration max, Check check, java.util.function.Supplier<String> what) {
+    try {
+      org.awaitility.Awaitility.await().atMost(max).pollInterval(Duration.ofMillis(100)).until(check::holds);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("not within " + max.toSeconds() + " s: " + what.get(), e);
     }
   }
 }

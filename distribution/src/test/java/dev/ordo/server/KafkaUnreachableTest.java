@@ -137,10 +137,9 @@ class KafkaUnreachableTest {
         }
         round++;
         // Paced: the next round at most a couple of seconds later (the rounds themselves answer asynchronously).
-        long next = stoppedAt + round * 2_000L;
-        while (System.currentTimeMillis() < Math.min(next, restartAt)) {
-          Thread.sleep(20);
-        }
+        long next = Math.min(stoppedAt + round * 2_000L, restartAt);
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+            .until(() -> System.currentTimeMillis() >= next);
       }
       // Health while still away (the queue's stream thread has had the whole outage to notice).
       Exchange healthAway = call("GET", server, "/health", null, 5_000);
