@@ -34,7 +34,7 @@ import picocli.CommandLine.Unmatched;
     description = "Runs the scenarios of docs/benchmarks.md and prints a table (the median of several rounds "
         + "per figure). Without --bootstrap-servers it starts an embedded Kafka broker in a temporary directory.",
     // The flags of the bench itself, from the one list it parses them by.
-    footer = {"", dev.ordo.bench.BenchOptions.USAGE})
+    footer = {"", dev.ordo.bench.BenchOptions.USAGE, "", FaultModes.USAGE})
 final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -48,6 +48,17 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (FaultModes.isFaultMode(benchArgs)) {
+      FaultModes mode;
+      try {
+        mode = FaultModes.parse(benchArgs);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("ordo bench: " + e.getMessage() + " (try 'ordo bench --help')");
+        return OrdoMain.EXIT_USAGE;
+      }
+      Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, Level.ERROR);
+      return onKafka(bootstrap -> mode.run(bootstrap, System.out));
+    }
     BenchOptions options;
     try {
       options = BenchOptions.parse(benchArgs.toArray(String[]::new));
@@ -57,20 +68,31 @@ final class BenchCommand implements Callable<Integer> {
       return OrdoMain.EXIT_USAGE;
     }
     Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, Level.ERROR);
-    if (bootstrapServers != null) {
-      Bench.run(bootstrapServers, options, System.out, BenchCommand::httpServer);
+    BenchOptions chosen = options;
+    return onKafka(bootstrap -> {
+      Bench.run(bootstrap, chosen, System.out, BenchCommand::httpServer);
       return 0;
+    });
+  }
+
+  /** Runs {@code work} on the Kafka given, or on an embedded broker in a temporary directory. */
+  private Integer onKafka(KafkaWork work) throws Exception {
+    if (bootstrapServers != null) {
+      return work.run(bootstrapServers);
     }
     Path dir = Files.createTempDirectory("ordo-bench-");
     ServerConfig config = ServerConfig.builder().stateDir(dir).cluster("bench-broker").httpPort(0).kafkaPort(0).build();
     try (OrdoServer broker = new OrdoServer(config, List.of())) {
       broker.start();
       System.out.println("Embedded Kafka at " + broker.bootstrapServers() + " (data in " + dir + ")");
-      Bench.run(broker.bootstrapServers(), options, System.out, BenchCommand::httpServer);
-      return 0;
+      return work.run(broker.bootstrapServers());
     } finally {
       delete(dir);
     }
+  }
+
+  private interface KafkaWork {
+    Integer run(String bootstrap) throws Exception;
   }
 
   /**
@@ -105,7 +127,7 @@ final class BenchCommand implements Callable<Integer> {
     };
   }
 
-  private static void delete(Path dir) {
+  static void delete(Path dir) {
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException | RuntimeException e) {

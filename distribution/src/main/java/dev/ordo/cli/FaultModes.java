@@ -1,0 +1,195 @@
+package dev.ordo.cli;
+
+import dev.ordo.faults.DrainRun;
+import dev.ordo.faults.FailoverRun;
+import dev.ordo.faults.SoakRun;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The fault modes of {@code ordo bench} (issue 17), each a run of its own against {@code ordo server}
+ * processes instead of the scenarios' rounds: {@code --failover} (a server killed with a standing
+ * backlog, with and without standbys), {@code --drain} (a large backlog on one server with a small
+ * heap) and {@code --soak} (mixed load and restarts for half an hour, memory sampled).
+ */
+final class FaultModes {
+  static final String USAGE =
+      "Fault modes of ordo bench (one at a time, instead of the scenarios; each runs ordo server processes):\n" +
+      "  --failover         two servers, a standing backlog, one killed with SIGKILL: time until its\n" +
+      "                     partitions dispatch again on the survivor, with and without standbys\n" +
+      "    --failover-items N     the backlog (default 1M)\n" +
+      "    --failover-standbys L  standby settings to run, e.g. 0,1 (default 0,1)\n" +
+      "  --drain            one server with -Xmx1g: enqueue a backlog, drain it; heap after GC, RSS and\n" +
+      "                     the pop rate at the start and the end\n" +
+      "    --drain-items N        the backlog (default 10M)\n" +
+      "  --soak             mixed load over two servers, one restarted every few minutes; heap after GC\n" +
+      "                     and RSS each minute; every item accounted for at the end\n" +
+      "    --soak-minutes N       how long (default 30)\n" +
+      "    --soak-restart-minutes N  a restart every N minutes (default 5)\n" +
+      "    --soak-rate N          items/s offered (default 200)\n" +
+      "  --partitions N     partitions of the cluster's topics (default 4)\n" +
+      "  --server-heap SIZE -Xmx of each server (default 1g)";
+
+  private enum Mode { FAILOVER, DRAIN, SOAK }
+
+  private final Mode mode;
+  private final Map<String, String> values;
+
+  private FaultModes(Mode mode, Map<String, String> values) {
+    this.mode = mode;
+    this.values = values;
+  }
+
+  static boolean isFaultMode(List<String> args) {
+    return args.contains("--failover") || args.contains("--drain") || args.contains("--soak");
+  }
+
+  static FaultModes parse(List<String> args) {
+    Mode mode = null;
+    Map<String, String> values = new TreeMap<>();
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      Mode m = switch (a) {
+        case "--failover" -> Mode.FAILOVER;
+        case "--drain" -> Mode.DRAIN;
+        case "--soak" -> Mode.SOAK;
+        default -> null;
+      };
+      if (m != null) {
+        if (mode != null) {
+          throw new IllegalArgumentException("one fault mode at a time: --failover, --drain or --soak");
+        }
+        mode = m;
+        continue;
+      }
+      String key = a;
+      String value;
+      int eq = a.indexOf('=');
+      if (eq > 0) {
+        key = a.substring(0, eq);
+        value = a.substring(eq + 1);
+      } else if (i + 1 < args.size()) {
+        value = args.get(++i);
+      } else {
+        throw new IllegalArgumentException("missing value of " + a);
+      }
+      if (!List.of("--failover-items", "--failover-standbys", "--drain-items", "--soak-minutes",
+          "--soak-restart-minutes", "--soak-rate", "--partitions", "--server-heap").contains(key)) {
+        throw new IllegalArgumentException("unknown option of a fault mode: " + key);
+      }
+      values.put(key, value);
+    }
+    FaultModes f = new FaultModes(mode, values);
+    // Check every value now, before anything starts.
+    f.number("--failover-items", 1_000_000);
+    f.standbys();
+    f.number("--drain-items", 10_000_000);
+    f.number("--soak-minutes", 30);
+    f.number("--soak-restart-minutes", 5);
+    f.number("--soak-rate", 200);
+    f.number("--partitions", 4);
+    f.heap();
+    return f;
+  }
+
+  private long number(String key, long otherwise) {
+    String v = values.get(key);
+    if (v == null) {
+      return otherwise;
+    }
+    String s = v.replace("_", "").toLowerCase(Locale.ROOT);
+    long scale = 1;
+    if (s.endsWith("k")) {
+      scale = 1_000;
+      s = s.substring(0, s.length() - 1);
+    } else if (s.endsWith("m")) {
+      scale = 1_000_000;
+      s = s.substring(0, s.length() - 1);
+    }
+    try {
+      long n = Long.parseLong(s) * scale;
+      if (n < 1) {
+        throw new NumberFormatException();
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a positive number (k and m allowed), got " + v);
+    }
+  }
+
+  private List<Integer> standbys() {
+    List<Integer> list = new ArrayList<>();
+    for (String s : values.getOrDefault("--failover-standbys", "0,1").split(",")) {
+      try {
+        int n = Integer.parseInt(s.trim());
+        if (n < 0) {
+          throw new NumberFormatException();
+        }
+        list.add(n);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--failover-standbys must list numbers >= 0, got "
+            + values.get("--failover-standbys"));
+      }
+    }
+    return list;
+  }
+
+  private String heap() {
+    String h = values.getOrDefault("--server-heap", "1g");
+    if (!h.matches("[0-9]+[kKmMgG]?")) {
+      throw new IllegalArgumentException("--server-heap must be a JVM heap size such as 1g or 768m, got " + h);
+    }
+    return h;
+  }
+
+  int run(String bootstrap, PrintStream out) throws IOException {
+    List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap());
+    int partitions = Math.toIntExact(number("--partitions", 4));
+    String run = Long.toString(System.currentTimeMillis() % 100_000);
+    Path dir = Files.createTempDirectory("ordo-bench-" + mode.name().toLowerCase(Locale.ROOT) + "-");
+    try {
+      switch (mode) {
+        case FAILOVER -> {
+          List<FailoverRun.Result> results = new ArrayList<>();
+          for (int standbys : standbys()) {
+            FailoverRun.Options o = new FailoverRun.Options(Math.toIntExact(number("--failover-items", 1_000_000)),
+                partitions, standbys, 200, false, jvm);
+            results.add(FailoverRun.run(bootstrap, "failover" + standbys + "-" + run, o, dir.resolve("s" + standbys),
+                out));
+          }
+          out.println();
+          out.println("Failover with a backlog (two servers, one killed with SIGKILL):");
+          results.forEach(r -> out.println("  " + r.line()));
+        }
+        case DRAIN -> {
+          DrainRun.Result r = DrainRun.run(bootstrap, "drain-" + run, new DrainRun.Options(
+              number("--drain-items", 10_000_000), partitions, 200, jvm, Duration.ofSeconds(30)), dir, out);
+          out.println();
+          out.println("Backlog drain (one server, -Xmx" + heap() + "):");
+          out.println("  " + r.line());
+        }
+        case SOAK -> {
+          SoakRun.Result r = SoakRun.run(bootstrap, "soak-" + run, new SoakRun.Options(
+              Duration.ofMinutes(number("--soak-minutes", 30)), Math.toIntExact(number("--soak-rate", 200)),
+              Duration.ofMinutes(number("--soak-restart-minutes", 5)), Duration.ofMinutes(1), partitions, jvm),
+              dir, out);
+          out.println();
+          out.println("Soak (two servers, -Xmx" + heap() + "; samples above):");
+          out.println("  " + r.line());
+          return r.missing() == 0 && r.misplaced() == 0 && r.early() == 0 ? 0 : 1;
+        }
+      }
+      return 0;
+    } finally {
+      BenchCommand.delete(dir);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package dev.ordo.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The soak's 2-minute version ({@code ordo bench --soak} runs 30 minutes): mixed load over two
+ * {@code ordo server} processes, one restarted every 40 s (SIGTERM, then SIGKILL in turn). Every
+ * item must end as its settings say: acked, or dead-lettered for its attempts or its TTL; no delayed
+ * item early. The memory samples are printed; their trend is read over the long run, not asserted.
+ */
+@KafkaCluster
+class SoakTest {
+  @Test
+  void everyItemEndsAsItsSettingsSayThroughRestarts(RealKafka kafka) throws Exception {
+    Path dir = Files.createTempDirectory("ordo-soak-test");
+    SoakRun.Options options = new SoakRun.Options(Duration.ofMinutes(2), 50, Duration.ofSeconds(40),
+        Duration.ofSeconds(20), 4, List.of("-Xmx384m"));
+
+    SoakRun.Result r = SoakRun.run(kafka.bootstrapServers(), "soak-test", options, dir, System.out);
+
+    System.out.println(r.line());
+    assertTrue(r.restarts() >= 2, "servers restarted: " + r.restarts());
+    assertTrue(r.enqueued() > 1_000, "items offered: " + r.enqueued());
+    assertEquals(0, r.missing(), "items neither acked nor dead-lettered");
+    assertEquals(0, r.misplaced(), "items that ended otherwise than their settings say");
+    assertEquals(0, r.early(), "delayed items handled before they were due");
+    assertEquals(r.enqueued(), r.acked() + r.deadLettered(), "every item ended once, one way");
+    assertTrue(r.deadLettered() > 0 && r.acked() > 0, "both endings happened");
+    assertTrue(r.samples().stream().allMatch(s -> s.heapAfterGcBytes() > 0 && s.rssBytes() > 0),
+        "memory sampled from outside each server: " + r.samples());
+  }
+}
