@@ -36,12 +36,14 @@ final class FaultModes {
       "    --soak-restart-minutes N  a restart every N minutes (default 5)\n" +
       "    --soak-rate N          items/s offered (default 200)\n" +
       "  --partitions N     partitions of the cluster's topics (default 4)\n" +
-      "  --server-heap SIZE -Xmx of each server (default 1g)";
+      "  --server-heap SIZE -Xmx of each server (default 1g)\n" +
+      "  --server-setting K=V  a setting of each server (as in its --config), repeatable";
 
   private enum Mode { FAILOVER, DRAIN, SOAK }
 
   private final Mode mode;
   private final Map<String, String> values;
+  private final Map<String, String> serverSettings = new TreeMap<>();
 
   private FaultModes(Mode mode, Map<String, String> values) {
     this.mode = mode;
@@ -55,6 +57,7 @@ final class FaultModes {
   static FaultModes parse(List<String> args) {
     Mode mode = null;
     Map<String, String> values = new TreeMap<>();
+    Map<String, String> settings = new TreeMap<>();
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
       Mode m = switch (a) {
@@ -81,6 +84,14 @@ final class FaultModes {
       } else {
         throw new IllegalArgumentException("missing value of " + a);
       }
+      if (key.equals("--server-setting")) {
+        int kv = value.indexOf('=');
+        if (kv < 1) {
+          throw new IllegalArgumentException("--server-setting takes KEY=VALUE, got " + value);
+        }
+        settings.put(value.substring(0, kv), value.substring(kv + 1));
+        continue;
+      }
       if (!List.of("--failover-items", "--failover-standbys", "--drain-items", "--soak-minutes",
           "--soak-restart-minutes", "--soak-rate", "--partitions", "--server-heap").contains(key)) {
         throw new IllegalArgumentException("unknown option of a fault mode: " + key);
@@ -88,6 +99,7 @@ final class FaultModes {
       values.put(key, value);
     }
     FaultModes f = new FaultModes(mode, values);
+    f.serverSettings.putAll(settings);
     // Check every value now, before anything starts.
     f.number("--failover-items", 1_000_000);
     f.standbys();
@@ -161,7 +173,7 @@ final class FaultModes {
           List<FailoverRun.Result> results = new ArrayList<>();
           for (int standbys : standbys()) {
             FailoverRun.Options o = new FailoverRun.Options(Math.toIntExact(number("--failover-items", 1_000_000)),
-                partitions, standbys, 200, false, jvm);
+                partitions, standbys, 200, false, jvm, serverSettings);
             results.add(FailoverRun.run(bootstrap, "failover" + standbys + "-" + run, o, dir.resolve("s" + standbys),
                 out));
           }
@@ -171,7 +183,7 @@ final class FaultModes {
         }
         case DRAIN -> {
           DrainRun.Result r = DrainRun.run(bootstrap, "drain-" + run, new DrainRun.Options(
-              number("--drain-items", 10_000_000), partitions, 200, jvm, Duration.ofSeconds(30)), dir, out);
+              number("--drain-items", 10_000_000), partitions, 200, jvm, Duration.ofSeconds(30), serverSettings), dir, out);
           out.println();
           out.println("Backlog drain (one server, -Xmx" + heap() + "):");
           out.println("  " + r.line());
@@ -179,7 +191,8 @@ final class FaultModes {
         case SOAK -> {
           SoakRun.Result r = SoakRun.run(bootstrap, "soak-" + run, new SoakRun.Options(
               Duration.ofMinutes(number("--soak-minutes", 30)), Math.toIntExact(number("--soak-rate", 200)),
-              Duration.ofMinutes(number("--soak-restart-minutes", 5)), Duration.ofMinutes(1), partitions, jvm),
+              Duration.ofMinutes(number("--soak-restart-minutes", 5)), Duration.ofMinutes(1), partitions, jvm,
+              serverSettings),
               dir, out);
           out.println();
           out.println("Soak (two servers, -Xmx" + heap() + "; samples above):");

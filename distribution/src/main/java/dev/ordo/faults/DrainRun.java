@@ -36,15 +36,17 @@ public final class DrainRun {
    * @param partitions partitions of the cluster's topics
    * @param payloadBytes payload of each item (at least 8)
    * @param serverJvmOptions JVM options of the server, e.g. {@code -Xmx1g}
+   * @param serverSettings more settings of the server (its --config), e.g. for an experiment
    * @param sampleEvery how often memory is sampled
    */
   public record Options(long items, int partitions, int payloadBytes, List<String> serverJvmOptions,
-      Duration sampleEvery) {
+      Duration sampleEvery, Map<String, String> serverSettings) {
     public Options {
       if (items < 10 || partitions < 1 || payloadBytes < 8) {
         throw new IllegalArgumentException("drain needs items >= 10, partitions >= 1, payload >= 8");
       }
       serverJvmOptions = List.copyOf(serverJvmOptions);
+      serverSettings = Map.copyOf(serverSettings);
     }
   }
 
@@ -88,7 +90,7 @@ public final class DrainRun {
   private DrainRun() {}
 
   public static Result run(String bootstrap, String cluster, Options o, Path dir, PrintStream log) {
-    Map<String, String> settings = new HashMap<>();
+    Map<String, String> settings = new HashMap<>(o.serverSettings());
     settings.put("ordo.cluster", cluster);
     settings.put("ordo.server.partitions", Integer.toString(o.partitions()));
     settings.put("ordo.server.http.port", "0");

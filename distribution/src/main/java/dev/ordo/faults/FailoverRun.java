@@ -53,14 +53,16 @@ public final class FailoverRun {
    * @param payloadBytes payload of each item (at least 8)
    * @param drainAll whether to work every item off after the takeover
    * @param serverJvmOptions JVM options of each server, e.g. {@code -Xmx1g}
+   * @param serverSettings more settings of the server (its --config), e.g. for an experiment
    */
   public record Options(int items, int partitions, int standbys, int payloadBytes, boolean drainAll,
-      List<String> serverJvmOptions) {
+      List<String> serverJvmOptions, Map<String, String> serverSettings) {
     public Options {
       if (items < 1 || partitions < 2 || standbys < 0 || payloadBytes < 8) {
         throw new IllegalArgumentException("failover needs items >= 1, partitions >= 2, standbys >= 0, payload >= 8");
       }
       serverJvmOptions = List.copyOf(serverJvmOptions);
+      serverSettings = Map.copyOf(serverSettings);
     }
   }
 
@@ -96,7 +98,7 @@ public final class FailoverRun {
 
   public static Result run(String bootstrap, String cluster, Options o, Path dir, PrintStream log) {
     ClusterTopics topics = new ClusterTopics(cluster);
-    Map<String, String> settings = new HashMap<>();
+    Map<String, String> settings = new HashMap<>(o.serverSettings());
     settings.put("ordo.cluster", cluster);
     settings.put("ordo.server.partitions", Integer.toString(o.partitions()));
     settings.put("ordo.server.http.port", "0");

@@ -81,12 +81,13 @@ public final class SoakRun {
    * @param sampleEvery how often memory is sampled
    */
   public record Options(Duration duration, int rate, Duration restartEvery, Duration sampleEvery, int partitions,
-      List<String> serverJvmOptions) {
+      List<String> serverJvmOptions, Map<String, String> serverSettings) {
     public Options {
       if (rate < 1 || partitions < 2 || duration.isNegative() || restartEvery.isZero() || sampleEvery.isZero()) {
         throw new IllegalArgumentException("soak needs rate >= 1, partitions >= 2 and positive durations");
       }
       serverJvmOptions = List.copyOf(serverJvmOptions);
+      serverSettings = Map.copyOf(serverSettings);
     }
   }
 
@@ -148,7 +149,7 @@ public final class SoakRun {
   private SoakRun() {}
 
   public static Result run(String bootstrap, String cluster, Options o, Path dir, PrintStream log) {
-    Map<String, String> settings = new HashMap<>();
+    Map<String, String> settings = new HashMap<>(o.serverSettings());
     settings.put("ordo.cluster", cluster);
     settings.put("ordo.server.partitions", Integer.toString(o.partitions()));
     settings.put("ordo.server.http.port", "0");
@@ -201,7 +202,7 @@ public final class SoakRun {
         }
         if (now >= nextRestart) {
           int i = restarts % 2;
-          boolean kill = restarts % 4 >= 2;
+          boolean kill = restarts % 4 == 1 || restarts % 4 == 2; // a stopped, b killed, a killed, b stopped, ...
           log.printf("soak: %s server %s%n", kill ? "killing (SIGKILL) and restarting" : "restarting (SIGTERM)",
               names[i]);
           if (kill) {

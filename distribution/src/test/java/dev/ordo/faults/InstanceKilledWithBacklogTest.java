@@ -23,7 +23,7 @@ class InstanceKilledWithBacklogTest {
   @Test
   void theSurvivorRunsTheKilledServersPartitionsAndEveryItemOfTheBacklogIsHandled(RealKafka kafka) throws Exception {
     Path dir = Files.createTempDirectory("ordo-failover-test");
-    FailoverRun.Options options = new FailoverRun.Options(20_000, 4, 1, 64, true, List.of("-Xmx384m"));
+    FailoverRun.Options options = new FailoverRun.Options(20_000, 4, 1, 64, true, List.of("-Xmx384m"), java.util.Map.of());
 
     FailoverRun.Result r = FailoverRun.run(kafka.bootstrapServers(), "killed-backlog", options, dir, System.out);
 

@@ -23,7 +23,7 @@ class SoakTest {
   void everyItemEndsAsItsSettingsSayThroughRestarts(RealKafka kafka) throws Exception {
     Path dir = Files.createTempDirectory("ordo-soak-test");
     SoakRun.Options options = new SoakRun.Options(Duration.ofMinutes(2), 50, Duration.ofSeconds(40),
-        Duration.ofSeconds(20), 4, List.of("-Xmx384m"));
+        Duration.ofSeconds(20), 4, List.of("-Xmx384m"), java.util.Map.of());
 
     SoakRun.Result r = SoakRun.run(kafka.bootstrapServers(), "soak-test", options, dir, System.out);
 

@@ -91,6 +91,8 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
           .setConfigProp("share.coordinator.state.topic.replication.factor", String.valueOf(rf))
           .setConfigProp("share.coordinator.state.topic.min.isr", String.valueOf(minIsr))
           .setConfigProp("group.initial.rebalance.delay.ms", "0")
+          // as ordo server's embedded broker: a crashed instance's transaction aborted within a second of its timeout
+          .setConfigProp("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000")
           .setConfigProp("default.replication.factor", String.valueOf(rf))
           .setConfigProp("min.insync.replicas", String.valueOf(minIsr))
           .build();

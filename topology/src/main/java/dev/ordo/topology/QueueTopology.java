@@ -89,6 +89,11 @@ public final class QueueTopology {
         StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5,
         // A standby on another instance keeps each partition's item table restored, so a failover
         // does not replay the changelog first (decisions D18); with one instance it has nowhere to run.
-        StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
+        StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1,
+        // A killed instance's open transaction holds back read_committed readers of its partitions
+        // (the survivor's restore and processing) until the broker aborts it: after this timeout,
+        // at the broker's next clean-up. Kafka Streams' 10 s made a failover take 16 s; the
+        // queue's transactions last a commit interval (20 ms), so 5 s leaves ample room (decisions D28).
+        StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 5_000);
   }
 }

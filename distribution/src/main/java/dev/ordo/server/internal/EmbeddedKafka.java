@@ -128,6 +128,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     c.put("transaction.state.log.num.partitions", "8");
     c.put("share.coordinator.state.topic.num.partitions", "8");
     c.put("group.initial.rebalance.delay.ms", "0");
+    // A crashed instance's transaction is aborted at most a second after its timeout, not ten
+    // (the broker's default clean-up interval): the survivor's failover waits for that (D28).
+    c.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
     // Share groups join in a fraction of the time with 500 ms heartbeats (KAFKA-NOTES.md); ordo
     // bench measures them as a baseline on this broker.
     c.put("group.share.heartbeat.interval.ms", "500");
