@@ -11,7 +11,7 @@ public enum ItemField {
   NAMESPACE(OrdoSinkConfig.NAMESPACE_CONFIG, true) {
     @Override
     Object convert(Object v) throws WrongType {
-      return Values.text(v);
+      return checkedName("namespace", Values.text(v));
     }
 
     @Override
@@ -22,7 +22,7 @@ public enum ItemField {
   TOPIC(OrdoSinkConfig.TOPIC_CONFIG, true) {
     @Override
     Object convert(Object v) throws WrongType {
-      return Values.text(v);
+      return checkedName("topic", Values.text(v));
     }
 
     @Override
@@ -77,7 +77,7 @@ public enum ItemField {
   GROUP_KEY(OrdoSinkConfig.GROUP_KEY_CONFIG, false) {
     @Override
     Object convert(Object v) throws WrongType {
-      return Values.text(v);
+      return checkedName("groupKey", Values.text(v));
     }
 
     @Override
@@ -141,6 +141,14 @@ public enum ItemField {
   abstract Object convert(Object v) throws WrongType;
 
   abstract void apply(EnqueueRequest.Builder b, Object converted);
+
+  private static String checkedName(String field, String text) throws WrongType {
+    String problem = dev.ordo.api.Names.problem(field, text);
+    if (problem != null) {
+      throw new WrongType(problem);
+    }
+    return text;
+  }
 
   /** Checks a constant setting at configuration time; the reason, or null when it converts. */
   public String checkConstant(Object constant) {
