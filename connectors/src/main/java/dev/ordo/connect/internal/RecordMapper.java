@@ -97,7 +97,7 @@ public final class RecordMapper {
       return s.getBytes(StandardCharsets.UTF_8);
     }
     if (format == PayloadFormat.BYTES) {
-      throw new WrongType("format BYTES takes bytes or string values, got a " + Values.typeName(v));
+      throw new WrongType("format BYTES takes bytes or string values, got " + Values.described(v));
     }
     try {
       return json.fromConnectData(record.topic(), record.valueSchema(), v);

@@ -99,7 +99,13 @@ public final class Values {
   }
 
   private static WrongType wrong(Object v, String expected) {
-    return new WrongType("a " + typeName(v) + " is not " + expected);
+    return new WrongType(described(v) + " is not " + expected);
+  }
+
+  /** The value's type with its article, for messages: "a map", "an array", "a string (x)". */
+  public static String described(Object v) {
+    String t = typeName(v);
+    return ("aeiou".indexOf(t.charAt(0)) >= 0 ? "an " : "a ") + t;
   }
 
   /** The Connect-ish name of a value's type, for messages. */
