@@ -56,6 +56,15 @@ class OrdoSinkConfigTest {
   }
 
   @Test
+  void everyKeyIsInTheSettingsTableOfTheGuide() throws Exception {
+    String guide = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "connectors.md"));
+    for (String key : OrdoSinkConfig.configDef().names()) {
+      assertTrue(guide.contains("| `" + key + "` |"), key + " is missing from docs/connectors.md");
+    }
+    assertTrue(guide.contains("| `" + OrdoSinkConfig.KAFKA_PREFIX + "<key>` |"));
+  }
+
+  @Test
   void badSettingsNameTheirKey() {
     Map<String, String> noNamespace = every();
     noNamespace.remove("ordo.namespace");
