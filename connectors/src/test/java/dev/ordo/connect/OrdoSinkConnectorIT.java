@@ -208,6 +208,37 @@ class OrdoSinkConnectorIT {
   }
 
   @Test
+  void offsetsAreNotCommittedWhileEnqueuesFailAndTheRecordsAreSentAgainOnceTheySucceed() throws Exception {
+    String name = "refused-sink";
+    kafka.createTopics(1, "refused");
+    int total = 200;
+    for (int i = 0; i < total; i++) {
+      source.send(new ProducerRecord<>("refused", 0, "k" + i, order("refused", i).value(), order("refused", i).headers()));
+    }
+    source.flush();
+    Map<String, String> config = connector("refused");
+    config.put("ordo.namespace", "refused");
+    // Every item is larger than this: Kafka refuses each send (RecordTooLargeException), none is written.
+    config.put("ordo.kafka.max.request.size", "100");
+    worker.putConnector(name, config);
+
+    javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+    javax.management.ObjectName taskMetrics =
+        new javax.management.ObjectName("kafka.connect:type=connector-task-metrics,connector=" + name + ",task=0");
+    await().atMost(Duration.ofSeconds(60)).until(() -> jmx.isRegistered(taskMetrics)
+        && ((Number) jmx.getAttribute(taskMetrics, "offset-commit-failure-percentage")).doubleValue() > 0);
+    assertEquals(0, committed("connect-" + name, "refused"), "no offset committed while the enqueues fail");
+
+    config.remove("ordo.kafka.max.request.size");
+    worker.putConnector(name, config); // the worker restarts the task with the fixed settings
+    ItemReader items = new ItemReader("refused");
+    await().atMost(Duration.ofSeconds(60)).until(() -> items.poll() == total);
+    await().atMost(Duration.ofSeconds(30)).until(() -> committed("connect-" + name, "refused") == total);
+    items.poll();
+    assertEquals(total, items.records, "every record once: the refused sends wrote nothing");
+  }
+
+  @Test
   void badRecordsGoToTheDeadLetterTopicWithTheReasonAndTheGoodOnesAreEnqueued() throws Exception {
     String name = "mixed-sink";
     kafka.createTopics(1, "mixed");
