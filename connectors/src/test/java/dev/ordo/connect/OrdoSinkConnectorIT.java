@@ -136,7 +136,8 @@ class OrdoSinkConnectorIT {
 
     // The worker runs the plugin from the packaged directory: the version comes from our jar's manifest.
     JsonNode plugins = worker.get("/connector-plugins");
-    assertTrue(plugins.toString().contains("{\"class\":\"dev.ordo.connect.OrdoSinkConnector\",\"type\":\"sink\",\"version\":\"0.1.0"),
+    assertTrue(plugins.toString().contains("{\"class\":\"dev.ordo.connect.OrdoSinkConnector\",\"type\":\"sink\",\"version\":\""
+        + System.getProperty("ordo.version") + "\"}"),
         plugins.toString());
 
     ItemReader items = new ItemReader("shop");
@@ -327,6 +328,24 @@ class OrdoSinkConnectorIT {
     ProducerRecord<String, String> r = new ProducerRecord<>(topic, 0, "k" + i, json);
     r.headers().add("queue", "q".getBytes(StandardCharsets.UTF_8));
     return r;
+  }
+
+  @Test
+  void theZipHoldsThePluginDirectoryWithoutWhatTheWorkerProvides() throws Exception {
+    Path dir = Path.of(System.getProperty("ordo.connect.plugin.path"), "ordo-connect");
+    java.util.Set<String> files;
+    try (var list = Files.list(dir)) {
+      files = list.map(f -> "ordo-connect/" + f.getFileName()).collect(java.util.stream.Collectors.toSet());
+    }
+    java.util.Set<String> zipped = new java.util.HashSet<>();
+    try (var zip = new java.util.zip.ZipFile(System.getProperty("ordo.connect.plugin.zip"))) {
+      zip.stream().filter(e -> !e.isDirectory()).forEach(e -> zipped.add(e.getName()));
+    }
+    assertEquals(files, zipped);
+    assertTrue(files.stream().anyMatch(f -> f.startsWith("ordo-connect/ordo-connectors-")), files.toString());
+    assertTrue(files.stream().anyMatch(f -> f.startsWith("ordo-connect/ordo-clients-")), files.toString());
+    assertTrue(files.stream().noneMatch(f -> f.contains("kafka-clients") || f.contains("connect-api")
+        || f.contains("slf4j")), "the worker's own jars are left out: " + files);
   }
 
   private static long committed(String group, String topic) throws Exception {
