@@ -1,9 +1,18 @@
 # The Ordo distribution as an image (used by docker-compose.yml). Build: docker build -t ordo .
+# Stage "connect" is a Kafka Connect worker with the Ordo sink plugin (docker build --target connect .).
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY . .
-RUN mvn -B -q -DskipTests -pl distribution -am package
+RUN mvn -B -q -DskipTests -pl distribution,connectors -am package
 
+# A Kafka Connect worker (Kafka's own image) with the plugin directory on its plugin.path (docs/connectors.md).
+FROM apache/kafka:4.3.1 AS connect
+COPY --from=build /src/connectors/target/plugin/ordo-connect/ /opt/kafka/plugins/ordo-connect/
+COPY connectors/docker/worker.properties /opt/kafka/config/ordo-connect-worker.properties
+EXPOSE 8083
+ENTRYPOINT ["/opt/kafka/bin/connect-distributed.sh", "/opt/kafka/config/ordo-connect-worker.properties"]
+
+# The last stage is the default: the Ordo server.
 FROM eclipse-temurin:17-jre
 WORKDIR /opt/ordo
 COPY --from=build /src/distribution/target/lib/ /opt/ordo/lib/

@@ -1,0 +1,108 @@
+package dev.ordo.connect.internal;
+
+import dev.ordo.client.EnqueueRequest;
+import dev.ordo.connect.OrdoSinkConfig;
+import dev.ordo.connect.internal.Values.WrongType;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.Map;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.json.JsonConverterConfig;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.storage.ConverterType;
+
+/**
+ * Maps a sink record to an {@link EnqueueRequest}, or to the reason it is a bad record. Pure: no I/O,
+ * no clock (a delay stays relative; the producer adds it to its send time). Not thread-safe (one per task).
+ *
+ * <p>Per item field: read its {@link FieldSource}; absent (or null) means a bad record for a required
+ * field (namespace, topic) and the queue's namespace default otherwise; present but of the wrong
+ * type is a bad record. Then the payload (see {@link PayloadFormat}) and its size limit, and
+ * finally {@link EnqueueRequest.Builder#build()}'s own checks (names, positive durations...).
+ */
+public final class RecordMapper {
+  private final Map<ItemField, FieldSource> sources;
+  private final PayloadFormat format;
+  private final int payloadMaxBytes;
+  private final JsonConverter json = new JsonConverter();
+
+  public RecordMapper(Map<ItemField, FieldSource> sources, PayloadFormat format, int payloadMaxBytes) {
+    this.sources = new EnumMap<>(sources);
+    this.format = format;
+    this.payloadMaxBytes = payloadMaxBytes;
+    json.configure(Map.of(JsonConverterConfig.SCHEMAS_ENABLE_CONFIG, "false",
+        JsonConverterConfig.TYPE_CONFIG, ConverterType.VALUE.getName()));
+  }
+
+  public Mapped map(SinkRecord record) {
+    Map<ItemField, Object> values = new EnumMap<>(ItemField.class);
+    for (Map.Entry<ItemField, FieldSource> e : sources.entrySet()) {
+      ItemField field = e.getKey();
+      FieldSource source = e.getValue();
+      Object raw = source.read(record);
+      if (raw == null) {
+        if (field.required()) {
+          return new Mapped.Rejected(field.key() + ": " + source.describe() + " is missing");
+        }
+        continue;
+      }
+      try {
+        values.put(field, field.convert(raw));
+      } catch (WrongType w) {
+        return new Mapped.Rejected(field.key() + ": " + source.describe() + ": " + w.getMessage());
+      }
+    }
+    if (!values.containsKey(ItemField.NAMESPACE) || !values.containsKey(ItemField.TOPIC)) {
+      return new Mapped.Rejected("no source for " + (values.containsKey(ItemField.NAMESPACE)
+          ? ItemField.TOPIC.key() : ItemField.NAMESPACE.key()));
+    }
+    byte[] payload;
+    try {
+      payload = payload(record);
+    } catch (WrongType w) {
+      return new Mapped.Rejected(OrdoSinkConfig.PAYLOAD_FORMAT_CONFIG + ": " + w.getMessage());
+    }
+    if (payload.length > payloadMaxBytes) {
+      return new Mapped.Rejected("the payload of " + payload.length + " bytes is over "
+          + OrdoSinkConfig.PAYLOAD_MAX_BYTES_CONFIG + " (" + payloadMaxBytes + ")");
+    }
+    EnqueueRequest.Builder b = EnqueueRequest.builder(
+        (String) values.get(ItemField.NAMESPACE), (String) values.get(ItemField.TOPIC), payload);
+    for (Map.Entry<ItemField, Object> e : values.entrySet()) {
+      e.getKey().apply(b, e.getValue());
+    }
+    try {
+      return new Mapped.Item(b.build());
+    } catch (IllegalArgumentException invalid) { // EnqueueRequest's own checks signal so; the message names the field
+      return new Mapped.Rejected("invalid item: " + invalid.getMessage());
+    }
+  }
+
+  private byte[] payload(SinkRecord record) throws WrongType {
+    Object v = record.value();
+    if (v == null) {
+      throw new WrongType("the record has no value (a tombstone)");
+    }
+    if (v instanceof byte[] b) {
+      return b;
+    }
+    if (v instanceof ByteBuffer bb) {
+      byte[] b = new byte[bb.remaining()];
+      bb.duplicate().get(b);
+      return b;
+    }
+    if (v instanceof String s) {
+      return s.getBytes(StandardCharsets.UTF_8);
+    }
+    if (format == PayloadFormat.BYTES) {
+      throw new WrongType("format BYTES takes bytes or string values, got " + Values.described(v));
+    }
+    try {
+      return json.fromConnectData(record.topic(), record.valueSchema(), v);
+    } catch (DataException e) {
+      throw new WrongType("the value does not convert to JSON: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package dev.ordo.connect.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.client.EnqueueRequest;
+import dev.ordo.connect.OrdoSinkConfig;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+
+class RecordMapperTest {
+  private static final Schema CUSTOMER = SchemaBuilder.struct().name("Customer")
+      .field("id", Schema.STRING_SCHEMA).field("tier", Schema.OPTIONAL_INT32_SCHEMA).build();
+  private static final Schema ORDER = SchemaBuilder.struct().name("Order")
+      .field("customer", CUSTOMER).field("priority", Schema.OPTIONAL_INT64_SCHEMA)
+      .field("due", Timestamp.builder().optional().build()).build();
+  private static final Schema EVENT = SchemaBuilder.struct().name("Event")
+      .field("tenant", Schema.OPTIONAL_STRING_SCHEMA).field("order", ORDER).build();
+
+  private static Struct event(String tenant, String customer, Long priority, Date due) {
+    Struct c = new Struct(CUSTOMER).put("id", customer).put("tier", 2);
+    Struct o = new Struct(ORDER).put("customer", c).put("priority", priority).put("due", due);
+    return new Struct(EVENT).put("tenant", tenant).put("order", o);
+  }
+
+  private static SinkRecord record(Schema schema, Object value, ConnectHeaders headers) {
+    return new SinkRecord("orders", 0, Schema.STRING_SCHEMA, "k", schema, value, 17, 0L,
+        org.apache.kafka.common.record.TimestampType.CREATE_TIME, headers);
+  }
+
+  private static RecordMapper mapper(Map<String, String> settings) {
+    Map<String, Object> props = new HashMap<>(settings);
+    props.put(OrdoSinkConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
+    return new OrdoSinkConfig(props).mapper();
+  }
+
+  private static EnqueueRequest item(Mapped m) {
+    return assertInstanceOf(Mapped.Item.class, m, () -> "rejected: " + m).request();
+  }
+
+  private static String rejected(Mapped m) {
+    return assertInstanceOf(Mapped.Rejected.class, m, () -> "mapped: " + m).reason();
+  }
+
+  @Test
+  void nestedStructFieldsHeadersAndConstantsMakeTheItem() {
+    RecordMapper mapper = mapper(Map.of(
+        "ordo.namespace", "field:tenant",
+        "ordo.topic", "header:queue",
+        "ordo.priority", "field:order.priority",
+        "ordo.group.key", "field:order.customer.id",
+        "ordo.deliver.after", "field:order.due",
+        "ordo.ttl", "header:ttl",
+        "ordo.lease", "PT45S",
+        "ordo.max.attempts", "const:7",
+        "ordo.trace.id", "key"));
+    ConnectHeaders headers = new ConnectHeaders();
+    headers.addString("queue", "emails").addLong("ttl", 60_000L);
+    EnqueueRequest r = item(mapper.map(record(EVENT, event("shop", "c-9", 3L, new Date(1_800_000_000_000L)), headers)));
+    assertEquals("shop", r.namespace());
+    assertEquals("emails", r.topic());
+    assertEquals(3, r.priority());
+    assertEquals("c-9", r.groupKey());
+    assertEquals(Instant.ofEpochMilli(1_800_000_000_000L), r.deliverAfter());
+    assertNull(r.delay());
+    assertEquals(Duration.ofMinutes(1), r.ttl());
+    assertEquals(Duration.ofSeconds(45), r.lease());
+    assertEquals(7, r.maxAttempts());
+    assertEquals("k", r.traceId());
+    String json = new String(r.payload(), StandardCharsets.UTF_8);
+    assertEquals("{\"tenant\":\"shop\",\"order\":{\"customer\":{\"id\":\"c-9\",\"tier\":2},\"priority\":3,"
+        + "\"due\":1800000000000}}", json, "a struct payload is schemaless JSON");
+  }
+
+  @Test
+  void schemalessMapsAreWalkedLikeStructsAndNumbersFromTextConvert() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "shop", "ordo.topic", "field:kind",
+        "ordo.priority", "field:order.priority", "ordo.group.key", "field:order.customer.id",
+        "ordo.delay", "header:delay"));
+    Map<String, Object> order = new LinkedHashMap<>();
+    order.put("customer", Map.of("id", 42L)); // JsonConverter makes JSON integers Longs
+    order.put("priority", "-5");
+    Map<String, Object> value = new LinkedHashMap<>(Map.of("kind", "sms"));
+    value.put("order", order);
+    ConnectHeaders headers = new ConnectHeaders();
+    headers.addString("delay", "PT2M");
+    EnqueueRequest r = item(mapper.map(record(null, value, headers)));
+    assertEquals("sms", r.topic());
+    assertEquals(-5, r.priority());
+    assertEquals("42", r.groupKey(), "a numeric id is a group key as its text");
+    assertEquals(Duration.ofMinutes(2), r.delay());
+    assertNull(r.ttl(), "unset fields take the namespace defaults");
+    assertNull(r.maxAttempts());
+  }
+
+  @Test
+  void aMissingOptionalFieldTakesTheDefaultAndAMissingRequiredOneRejectsTheRecordNamingIt() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "field:tenant", "ordo.topic", "t",
+        "ordo.priority", "field:order.missing", "ordo.group.key", "field:order.customer.nothing.deeper"));
+    EnqueueRequest r = item(mapper.map(record(EVENT, event("shop", "c", null, null), new ConnectHeaders())));
+    assertEquals(0, r.priority());
+    assertNull(r.groupKey());
+
+    String reason = rejected(mapper.map(record(EVENT, event(null, "c", 1L, null), new ConnectHeaders())));
+    assertEquals("ordo.namespace: field 'tenant' is missing", reason);
+  }
+
+  @Test
+  void aValueOfTheWrongTypeRejectsTheRecordWithTheSettingFieldAndValue() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "field:t",
+        "ordo.priority", "field:p", "ordo.ttl", "field:ttl"));
+    assertEquals("ordo.priority: field 'p': 'high' is not an integer",
+        rejected(mapper.map(record(null, Map.of("p", "high", "t", "x"), new ConnectHeaders()))));
+    assertEquals("ordo.priority: field 'p': 2.5 is not a whole number (an integer was expected)",
+        rejected(mapper.map(record(null, Map.of("p", 2.5, "t", "x"), new ConnectHeaders()))));
+    assertEquals("ordo.priority: field 'p': 3000000000 is out of the int range",
+        rejected(mapper.map(record(null, Map.of("p", 3_000_000_000L, "t", "x"), new ConnectHeaders()))));
+    assertEquals("ordo.topic: field 't': a map is not a string",
+        rejected(mapper.map(record(null, Map.of("t", Map.of("a", 1)), new ConnectHeaders()))));
+    assertTrue(rejected(mapper.map(record(null, Map.of("t", "x", "ttl", "PTX"), new ConnectHeaders())))
+        .startsWith("ordo.ttl: field 'ttl': 'PTX' is not an ISO-8601 duration"));
+    assertEquals("invalid item: ttl must be positive, got PT-1S",
+        rejected(mapper.map(record(null, Map.of("t", "x", "ttl", -1000), new ConnectHeaders()))));
+    assertEquals("ordo.topic: field 't': topic 'a/b' contains a '/' or a control character",
+        rejected(mapper.map(record(null, Map.of("t", "a/b"), new ConnectHeaders()))));
+  }
+
+  @Test
+  void aPayloadOverTheLimitOrATombstoneIsRejected() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.payload.max.bytes", "8"));
+    assertArrayEquals("12345678".getBytes(StandardCharsets.UTF_8),
+        item(mapper.map(record(Schema.STRING_SCHEMA, "12345678", new ConnectHeaders()))).payload(),
+        "a string payload is its text as it is");
+    assertEquals("the payload of 9 bytes is over ordo.payload.max.bytes (8)",
+        rejected(mapper.map(record(Schema.STRING_SCHEMA, "123456789", new ConnectHeaders()))));
+    assertEquals("ordo.payload.format: the record has no value (a tombstone)",
+        rejected(mapper.map(record(null, null, new ConnectHeaders()))));
+  }
+
+  @Test
+  void bytesFormatTakesBytesAsTheyAreAndRefusesStructuredValues() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.payload.format", "BYTES"));
+    byte[] raw = {0, 1, (byte) 0xff};
+    assertArrayEquals(raw, item(mapper.map(record(Schema.BYTES_SCHEMA, raw, new ConnectHeaders()))).payload());
+    assertEquals("ordo.payload.format: format BYTES takes bytes or string values, got a map",
+        rejected(mapper.map(record(null, Map.of("a", 1), new ConnectHeaders()))));
+    RecordMapper json = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t"));
+    assertEquals("[1,2]", new String(item(json.map(record(null, List.of(1, 2), new ConnectHeaders()))).payload(),
+        StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void headerBytesAreReadAsText() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "header:q", "ordo.priority", "header:p"));
+    ConnectHeaders headers = new ConnectHeaders();
+    headers.addBytes("q", "jobs".getBytes(StandardCharsets.UTF_8)).addBytes("p", "9".getBytes(StandardCharsets.UTF_8));
+    EnqueueRequest r = item(mapper.map(record(Schema.STRING_SCHEMA, "x", headers)));
+    assertEquals("jobs", r.topic());
+    assertEquals(9, r.priority());
+    assertEquals("ordo.topic: header 'q' is missing",
+        rejected(mapper.map(record(Schema.STRING_SCHEMA, "x", new ConnectHeaders()))));
+  }
+}
