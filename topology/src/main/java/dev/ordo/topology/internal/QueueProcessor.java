@@ -580,7 +580,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     Header[] recordHeaders = record.headers().toArray();
     int headerBytes = 0;
     for (Header h : recordHeaders) {
-      headerBytes += h.key().length() + (h.value() == null ? 0 : h.value().length);
+      headerBytes += h.key().getBytes(StandardCharsets.UTF_8).length + (h.value() == null ? 0 : h.value().length);
     }
     int size = value.length + (key == null ? 0 : key.length) + headerBytes;
     if (size > deadLetterMaxBytes) {
