@@ -1,5 +1,6 @@
 package dev.ordo.client;
 
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.Names;
 import dev.ordo.schema.DeliverySemantics;
 import java.time.Duration;
@@ -27,6 +28,7 @@ public final class EnqueueRequest {
   private final Integer maxAttempts;
   private final String groupKey;
   private final String traceId;
+  private final ItemHeaders headers;
 
   private EnqueueRequest(Builder b) {
     this.namespace = b.namespace;
@@ -42,6 +44,7 @@ public final class EnqueueRequest {
     this.maxAttempts = b.maxAttempts;
     this.groupKey = b.groupKey;
     this.traceId = b.traceId;
+    this.headers = b.headers == null ? ItemHeaders.EMPTY : b.headers.build();
   }
 
   /** A request for {@code payload} on {@code topic} of {@code namespace}; the payload is not copied. */
@@ -110,6 +113,14 @@ public final class EnqueueRequest {
     return traceId;
   }
 
+  /**
+   * The headers put on the item's Kafka record and kept with the item (delivered with it on every
+   * lease, on the dead-letter topic, ...); {@link ItemHeaders#EMPTY} when none.
+   */
+  public ItemHeaders headers() {
+    return headers;
+  }
+
   /** The absolute time before which the item must not be delivered, or null for at once. */
   Long deliverAfterMs(long now) {
     if (deliverAfter != null) {
@@ -142,6 +153,7 @@ public final class EnqueueRequest {
     private Integer maxAttempts;
     private String groupKey;
     private String traceId;
+    private ItemHeaders.Builder headers;
 
     private Builder(String namespace, String topic, byte[] payload) {
       this.namespace = namespace;
@@ -209,6 +221,31 @@ public final class EnqueueRequest {
       return this;
     }
 
+    /**
+     * Adds a header (a Kafka record header, kept with the item); names may repeat, order is kept.
+     * Names starting with {@value ItemHeaders#RESERVED_PREFIX} are Ordo's own and refused.
+     */
+    public Builder header(String name, byte[] value) {
+      if (headers == null) {
+        headers = ItemHeaders.builder();
+      }
+      headers.add(name, value);
+      return this;
+    }
+
+    /** {@link #header(String, byte[])} with {@code value} as UTF-8. */
+    public Builder header(String name, String value) {
+      return header(name, value == null ? null : value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Adds every header of {@code all}, in order. */
+    public Builder headers(ItemHeaders all) {
+      for (ItemHeaders.Entry e : all.entries()) {
+        header(e.name(), e.value());
+      }
+      return this;
+    }
+
     /** Checks every field; throws {@link IllegalArgumentException} naming the first bad one. */
     public EnqueueRequest build() {
       Names.check("namespace", namespace);
@@ -240,6 +277,14 @@ public final class EnqueueRequest {
       if (traceId != null && traceId.length() > Names.MAX_LENGTH) {
         throw new IllegalArgumentException("traceId is longer than " + Names.MAX_LENGTH + " characters");
       }
+      if (headers != null) {
+        for (ItemHeaders.Entry e : headers.build().entries()) {
+          if (ItemHeaders.isReserved(e.name())) {
+            throw new IllegalArgumentException("headers: header name '" + e.name() + "' is reserved (names starting"
+                + " with '" + ItemHeaders.RESERVED_PREFIX + "' are Ordo's own)");
+          }
+        }
+      }
       return new EnqueueRequest(this);
     }
   }
@@ -251,7 +296,7 @@ public final class EnqueueRequest {
         && Objects.equals(delay, r.delay) && Objects.equals(deliverAfter, r.deliverAfter)
         && Objects.equals(lease, r.lease) && Objects.equals(ttl, r.ttl) && semantics == r.semantics
         && Objects.equals(maxAttempts, r.maxAttempts) && Objects.equals(groupKey, r.groupKey)
-        && Objects.equals(traceId, r.traceId);
+        && Objects.equals(traceId, r.traceId) && headers.equals(r.headers);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.ordo.client;
 
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Job;
 import dev.ordo.schema.DeliveredItem;
@@ -55,6 +56,14 @@ public final class LeasedItem {
 
   public String traceId() {
     return job.item().getTraceId();
+  }
+
+  /**
+   * The item's headers: the Kafka headers of the record that enqueued it (e.g. a W3C
+   * {@code traceparent}), in order, repeated names included; {@link ItemHeaders#EMPTY} when none.
+   */
+  public ItemHeaders headers() {
+    return ItemHeaders.fromRecords(job.item().getHeaders());
   }
 
   public Instant enqueuedAt() {

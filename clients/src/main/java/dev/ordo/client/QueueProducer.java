@@ -1,6 +1,7 @@
 package dev.ordo.client;
 
 import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.PolicyLimits;
 import dev.ordo.client.internal.StatsReader;
@@ -17,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
@@ -35,6 +37,7 @@ import org.apache.kafka.common.utils.Utils;
 public final class QueueProducer implements AutoCloseable {
   private final ClusterTopics topics;
   private final int payloadLimit;
+  private final int headersLimit;
   private final long backlogLimit;
   private final Producer<byte[], byte[]> producer;
   /** Made at the first enqueue (it reads the cluster's metadata); null when nothing limits backlogs. */
@@ -52,6 +55,7 @@ public final class QueueProducer implements AutoCloseable {
   public QueueProducer(QueueProducerConfig config) {
     this.topics = config.topics();
     this.payloadLimit = config.payloadMaxBytes();
+    this.headersLimit = config.headersMaxBytes();
     this.backlogLimit = config.backlogMaxItems();
     this.time = Time.SYSTEM;
     this.producer = new KafkaProducer<>(config.producerConfigs());
@@ -82,7 +86,7 @@ public final class QueueProducer implements AutoCloseable {
 
   /**
    * Writes one item. Bad input throws at once ({@link IllegalArgumentException} naming the field,
-   * {@link PayloadTooLargeException}); a namespace at its backlog limit (its policy's
+   * {@link PayloadTooLargeException}, {@link HeadersTooLargeException}); a namespace at its backlog limit (its policy's
    * {@code maxBacklog}, or {@link QueueProducerConfig#BACKLOG_MAX_ITEMS_CONFIG}) holds the call up to
    * {@code max.block.ms} for room, then fails the future with {@link BacklogFullException}; a Kafka
    * failure fails it with Kafka's exception.
@@ -150,6 +154,9 @@ public final class QueueProducer implements AutoCloseable {
     if (request.payload().length > payloadLimit) {
       throw new PayloadTooLargeException(request.payload().length, payloadLimit);
     }
+    if (!request.headers().isEmpty() && request.headers().sizeBytes() > headersLimit) {
+      throw new HeadersTooLargeException(request.headers().sizeBytes(), headersLimit);
+    }
   }
 
   /** Null when the namespace's backlog has room, waiting up to {@code waitMs} for it; else why not. */
@@ -210,7 +217,15 @@ public final class QueueProducer implements AutoCloseable {
     Integer partition = key == null ? null : Utils.toPositive(Utils.murmur2(key)) % partitions();
     CompletableFuture<ItemId> result = new CompletableFuture<>();
     try {
-      producer.send(new ProducerRecord<>(topics.items(), partition, key, OrdoSerdes.ITEM.encode(item)),
+      // The headers go on the Kafka record (where any Kafka tool sees them), not in the item's field.
+      RecordHeaders headers = null;
+      if (!r.headers().isEmpty()) {
+        headers = new RecordHeaders();
+        for (ItemHeaders.Entry e : r.headers().entries()) {
+          headers.add(e.name(), e.value());
+        }
+      }
+      producer.send(new ProducerRecord<>(topics.items(), partition, key, OrdoSerdes.ITEM.encode(item), headers),
           (metadata, error) -> {
             if (error != null) {
               result.completeExceptionally(error);

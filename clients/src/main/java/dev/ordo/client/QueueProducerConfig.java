@@ -35,6 +35,12 @@ public final class QueueProducerConfig extends AbstractConfig {
       + " limit (ordo.payload.max.bytes of the cluster, 10 KiB by default): the queue dead-letters larger"
       + " items, which the producer would only learn from the dead-letter topic.";
 
+  public static final String HEADERS_MAX_BYTES_CONFIG = "ordo.headers.max.bytes";
+  public static final String HEADERS_MAX_BYTES_DOC = "Largest total size of an item's headers (every name's UTF-8"
+      + " bytes plus every value's bytes) enqueue accepts; larger ones are refused with a HeadersTooLargeException"
+      + " before anything is written. Keep it at or below the queue's own limit (ordo.headers.max.bytes of the"
+      + " cluster, 8 KiB by default): the queue dead-letters items over it.";
+
   public static final String BACKLOG_MAX_ITEMS_CONFIG = "ordo.producer.backlog.max.items";
   public static final String BACKLOG_MAX_ITEMS_DOC = "Backpressure: refuse (BacklogFullException) an enqueue to a"
       + " namespace whose items not being worked on (ready + delayed + parked, over all its topics, from"
@@ -51,6 +57,7 @@ public final class QueueProducerConfig extends AbstractConfig {
   private static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
+      .define(HEADERS_MAX_BYTES_CONFIG, Type.INT, 8 * 1024, Range.atLeast(0), Importance.MEDIUM, HEADERS_MAX_BYTES_DOC)
       .define(BACKLOG_MAX_ITEMS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, BACKLOG_MAX_ITEMS_DOC)
       .define(BACKPRESSURE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, BACKPRESSURE_DOC);
 
@@ -75,6 +82,10 @@ public final class QueueProducerConfig extends AbstractConfig {
 
   public int payloadMaxBytes() {
     return getInt(PAYLOAD_MAX_BYTES_CONFIG);
+  }
+
+  public int headersMaxBytes() {
+    return getInt(HEADERS_MAX_BYTES_CONFIG);
   }
 
   public long backlogMaxItems() {

@@ -46,6 +46,7 @@ class ClientConfigTest {
   private static final Map<String, Object> PRODUCER = Map.of(
       QueueProducerConfig.CLUSTER_CONFIG, "c2",
       QueueProducerConfig.PAYLOAD_MAX_BYTES_CONFIG, 77,
+      QueueProducerConfig.HEADERS_MAX_BYTES_CONFIG, 99,
       QueueProducerConfig.BACKLOG_MAX_ITEMS_CONFIG, 5L,
       QueueProducerConfig.BACKPRESSURE_CONFIG, false);
 
@@ -96,6 +97,7 @@ class ClientConfigTest {
     QueueProducerConfig c = new QueueProducerConfig(withKafka(PRODUCER));
     assertEquals("c2.items", c.topics().items());
     assertEquals(77, c.payloadMaxBytes());
+    assertEquals(99, c.headersMaxBytes());
     assertEquals(5, c.backlogMaxItems());
     assertFalse(c.backpressure());
     assertEquals(true, c.producerConfigs().get("enable.idempotence"));

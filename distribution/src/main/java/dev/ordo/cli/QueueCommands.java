@@ -113,6 +113,11 @@ final class QueueCommands {
     @Option(names = "--metadata", paramLabel = "M", description = "Metadata (text), which nacks may replace.")
     String metadata;
 
+    @Option(names = "--header", paramLabel = "NAME=VALUE",
+        description = "A header kept with the item and delivered with it (text, e.g. traceparent=00-...); repeat for"
+            + " more, one value per name. Names starting with 'ordo.' are reserved.")
+    java.util.List<String> headers;
+
     @Parameters(index = "0", paramLabel = "PAYLOAD", description = "The payload as text; '-' reads it from stdin.")
     String payload;
 
@@ -145,6 +150,20 @@ final class QueueCommands {
       }
       putIf(body, "groupKey", group);
       putIf(body, "metadata", metadata);
+      if (headers != null && !headers.isEmpty()) {
+        Map<String, String> h = new LinkedHashMap<>();
+        for (String header : headers) {
+          int eq = header.indexOf('=');
+          if (eq <= 0) {
+            throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "--header must be NAME=VALUE, got '" + header + "'");
+          }
+          if (h.put(header.substring(0, eq), header.substring(eq + 1)) != null) {
+            throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, "--header " + header.substring(0, eq)
+                + " is given twice: one value per name");
+          }
+        }
+        body.put("headers", h);
+      }
       print(api.post("/v1/namespaces/" + segment(namespace) + "/topics/" + segment(topic) + "/items", body, TIMEOUT));
     }
   }
@@ -154,7 +173,7 @@ final class QueueCommands {
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       description = "Leases up to N items of a topic, best priority first, and prints each as one JSON object: id, "
           + "lease, namespace, topic, priority, attempt, payload (or payloadBase64), metadata, enqueuedAt, "
-          + "leaseExpiresAt. Waits up to --wait while nothing is ready; prints nothing if nothing comes. Ack, nack "
+          + "leaseExpiresAt, and headers (and headersBase64 for binary values) when the item has any. Waits up to --wait while nothing is ready; prints nothing if nothing comes. Ack, nack "
           + "or extend each item with its id and lease before the lease runs out.")
   static final class Dequeue extends ApiCommand {
     @Option(names = "--namespace", paramLabel = "NS", required = true, description = "The namespace.")

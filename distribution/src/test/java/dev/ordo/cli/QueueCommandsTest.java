@@ -352,4 +352,24 @@ class QueueCommandsTest {
     }
     assertTrue(r.out().contains("stale lease"), r::out);
   }
+
+  @Test
+  void enqueueWithHeadersAndDequeuePrintsThem() {
+    String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    String id = one(ordo("enqueue", "--namespace", "cli-h", "--topic", "jobs", "--header", "traceparent=" + traceparent,
+        "--header", "tenant=a=b", "traced")).get("id").asText();
+    JsonNode item = dequeue("cli-h", "jobs", 1).get(0);
+    assertEquals(id, item.get("id").asText());
+    assertEquals(traceparent, item.get("headers").get("traceparent").asText());
+    assertEquals("a=b", item.get("headers").get("tenant").asText(), "split at the first '='");
+    assertEquals(traceparent, one(ordo("item", id)).get("headers").get("traceparent").asText());
+    assertEquals("APPLIED", one(ordo("ack", id, item.get("lease").asText())).get("result").asText());
+
+    assertRefused(ordo("enqueue", "--namespace", "cli-h", "--topic", "jobs", "--header", "novalue", "x"),
+        OrdoMain.EXIT_USAGE, "--header must be NAME=VALUE");
+    assertRefused(ordo("enqueue", "--namespace", "cli-h", "--topic", "jobs", "--header", "a=1", "--header", "a=2", "x"),
+        OrdoMain.EXIT_USAGE, "--header a is given twice");
+    assertRefused(ordo("enqueue", "--namespace", "cli-h", "--topic", "jobs", "--header", "ordo.x=1", "x"),
+        OrdoMain.EXIT_USAGE, "'ordo.x' is reserved");
+  }
 }

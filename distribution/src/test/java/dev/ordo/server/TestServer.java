@@ -59,6 +59,12 @@ public final class TestServer implements AutoCloseable {
     return start(kafka, cluster, stateDir, null, java.util.Map.of(), true, false);
   }
 
+  /** With the dead-letter job runner and these {@code --config} settings. */
+  public static TestServer startWithDlqJobs(RealKafka kafka, String cluster, Path stateDir,
+      java.util.Map<String, String> settings) {
+    return start(kafka, cluster, stateDir, null, settings, true, false);
+  }
+
   /**
    * With the web console too ({@code ConsoleComponent}, after the HTTP API), the dead-letter job
    * runner (the console redrives), and these {@code --config} settings.

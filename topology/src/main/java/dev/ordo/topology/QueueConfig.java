@@ -38,6 +38,13 @@ public final class QueueConfig extends AbstractConfig {
   private static final String PAYLOAD_MAX_BYTES_DOC = "Largest payload accepted; larger items are dead-lettered"
       + " with reason INVALID and their raw bytes, never stored.";
 
+  public static final String HEADERS_MAX_BYTES_CONFIG = "ordo.headers.max.bytes";
+  private static final String HEADERS_MAX_BYTES_DOC = "Largest total size of an item's headers (the Kafka headers"
+      + " of its enqueue record: every name's UTF-8 bytes plus every value's bytes), counted apart from the payload."
+      + " Headers travel with the item on every delivery, in the store and on the dead-letter topic, so they cost"
+      + " on every lease; an item over the limit is dead-lettered with reason INVALID and its raw bytes and headers,"
+      + " never stored. Keep it equal to the producers' own " + "ordo.headers.max.bytes.";
+
   public static final String PUNCTUATE_MS_CONFIG = "ordo.punctuate.interval.ms";
   private static final String PUNCTUATE_MS_DOC = "How often (wall clock) each partition scans its timers (delays,"
       + " lease expiries, TTLs) from its checkpoint to now. Sets the lateness of delays and expiries; shorter costs"
@@ -107,6 +114,7 @@ public final class QueueConfig extends AbstractConfig {
       .define(MAX_ATTEMPTS_CONFIG, Type.INT, 5, Range.atLeast(1), Importance.MEDIUM, MAX_ATTEMPTS_DOC)
       .define(TTL_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, TTL_MS_DOC)
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
+      .define(HEADERS_MAX_BYTES_CONFIG, Type.INT, 8 * 1024, Range.atLeast(0), Importance.MEDIUM, HEADERS_MAX_BYTES_DOC)
       .define(DLQ_MAX_RECORD_BYTES_CONFIG, Type.INT, 1_000_000, Range.atLeast(1_024), Importance.LOW,
           DLQ_MAX_RECORD_BYTES_DOC)
       .define(PUNCTUATE_MS_CONFIG, Type.LONG, 20L, Range.between(1, 60_000), Importance.LOW, PUNCTUATE_MS_DOC)

@@ -126,6 +126,12 @@ final class QueueDriver implements AutoCloseable {
     return "0-" + nextOffset++;
   }
 
+  /** Enqueues an item in a record with these Kafka headers and returns the item ID. */
+  String enqueue(Item item, org.apache.kafka.common.header.Headers headers) {
+    items.pipeInput(new TestRecord<>(null, OrdoSerdes.ITEM.encode(item), headers, Instant.ofEpochMilli(now())));
+    return "0-" + nextOffset++;
+  }
+
   String enqueueRaw(byte[] value) {
     items.pipeInput(new TestRecord<>(null, value, Instant.ofEpochMilli(now())));
     return "0-" + nextOffset++;
@@ -221,6 +227,18 @@ final class QueueDriver implements AutoCloseable {
         outcomes.add((Outcome) d.getBody());
       }
     }
+  }
+
+  /** The dead-letter records since the last call, with their Kafka headers. */
+  List<TestRecord<byte[], byte[]>> deadLetterRecords() {
+    return dlq.readRecordsToList();
+  }
+
+  /** The values of the queue store's changelog records since the last call (null for tombstones). */
+  List<byte[]> changelogValues() {
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME
+        + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return t.readValuesToList();
   }
 
   List<DeadLetter> deadLetters() {

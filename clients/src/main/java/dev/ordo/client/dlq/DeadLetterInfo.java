@@ -1,5 +1,6 @@
 package dev.ordo.client.dlq;
 
+import dev.ordo.api.ItemHeaders;
 import java.time.Instant;
 import java.util.List;
 
@@ -12,6 +13,8 @@ import java.util.List;
  * @param reason a {@code DeadLetterReason}: MAX_ATTEMPTS, REJECTED, TTL_EXPIRED, MALFORMED, INVALID
  * @param redrivenTo the new item's ID (or {@code <topic>-<partition>@<offset>} of a record sent back
  *     to its source topic) once redriven; null otherwise
+ * @param headers a dead item's headers (the Kafka headers it was enqueued with), restored by a redrive;
+ *     {@link ItemHeaders#EMPTY} for none or a dead record
  * @param job the redrive or purge job that handled it; null while dead
  */
 public record DeadLetterInfo(
@@ -27,6 +30,7 @@ public record DeadLetterInfo(
     byte[] metadata,
     String groupKey,
     String traceId,
+    ItemHeaders headers,
     int attempts,
     String lastError,
     List<Attempt> history,

@@ -143,6 +143,8 @@ final class BatchApi {
         pending.add(new Pending(null, producer.enqueue((EnqueueRequest) c, java.time.Duration.ZERO), null));
       } catch (PayloadTooLargeException e) {
         pending.add(Pending.refused(null, 413, e.getMessage()));
+      } catch (dev.ordo.client.HeadersTooLargeException e) {
+        pending.add(Pending.refused(null, 400, e.getMessage()));
       }
     }
     return answer(pending);

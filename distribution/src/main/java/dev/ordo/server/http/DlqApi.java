@@ -249,6 +249,7 @@ public final class DlqApi {
       if (d.traceId() != null) {
         m.put("traceId", d.traceId());
       }
+      Views.putHeaders(m, d.headers());
     }
     m.put("attempts", d.attempts());
     m.put("lastError", d.lastError());

@@ -4,6 +4,7 @@ import dev.ordo.api.ItemId;
 import dev.ordo.client.BacklogFullException;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.client.NackOptions;
+import dev.ordo.client.HeadersTooLargeException;
 import dev.ordo.client.PayloadTooLargeException;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueProducer;
@@ -61,7 +62,8 @@ public final class QueueApi {
   static final Duration SLACK = Duration.ofSeconds(15);
 
   static final Set<String> ENQUEUE_FIELDS = fields("payload", "payloadBase64", "priority", "delayMs", "leaseMs",
-      "ttlMs", "maxAttempts", "atMostOnce", "groupKey", "metadata", "metadataBase64");
+      "ttlMs", "maxAttempts", "atMostOnce", "groupKey", "metadata", "metadataBase64",
+      "headers", "headersBase64");
   static final Set<String> DEQUEUE_FIELDS = fields("topics", "waitMs");
   static final Set<String> ACK_FIELDS = fields("lease");
   static final Set<String> NACK_FIELDS = fields("lease", "delayMs", "metadata", "metadataBase64", "error", "deadLetter");
@@ -104,6 +106,8 @@ public final class QueueApi {
       sent = producer.enqueue(request, Duration.ZERO); // a full backlog answers 429 at once
     } catch (PayloadTooLargeException e) {
       throw new ApiException(413, e.getMessage());
+    } catch (HeadersTooLargeException e) {
+      throw new ApiException(400, e.getMessage());
     }
     ItemId id = await(sent, ENQUEUE_TIMEOUT, "the enqueue");
     Map<String, Object> body = new LinkedHashMap<>();
@@ -140,6 +144,7 @@ public final class QueueApi {
     }
     builder.groupKey(b.string("groupKey"));
     builder.metadata(bytes(b, "metadata", false));
+    headers(b, builder);
     if (traceId != null) {
       builder.traceId(traceId);
     }
@@ -248,6 +253,31 @@ public final class QueueApi {
   }
 
   /** {@code name} as UTF-8 text or {@code nameBase64}, not both; null when neither (an error if required). */
+  /**
+   * The item's headers: {@code headers} as {name: UTF-8 text}, then {@code headersBase64} as
+   * {name: base64} for binary values; a JSON null is a header with a null value.
+   */
+  static void headers(JsonBody b, EnqueueRequest.Builder builder) {
+    Map<String, byte[]> text = b.stringObject("headers", s -> s.getBytes(StandardCharsets.UTF_8));
+    Map<String, byte[]> binary = b.stringObject("headersBase64", s -> {
+      try {
+        return java.util.Base64.getDecoder().decode(s);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("is not valid base64: " + e.getMessage());
+      }
+    });
+    for (Map<String, byte[]> m : java.util.Arrays.asList(text, binary)) {
+      if (m != null) {
+        for (Map.Entry<String, byte[]> e : m.entrySet()) {
+          if (e.getKey().isEmpty()) {
+            throw new IllegalArgumentException("headers: a header name must not be empty");
+          }
+          builder.header(e.getKey(), e.getValue());
+        }
+      }
+    }
+  }
+
   static byte[] bytes(JsonBody b, String name, boolean required) {
     String base64 = name + "Base64";
     if (b.has(name) && b.has(base64)) {

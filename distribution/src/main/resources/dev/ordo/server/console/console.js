@@ -223,8 +223,20 @@ async function itemPage(page, id) {
     el('h2', {}, 'Payload'), el('pre', { id: 'payload' }, item.payload !== undefined ? item.payload : item.payloadBase64 + '  (base64)'),
     el('h2', {}, 'Metadata'), el('pre', {}, item.metadata !== undefined ? (item.metadata === null ? '–' : item.metadata)
       : item.metadataBase64 + '  (base64)'),
+    el('h2', {}, 'Headers'), headersTable(item),
     el('h2', {}, 'History'), history);
   return true;
+}
+
+/** An item's headers (text values, then binary ones in base64) as a table, or a line saying there are none. */
+function headersTable(x) {
+  const rows = [];
+  for (const [k, v] of Object.entries(x.headers || {})) rows.push([k, v === null ? '–' : v]);
+  for (const [k, v] of Object.entries(x.headersBase64 || {})) rows.push([k, v + '  (base64)']);
+  return rows.length ? el('table', { id: 'headers' },
+    el('thead', {}, el('tr', {}, ['name', 'value'].map(h => el('th', {}, h)))),
+    el('tbody', {}, rows.map(r => el('tr', { 'data-header': r[0] }, el('td', {}, r[0]), el('td', {}, r[1])))))
+    : el('p', { class: 'muted' }, 'No headers.');
 }
 
 /** #/cluster: this server's health, the queue's instances and which runs each partition. */
@@ -389,6 +401,7 @@ async function deadLetterPage(page, id) {
     : d.rawValue !== undefined ? d.rawValue : d.rawValueBase64 !== undefined ? d.rawValueBase64 + '  (base64)' : '–';
   replace(page, el('h1', {}, el('a', { href: '#/dlq' }, 'Dead letters'), ' / ', el('span', { id: 'dead-letter-id' }, d.id)),
     dl, el('p', {}, redrive), jobBox, el('h2', {}, 'Payload'), el('pre', { id: 'payload' }, payload),
+    el('h2', {}, 'Headers'), headersTable(d),
     el('h2', {}, 'History'), history);
   return false;
 }

@@ -139,7 +139,10 @@ class WebConsoleTest {
 
   @Test
   void deadLetterPageRedrivesASelectedDeadLetterBackIntoTheQueue() {
-    String itemId = enqueue("failing", "payments", "charge ann 12 EUR", 2);
+    Reply enq = server.post("/v1/namespaces/failing/topics/payments/items", Map.of("payload", "charge ann 12 EUR",
+        "priority", 2, "headers", Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")));
+    assertEquals(201, enq.status(), enq::text);
+    String itemId = enq.json().get("id").asText();
     JsonNode leased = dequeueOne("failing", "payments");
     assertEquals(itemId, leased.get("id").asText());
     Reply nack = server.post("/v1/items/" + itemId + "/nack",
@@ -164,12 +167,15 @@ class WebConsoleTest {
     // The item is back in the queue, as a new item, and the dead letter's page links to it.
     open("/#/dlq/" + deadLetter);
     awaitText("#dead-letter dd[data-field='status']", "REDRIVEN");
+    String traceparent = "#headers tr[data-header='traceparent']";
+    assertTrue(text(traceparent).contains("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"), text(traceparent));
     String redrivenTo = text("#dead-letter dd[data-field='redrivenTo']");
     click(By.linkText(redrivenTo));
     awaitText("#item-id", redrivenTo);
     assertEquals("charge ann 12 EUR", text("#payload"));
     assertEquals("READY", text("#item dd[data-field='state']"));
     assertEquals("2", text("#item dd[data-field='priority']"));
+    assertTrue(text(traceparent).contains("00-0af7651916cd43dd8448eb211c80319c"), "the redriven item has its headers");
     JsonNode back = dequeueOne("failing", "payments");
     assertEquals(redrivenTo, back.get("id").asText());
   }

@@ -52,7 +52,13 @@ import java.util.SplittableRandom;
 public final class QueuePlanner {
   /** The settings a planner decides with. */
   public record Settings(QueueDefaults defaults, List<Duration> tiers, int payloadLimit, int timerBatch,
-      long redeliveryDelayMs, boolean ttlDeadLetter, int deliveriesPartitions) {}
+      long redeliveryDelayMs, boolean ttlDeadLetter, int deliveriesPartitions, int headersLimit) {
+    /** The settings with the default headers limit (8 KiB, {@code ordo.headers.max.bytes}). */
+    public Settings(QueueDefaults defaults, List<Duration> tiers, int payloadLimit, int timerBatch,
+        long redeliveryDelayMs, boolean ttlDeadLetter, int deliveriesPartitions) {
+      this(defaults, tiers, payloadLimit, timerBatch, redeliveryDelayMs, ttlDeadLetter, deliveriesPartitions, 8 * 1024);
+    }
+  }
 
   private final Settings settings;
   private final QueueDefaults defaults;
@@ -174,7 +180,7 @@ public final class QueuePlanner {
     Plan plan = new Plan(view, now, false);
     NamespaceRules ns;
     try {
-      Validation.item(item, settings.payloadLimit());
+      Validation.item(item, settings.payloadLimit(), settings.headersLimit());
       ns = rules(item.getNamespace());
       Validation.payload(item, ns.payloadLimit());
     } catch (InvalidInput e) {
@@ -924,6 +930,7 @@ public final class QueuePlanner {
           .setSemantics(leased.getSemantics())
           .setGroupKey(i.getGroupKey())
           .setTraceId(i.getTraceId())
+          .setHeaders(i.getHeaders()) // the stored list itself (null when none): nothing copied
           .build(), urgentDemand);
     }
   

@@ -1,6 +1,7 @@
 package dev.ordo.topology.internal;
 
 import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.ItemId;
 import dev.ordo.delay.DelayedRecords;
 import dev.ordo.schema.Command;
@@ -34,6 +35,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -132,7 +135,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     return new QueuePlanner.Settings(config.defaults(), config.delayTiers(),
         config.getInt(QueueConfig.PAYLOAD_MAX_BYTES_CONFIG), config.getInt(QueueConfig.TIMER_BATCH_CONFIG),
         config.getLong(QueueConfig.REDELIVERY_DELAY_MS_CONFIG), config.getBoolean(QueueConfig.TTL_DEAD_LETTER_CONFIG),
-        deliveriesPartitions);
+        deliveriesPartitions, config.getInt(QueueConfig.HEADERS_MAX_BYTES_CONFIG));
   }
 
   @Override
@@ -217,6 +220,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           return null;
         }
         Item item = OrdoSerdes.ITEM.decode(record.value());
+        // The record's Kafka headers join the item (toArray() of no headers is a shared empty array,
+        // and merge then returns the item's own field: nothing is allocated for an item without headers).
+        Header[] headers = record.headers().toArray();
+        if (headers.length > 0) {
+          item.setHeaders(ItemHeaders.merge(item.getHeaders(), headers));
+        }
         if (meters.enabled() && record.headers().lastHeader(REDRIVEN_FROM) != null) {
           meters.redriven(item.getNamespace(), item.getTopic());
         }
@@ -360,8 +369,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         int to = from;
         int bytes = 0;
         while (to < items.size() && to - from < MAX_ITEMS_PER_DELIVERY
-            && (to == from || bytes + items.get(to).getPayload().remaining() <= MAX_BYTES_PER_DELIVERY)) {
-          bytes += items.get(to).getPayload().remaining();
+            && (to == from || bytes + size(items.get(to)) <= MAX_BYTES_PER_DELIVERY)) {
+          bytes += size(items.get(to));
           to++;
         }
         send(l.requester(), to - from == 1 ? items.get(from) : new DeliveredItems(new ArrayList<>(items.subList(from, to))),
@@ -370,6 +379,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       }
     }
     pendingDeliveries.clear();
+  }
+
+  /** The bytes a delivered item adds to a deliveries record, about: its payload and headers. */
+  private static int size(DeliveredItem item) {
+    return item.getPayload().remaining()
+        + (item.getHeaders() == null ? 0 : ItemHeaders.recordsSizeBytes(item.getHeaders()));
   }
 
   // ---- timers ----
@@ -527,8 +542,16 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         .setSourceOffset(d.offset())
         .setDeadAt(now)
         .build();
+    // The item's headers also go on the dead letter's record as Kafka headers, for tools that show
+    // headers (kcat -J, a stream consumer); the item field keeps them for a redrive.
+    RecordHeaders headers = new RecordHeaders();
+    if (item.getItem().getHeaders() != null) {
+      for (dev.ordo.schema.ItemHeader h : item.getItem().getHeaders()) {
+        headers.add(h.getKey(), h.getValue() == null ? null : bytes(h.getValue()));
+      }
+    }
     context.forward(new Record<>(new Out(topics.dlq(), null, id.getBytes(StandardCharsets.UTF_8)),
-        OrdoSerdes.DEAD_LETTER.encode(dl), now));
+        OrdoSerdes.DEAD_LETTER.encode(dl), now, headers));
   }
 
   /**
@@ -553,7 +576,13 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         .setDeadAt(now);
     byte[] key = record.key();
     byte[] value = OrdoSerdes.DEAD_LETTER.encode(dl.build());
-    int size = value.length + (key == null ? 0 : key.length);
+    // The record's Kafka headers (an item's traceparent, ...) go with it, so nothing of it is lost.
+    Header[] recordHeaders = record.headers().toArray();
+    int headerBytes = 0;
+    for (Header h : recordHeaders) {
+      headerBytes += h.key().getBytes(StandardCharsets.UTF_8).length + (h.value() == null ? 0 : h.value().length);
+    }
+    int size = value.length + (key == null ? 0 : key.length) + headerBytes;
     if (size > deadLetterMaxBytes) {
       String where = meta.topic() + "-" + meta.partition() + "@" + meta.offset();
       log.error("The dead letter of {} would be {} bytes, over {} ({}): written without the record's raw key and value",
@@ -564,8 +593,15 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           + deadLetterMaxBytes + "; the record is at " + where + ")");
       key = where.getBytes(StandardCharsets.UTF_8);
       value = OrdoSerdes.DEAD_LETTER.encode(dl.build());
+      recordHeaders = new Header[0];
     }
-    context.forward(new Record<>(new Out(topics.dlq(), null, key), value, now));
+    context.forward(new Record<>(new Out(topics.dlq(), null, key), value, now, new RecordHeaders(recordHeaders)));
+  }
+
+  private static byte[] bytes(ByteBuffer b) {
+    byte[] out = new byte[b.remaining()];
+    b.duplicate().get(out);
+    return out;
   }
 
   private long now() {

@@ -1,13 +1,16 @@
 package dev.ordo.topology.internal;
 
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
 import dev.ordo.schema.CommandKind;
 import dev.ordo.schema.Demand;
 import dev.ordo.schema.Extend;
 import dev.ordo.schema.Item;
+import dev.ordo.schema.ItemHeader;
 import dev.ordo.schema.Nack;
 import dev.ordo.schema.Requester;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,8 +20,13 @@ import java.util.Map;
 public final class Validation {
   private Validation() {}
 
-  /** A new item's fields, against the payload limit. */
+  /** A new item's fields, against the payload limit and the default headers limit (8 KiB). */
   public static void item(Item item, int payloadLimit) {
+    item(item, payloadLimit, 8 * 1024);
+  }
+
+  /** A new item's fields, against the payload and headers limits. */
+  public static void item(Item item, int payloadLimit, int headersLimit) {
     check(Names.problem("namespace", item.getNamespace()));
     check(Names.problem("topic", item.getTopic()));
     if (DemandBook.ANY_TOPIC.equals(item.getTopic())) {
@@ -28,6 +36,9 @@ public final class Validation {
     if (size > payloadLimit) {
       throw new InvalidInput("payload of " + size + " bytes is over the limit of " + payloadLimit);
     }
+    if (item.getHeaders() != null) {
+      headers(item.getHeaders(), headersLimit);
+    }
     if (item.getLeaseDurationMs() != null && item.getLeaseDurationMs() <= 0) {
       throw new InvalidInput("leaseDurationMs must be > 0, got " + item.getLeaseDurationMs());
     }
@@ -36,6 +47,20 @@ public final class Validation {
     }
     if (item.getMaxAttempts() != null && item.getMaxAttempts() < 1) {
       throw new InvalidInput("maxAttempts must be >= 1, got " + item.getMaxAttempts());
+    }
+  }
+
+  private static void headers(List<ItemHeader> headers, int limit) {
+    for (ItemHeader h : headers) {
+      if (ItemHeaders.isReserved(h.getKey())) {
+        throw new InvalidInput("headers: header name '" + h.getKey() + "' is reserved (names starting with '"
+            + ItemHeaders.RESERVED_PREFIX + "' are Ordo's own)");
+      }
+    }
+    int size = ItemHeaders.recordsSizeBytes(headers);
+    if (size > limit) {
+      throw new InvalidInput("headers of " + size + " bytes are over the limit of " + limit
+          + " (ordo.headers.max.bytes)");
     }
   }
 

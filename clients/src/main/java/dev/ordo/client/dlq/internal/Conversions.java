@@ -73,7 +73,7 @@ public final class Conversions {
     Instant handledAt = mark.map(m -> Instant.ofEpochMilli(m.getAt())).orElse(null);
     if (letter == null) {
       return new DeadLetterInfo(id, status(mark), "MALFORMED", "not a DeadLetter record", null, null, null, null,
-          null, null, null, null, 0, null, List.of(), null, Instant.ofEpochMilli(timestampMs), null, rawValue,
+          null, null, null, null, dev.ordo.api.ItemHeaders.EMPTY, 0, null, List.of(), null, Instant.ofEpochMilli(timestampMs), null, rawValue,
           redrivenTo, job, handledAt);
     }
     Item item = letter.getItem();
@@ -86,6 +86,7 @@ public final class Conversions {
         item == null ? null : bytes(item.getMetadata()),
         item == null ? null : item.getGroupKey(),
         item == null ? null : item.getTraceId(),
+        item == null ? dev.ordo.api.ItemHeaders.EMPTY : dev.ordo.api.ItemHeaders.fromRecords(item.getHeaders()),
         letter.getAttempts(), letter.getLastError(), history,
         new DeadLetterInfo.Source(letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset()),
         Instant.ofEpochMilli(letter.getDeadAt()), bytes(letter.getRawKey()), bytes(letter.getRawValue()),

@@ -161,4 +161,19 @@ class RedrivesTest {
     DeadLetter trimmed = DeadLetter.newBuilder(letter).setRawValue(null).build();
     assertInstanceOf(Redrives.Skip.class, decide(job(DlqJobKind.REDRIVE).build(), trimmed));
   }
+
+  @Test
+  void aRedrivenItemKeepsItsHeadersInTheItemAndTheRedriveLinkOnlyOnTheRecord() {
+    DeadLetter letter = itemLetter("ns", "t", DeadLetterReason.MAX_ATTEMPTS, 10L, null);
+    letter.getItem().setHeaders(List.of(
+        new dev.ordo.schema.ItemHeader("traceparent", ByteBuffer.wrap("00-ab-cd-01".getBytes(StandardCharsets.UTF_8))),
+        new dev.ordo.schema.ItemHeader("tag", null)));
+    Redrives.Send send = assertInstanceOf(Redrives.Send.class, decide(job(DlqJobKind.REDRIVE).build(), letter));
+    Item sent = OrdoSerdes.ITEM.decode(send.record().value());
+    assertEquals(letter.getItem().getHeaders(), sent.getHeaders(), "the item's headers go back with it");
+    List<String> recordHeaders = new java.util.ArrayList<>();
+    send.record().headers().forEach(h -> recordHeaders.add(h.key()));
+    assertEquals(List.of(DeadLetters.REDRIVEN_FROM_HEADER, DeadLetters.REDRIVE_JOB_HEADER), recordHeaders,
+        "the record carries only Ordo's own link headers, which the queue does not keep with the item");
+  }
 }

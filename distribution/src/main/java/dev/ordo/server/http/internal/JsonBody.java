@@ -194,6 +194,40 @@ public final class JsonBody {
     return n.booleanValue();
   }
 
+  /**
+   * An object of strings (null values allowed), in the body's order; null when absent. Each value
+   * goes through {@code value}, which may refuse it with an IllegalArgumentException.
+   */
+  public Map<String, byte[]> stringObject(String field, java.util.function.Function<String, byte[]> value) {
+    JsonNode n = node(field);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw new IllegalArgumentException(field + " must be an object of strings, e.g. {\"traceparent\": \"00-...\"}, got "
+          + kind(n));
+    }
+    Map<String, byte[]> out = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String name = field + "." + e.getKey();
+      JsonNode v = e.getValue();
+      if (v.isNull()) {
+        out.put(e.getKey(), null);
+        continue;
+      }
+      if (!v.isTextual()) {
+        throw new IllegalArgumentException(name + " must be a string, got " + kind(v));
+      }
+      try {
+        out.put(e.getKey(), value.apply(v.textValue()));
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException(name + " " + bad.getMessage());
+      }
+    }
+    return out;
+  }
+
   /** An object of whole numbers of at least {@code min}, in the body's order; null when absent. */
   public Map<String, Integer> counts(String field, int min) {
     JsonNode n = node(field);

@@ -3,7 +3,9 @@ package dev.ordo.server.http.internal;
 import dev.ordo.client.TopicActivity;
 import dev.ordo.schema.AttemptRecord;
 import dev.ordo.schema.DeliveredItem;
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.schema.Item;
+import dev.ordo.schema.ItemHeader;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.StoredItem;
 import java.nio.ByteBuffer;
@@ -44,6 +46,7 @@ public final class Views {
     if (d.getTraceId() != null) {
       m.put("traceId", d.getTraceId());
     }
+    putHeaders(m, d.getHeaders());
     return m;
   }
 
@@ -81,6 +84,7 @@ public final class Views {
     if (item.getTraceId() != null) {
       m.put("traceId", item.getTraceId());
     }
+    putHeaders(m, item.getHeaders());
     putBytes(m, "payload", item.getPayload());
     putBytes(m, "metadata", item.getMetadata());
     List<Map<String, Object>> history = new ArrayList<>();
@@ -166,6 +170,38 @@ public final class Views {
       m.put("deadLetterReason", o.getDeadLetterReason().name());
     }
     return m;
+  }
+
+  /**
+   * An item's headers, when it has any: {@code headers} as {name: text} for values that are valid
+   * UTF-8 (null for a null value), {@code headersBase64} as {name: base64} for the others. A name
+   * that repeats shows its last value (as Kafka's {@code lastHeader}); the Java clients see all.
+   */
+  public static void putHeaders(Map<String, Object> m, List<ItemHeader> headers) {
+    if (headers == null || headers.isEmpty()) {
+      return;
+    }
+    putHeaders(m, ItemHeaders.fromRecords(headers));
+  }
+
+  public static void putHeaders(Map<String, Object> m, ItemHeaders headers) {
+    if (headers.isEmpty()) {
+      return;
+    }
+    Map<String, Object> text = new LinkedHashMap<>();
+    Map<String, Object> binary = new LinkedHashMap<>();
+    for (Map.Entry<String, byte[]> e : headers.lastValues().entrySet()) {
+      String s = ItemHeaders.utf8(e.getValue());
+      if (e.getValue() == null || s != null) {
+        text.put(e.getKey(), s);
+      } else {
+        binary.put(e.getKey(), Base64.getEncoder().encodeToString(e.getValue()));
+      }
+    }
+    m.put("headers", text);
+    if (!binary.isEmpty()) {
+      m.put("headersBase64", binary);
+    }
   }
 
   public static String time(long epochMs) {
