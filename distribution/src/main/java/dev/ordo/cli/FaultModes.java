@@ -202,7 +202,12 @@ final class FaultModes {
       }
       return 0;
     } finally {
-      BenchCommand.delete(dir);
+      // -Dordo.bench.keep=true keeps the servers' state and logs (<dir>/<server>.log) for a look afterwards.
+      if (Boolean.getBoolean("ordo.bench.keep")) {
+        out.println("Kept the servers' state and logs in " + dir);
+      } else {
+        BenchCommand.delete(dir);
+      }
     }
   }
 }

@@ -43,7 +43,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class FailoverRun {
   private static final String NAMESPACE = "failover";
-  private static final Duration LEASE = Duration.ofSeconds(10);
+  private static final Duration LEASE = Duration.ofSeconds(Long.getLong("ordo.bench.failover.lease.s", 10));
   private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
 
   /**
@@ -73,7 +73,7 @@ public final class FailoverRun {
    * @param perPartition each victim partition's time until its first item leased again
    * @param handled distinct items handled by the end
    * @param duplicates items handled more than once (at-least-once redeliveries)
-   * @param missing with {@code drainAll}: items enqueued and never handled (must be 0)
+   * @param missing with {@code drainAll}: items enqueued and never handled (must be 0); -1 without
    * @param unknown items handled that were never enqueued (must be 0)
    */
   public record Result(int standbys, int items, Set<Integer> victimPartitions, long handledAtKill, Duration takeover,
@@ -82,9 +82,10 @@ public final class FailoverRun {
     public String line() {
       return String.format("standbys %d: %,d items, killed a server with partitions %s after %,d handled; "
               + "its partitions dispatched again after %.2f s (each: %s); ingest %.1f s; handled %,d distinct, "
-              + "%,d twice, %,d missing, %,d unknown",
+              + "%,d twice, %s, %,d unknown",
           standbys, items, victimPartitions, handledAtKill, takeover.toMillis() / 1e3, seconds(perPartition),
-          ingest.toMillis() / 1e3, handled, duplicates, missing, unknown);
+          ingest.toMillis() / 1e3, handled, duplicates,
+          missing < 0 ? "the rest not drained" : String.format("%,d missing", missing), unknown);
     }
 
     private static String seconds(Map<Integer, Duration> m) {
@@ -143,7 +144,8 @@ public final class FailoverRun {
             throw new IllegalStateException("the victim runs no partition at the kill");
           }
           long handledAtKill = tracker.handled.get();
-          tracker.killedAt(System.currentTimeMillis() - 1);
+          long killWallMillis = System.currentTimeMillis();
+          tracker.killedAt(killWallMillis - 1);
           long killNanos = System.nanoTime();
           victim.kill();
           log.printf("failover: killed the victim (partitions %s) after %,d items handled%n", victimPartitions,
@@ -155,15 +157,31 @@ public final class FailoverRun {
             perPartition.put(p, Duration.ofNanos(tracker.firstAfterKill.get(p) - killNanos));
           }
           Duration takeover = perPartition.values().stream().max(Duration::compareTo).orElseThrow();
+          log.printf("failover: killed at %s; the survivor since then:%n", java.time.LocalTime.ofInstant(
+              java.time.Instant.ofEpochMilli(killWallMillis), java.time.ZoneId.systemDefault()));
+          survivorLines(survivor, killWallMillis).forEach(l -> log.println("  " + l));
           if (o.drainAll()) {
             awaitCondition("every item handled", () -> tracker.missing() == 0, Duration.ofMinutes(10), survivor);
           }
           return new Result(o.standbys(), o.items(), victimPartitions, handledAtKill, takeover, perPartition,
-              tracker.distinct(), tracker.duplicates.get(), tracker.missing(), tracker.unknown.get(), ingest);
+              tracker.distinct(), tracker.duplicates.get(), o.drainAll() ? tracker.missing() : -1, tracker.unknown.get(),
+              ingest);
         } finally {
           consumers.forEach(LeaseConsumer::close);
         }
       }
+    }
+  }
+
+  /** The survivor's lines about its partitions' index after the kill (the rebuild of the ones it took over). */
+  private static List<String> survivorLines(ServerProcess survivor, long sinceWallMillis) {
+    String since = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss.SSS").format(java.time.LocalTime.ofInstant(
+        java.time.Instant.ofEpochMilli(sinceWallMillis), java.time.ZoneId.systemDefault()));
+    try (var lines = java.nio.file.Files.lines(survivor.logFile())) {
+      return lines.filter(l -> l.contains("QueueProcessor") && l.length() > 12 && l.substring(0, 12).compareTo(since) >= 0)
+          .limit(20).toList();
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      return List.of("(no log: " + e + ")");
     }
   }
 

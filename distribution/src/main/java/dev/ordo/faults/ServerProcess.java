@@ -45,9 +45,12 @@ public final class ServerProcess implements AutoCloseable {
   private final CompletableFuture<URI> http = new CompletableFuture<>();
   private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private ServerProcess(String name, Process process) {
+  private final Path logFile;
+
+  private ServerProcess(String name, Process process, Path logFile) {
     this.name = name;
     this.process = process;
+    this.logFile = logFile;
     Thread reader = new Thread(this::readOutput, "server-output-" + name);
     reader.setDaemon(true);
     reader.start();
@@ -76,7 +79,7 @@ public final class ServerProcess implements AutoCloseable {
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.ordo.cli.OrdoMain", "server",
           "--bootstrap-servers", bootstrap, "--config", config.toString()));
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-      ServerProcess server = new ServerProcess(name, process);
+      ServerProcess server = new ServerProcess(name, process, dir.resolve(name + ".log"));
       try {
         server.http.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (Exception e) {
@@ -91,9 +94,14 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   private void readOutput() {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+         var log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+             java.nio.file.StandardOpenOption.APPEND)) {
       String line;
       while ((line = r.readLine()) != null) {
+        log.write(line);
+        log.newLine();
+        log.flush();
         synchronized (lastLines) {
           lastLines.addLast(line);
           if (lastLines.size() > KEPT_LINES) {
@@ -121,6 +129,11 @@ public final class ServerProcess implements AutoCloseable {
 
   public URI httpAddress() {
     return http.join();
+  }
+
+  /** Where everything the server printed is kept (appended to across restarts of the same name). */
+  public Path logFile() {
+    return logFile;
   }
 
   public boolean isAlive() {
