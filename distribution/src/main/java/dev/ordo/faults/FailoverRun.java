@@ -160,6 +160,10 @@ public final class FailoverRun {
           log.printf("failover: killed at %s; the survivor since then:%n", java.time.LocalTime.ofInstant(
               java.time.Instant.ofEpochMilli(killWallMillis), java.time.ZoneId.systemDefault()));
           survivorLines(survivor, killWallMillis).forEach(l -> log.println("  " + l));
+          for (int p : victimPartitions) {
+            log.printf("failover: partition %d: first lease after the kill granted %.2f s after it, handled %.2f s after it%n",
+                p, (tracker.firstLeasedAt.get(p) - killWallMillis) / 1e3, (tracker.firstHandledAt.get(p) - killWallMillis) / 1e3);
+          }
           if (o.drainAll()) {
             awaitCondition("every item handled", () -> tracker.missing() == 0, Duration.ofMinutes(10), survivor);
           }
@@ -287,6 +291,9 @@ public final class FailoverRun {
     final AtomicLong duplicates = new AtomicLong();
     final AtomicLong unknown = new AtomicLong();
     final AtomicLongArray firstAfterKill;
+    /** Per partition, the first lease after the kill: when the queue granted it, when it was handled (wall ms). */
+    final AtomicLongArray firstLeasedAt;
+    final AtomicLongArray firstHandledAt;
     private volatile long killedAtMillis = Long.MAX_VALUE;
 
     Tracker(int partitions) {
@@ -297,6 +304,8 @@ public final class FailoverRun {
         handledIds[p] = new BitSet();
       }
       firstAfterKill = new AtomicLongArray(partitions);
+      firstLeasedAt = new AtomicLongArray(partitions);
+      firstHandledAt = new AtomicLongArray(partitions);
     }
 
     void enqueued(ItemId id) {
@@ -328,8 +337,9 @@ public final class FailoverRun {
       }
       // Leased after the kill (the lease's start is its expiry less the item's lease): by the survivor.
       long leasedAt = item.delivered().getLeaseExpiresAt() - LEASE.toMillis();
-      if (leasedAt >= killedAtMillis) {
-        firstAfterKill.compareAndSet(p, 0, System.nanoTime());
+      if (leasedAt >= killedAtMillis && firstAfterKill.compareAndSet(p, 0, System.nanoTime())) {
+        firstLeasedAt.set(p, leasedAt);
+        firstHandledAt.set(p, System.currentTimeMillis());
       }
     }
 
