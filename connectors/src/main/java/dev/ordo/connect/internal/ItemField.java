@@ -5,126 +5,39 @@ import dev.ordo.connect.OrdoSinkConfig;
 import dev.ordo.connect.internal.Values.WrongType;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.BiConsumer;
 
 /** The item fields a sink maps, each with its setting, its type and where it goes in the request. */
 public enum ItemField {
-  NAMESPACE(OrdoSinkConfig.NAMESPACE_CONFIG, true) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return checkedName("namespace", Values.text(v));
-    }
+  // namespace and topic are set by the builder's factory
+  NAMESPACE(OrdoSinkConfig.NAMESPACE_CONFIG, true, v -> checkedName("namespace", Values.text(v)), (b, v) -> { }),
+  TOPIC(OrdoSinkConfig.TOPIC_CONFIG, true, v -> checkedName("topic", Values.text(v)), (b, v) -> { }),
+  PRIORITY(OrdoSinkConfig.PRIORITY_CONFIG, false, Values::integer, (b, v) -> b.priority((Integer) v)),
+  DELAY(OrdoSinkConfig.DELAY_CONFIG, false, Values::duration, (b, v) -> b.delay((Duration) v)),
+  DELIVER_AFTER(OrdoSinkConfig.DELIVER_AFTER_CONFIG, false, Values::instant, (b, v) -> b.deliverAfter((Instant) v)),
+  TTL(OrdoSinkConfig.TTL_CONFIG, false, Values::duration, (b, v) -> b.ttl((Duration) v)),
+  GROUP_KEY(OrdoSinkConfig.GROUP_KEY_CONFIG, false, v -> checkedName("groupKey", Values.text(v)),
+      (b, v) -> b.groupKey((String) v)),
+  LEASE(OrdoSinkConfig.LEASE_CONFIG, false, Values::duration, (b, v) -> b.lease((Duration) v)),
+  MAX_ATTEMPTS(OrdoSinkConfig.MAX_ATTEMPTS_CONFIG, false, Values::integer, (b, v) -> b.maxAttempts((Integer) v)),
+  TRACE_ID(OrdoSinkConfig.TRACE_ID_CONFIG, false, Values::text, (b, v) -> b.traceId((String) v));
 
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      // set by the builder's factory
-    }
-  },
-  TOPIC(OrdoSinkConfig.TOPIC_CONFIG, true) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return checkedName("topic", Values.text(v));
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      // set by the builder's factory
-    }
-  },
-  PRIORITY(OrdoSinkConfig.PRIORITY_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return Values.integer(v);
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.priority((Integer) v);
-    }
-  },
-  DELAY(OrdoSinkConfig.DELAY_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return Values.duration(v);
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.delay((Duration) v);
-    }
-  },
-  DELIVER_AFTER(OrdoSinkConfig.DELIVER_AFTER_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return Values.instant(v);
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.deliverAfter((Instant) v);
-    }
-  },
-  TTL(OrdoSinkConfig.TTL_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return Values.duration(v);
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.ttl((Duration) v);
-    }
-  },
-  GROUP_KEY(OrdoSinkConfig.GROUP_KEY_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return checkedName("groupKey", Values.text(v));
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.groupKey((String) v);
-    }
-  },
-  LEASE(OrdoSinkConfig.LEASE_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return Values.duration(v);
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.lease((Duration) v);
-    }
-  },
-  MAX_ATTEMPTS(OrdoSinkConfig.MAX_ATTEMPTS_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return Values.integer(v);
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.maxAttempts((Integer) v);
-    }
-  },
-  TRACE_ID(OrdoSinkConfig.TRACE_ID_CONFIG, false) {
-    @Override
-    Object convert(Object v) throws WrongType {
-      return Values.text(v);
-    }
-
-    @Override
-    void apply(EnqueueRequest.Builder b, Object v) {
-      b.traceId((String) v);
-    }
-  };
+  /** Converts a mapped value to a field's type, or says why it can't. */
+  @FunctionalInterface
+  interface Conversion {
+    Object convert(Object v) throws WrongType;
+  }
 
   private final String key;
   private final boolean required;
+  private final Conversion conversion;
+  private final BiConsumer<EnqueueRequest.Builder, Object> setter;
 
-  ItemField(String key, boolean required) {
+  ItemField(String key, boolean required, Conversion conversion, BiConsumer<EnqueueRequest.Builder, Object> setter) {
     this.key = key;
     this.required = required;
+    this.conversion = conversion;
+    this.setter = setter;
   }
 
   /** The connector setting that says where this field comes from. */
@@ -138,9 +51,13 @@ public enum ItemField {
   }
 
   /** The value in the field's type (Integer, Duration, Instant or String). */
-  abstract Object convert(Object v) throws WrongType;
+  Object convert(Object v) throws WrongType {
+    return conversion.convert(v);
+  }
 
-  abstract void apply(EnqueueRequest.Builder b, Object converted);
+  void apply(EnqueueRequest.Builder b, Object converted) {
+    setter.accept(b, converted);
+  }
 
   private static String checkedName(String field, String text) throws WrongType {
     String problem = dev.ordo.api.Names.problem(field, text);
