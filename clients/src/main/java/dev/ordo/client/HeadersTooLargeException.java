@@ -1,21 +1,8 @@
 package dev.ordo.client;
 
 /** An enqueue whose headers are over the configured limit ({@code ordo.headers.max.bytes}); nothing was written. */
-public final class HeadersTooLargeException extends IllegalArgumentException {
-  private final int size;
-  private final int limit;
-
+public final class HeadersTooLargeException extends TooLargeException {
   public HeadersTooLargeException(int size, int limit) {
-    super("headers of " + size + " bytes are over the limit of " + limit + " bytes (ordo.headers.max.bytes)");
-    this.size = size;
-    this.limit = limit;
-  }
-
-  public int size() {
-    return size;
-  }
-
-  public int limit() {
-    return limit;
+    super("headers of " + size + " bytes are over the limit of " + limit + " bytes (ordo.headers.max.bytes)", size, limit);
   }
 }
