@@ -41,6 +41,8 @@ public final class QueueProducer implements AutoCloseable {
   private volatile StatsReader stats;
   private final boolean readsStats;
   private final QueueProducerConfig config;
+  /** Items Confluent-framed through a schema registry, or single-object ({@link QueueProducerConfig#SCHEMA_REGISTRY_URL_CONFIG}). */
+  private final dev.ordo.serde.WireFormat wire;
   private final PolicyLimits limits;
   private final long maxBlockMs;
   private final Time time;
@@ -59,6 +61,7 @@ public final class QueueProducer implements AutoCloseable {
     this.limits = config.backpressure() ? new PolicyLimits(topics.namespaces()) : null;
     this.readsStats = backlogLimit > 0 || limits != null;
     this.config = config;
+    this.wire = config.wireFormat();
   }
 
   /**
@@ -72,7 +75,7 @@ public final class QueueProducer implements AutoCloseable {
       synchronized (this) {
         s = stats;
         if (s == null) {
-          s = new StatsReader(new StatsView(topics.topicStats()), limits, config.statsConsumerConfigs(), "ordo-producer-stats");
+          s = new StatsReader(new StatsView(topics.topicStats(), wire), limits, config.statsConsumerConfigs(), "ordo-producer-stats");
           stats = s;
         }
       }
@@ -210,7 +213,7 @@ public final class QueueProducer implements AutoCloseable {
     Integer partition = key == null ? null : Utils.toPositive(Utils.murmur2(key)) % partitions();
     CompletableFuture<ItemId> result = new CompletableFuture<>();
     try {
-      producer.send(new ProducerRecord<>(topics.items(), partition, key, OrdoSerdes.ITEM.encode(item)),
+      producer.send(new ProducerRecord<>(topics.items(), partition, key, wire.encode(OrdoSerdes.ITEM, topics.items(), item)),
           (metadata, error) -> {
             if (error != null) {
               result.completeExceptionally(error);
