@@ -27,7 +27,8 @@ class ClientConfigTest {
       QueueClientConfig.DEQUEUE_GATHER_CONFIG, 7L,
       QueueClientConfig.DEQUEUE_MIN_WAIT_CONFIG, 99L,
       QueueClientConfig.DEMAND_REFRESH_CONFIG, 444L,
-      QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50);
+      QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50,
+      QueueClientConfig.SCHEMA_REGISTRY_URL_CONFIG, "http://registry:8081");
 
   private static final Map<String, Object> CONSUMER = Map.ofEntries(
       Map.entry(LeaseConsumerConfig.GROUP_ID_CONFIG, "workers"),
@@ -47,7 +48,8 @@ class ClientConfigTest {
       QueueProducerConfig.CLUSTER_CONFIG, "c2",
       QueueProducerConfig.PAYLOAD_MAX_BYTES_CONFIG, 77,
       QueueProducerConfig.BACKLOG_MAX_ITEMS_CONFIG, 5L,
-      QueueProducerConfig.BACKPRESSURE_CONFIG, false);
+      QueueProducerConfig.BACKPRESSURE_CONFIG, false,
+      QueueProducerConfig.SCHEMA_REGISTRY_URL_CONFIG, "http://registry:8081");
 
   @Test
   void queueClientConfigIsBuiltFromEveryKey() {
@@ -62,6 +64,7 @@ class ClientConfigTest {
     assertEquals(Duration.ofMillis(99), c.dequeueMinWait());
     assertEquals(Duration.ofMillis(444), c.demandRefresh());
     assertEquals(50, c.dequeueMaxItems());
+    assertEquals("http://registry:8081", c.wireFormat().registry().url());
     assertEquals("read_committed", c.consumerConfigs().get("isolation.level"));
     assertEquals("all", c.producerConfigs().get("acks"));
   }
@@ -98,6 +101,7 @@ class ClientConfigTest {
     assertEquals(77, c.payloadMaxBytes());
     assertEquals(5, c.backlogMaxItems());
     assertFalse(c.backpressure());
+    assertTrue(c.wireFormat().confluent(), "items Confluent-framed through the registry");
     assertEquals(true, c.producerConfigs().get("enable.idempotence"));
   }
 
