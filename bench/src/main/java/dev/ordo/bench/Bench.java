@@ -128,6 +128,7 @@ public final class Bench {
     String minHeartbeat;
     out.printf(Locale.ROOT, "ordo bench: run %s against %s%n", runId, bootstrapServers);
     try (BenchKafka kafka = new BenchKafka(bootstrapServers)) {
+      kafka.useSchemaRegistry(options.schemaRegistryUrl());
       brokers = kafka.brokers();
       heartbeat = kafka.brokerConfig(BenchKafka.SHARE_HEARTBEAT);
       minHeartbeat = kafka.brokerConfig(BenchKafka.SHARE_MIN_HEARTBEAT);

@@ -31,6 +31,8 @@ import java.util.Set;
  * @param keepTopics whether to leave the bench's topics on the cluster (they are deleted by default)
  * @param surge the phases and rates of the surge scenario
  * @param fairness the sizes of the fairness scenario
+ * @param schemaRegistryUrl a schema registry for the Ordo clusters and clients the bench makes
+ *     ({@code ordo.schema.registry.url}: Confluent framing), or null for single-object records
  */
 public record BenchOptions(
     Size size,
@@ -51,7 +53,8 @@ public record BenchOptions(
     Path json,
     boolean keepTopics,
     Surge surge,
-    Fairness fairness) {
+    Fairness fairness,
+    String schemaRegistryUrl) {
 
   /** How big a run is. */
   public enum Size { QUICK, FULL, LARGE }
@@ -164,7 +167,9 @@ public record BenchOptions(
       "  --fair-weighted N  fairness: items of each group of the 3:1 weights (default 10k; 2k quick)\n" +
       "  --fair-keys N      fairness: distinct group keys of the end-to-end run with keys (default 1000)\n" +
       "  --json FILE        also write the report as JSON to FILE\n" +
-      "  --keep-topics      leave the bench's topics on the cluster";
+      "  --keep-topics      leave the bench's topics on the cluster\n" +
+      "  --schema-registry-url URL  Ordo's clusters and clients use this schema registry: items,\n" +
+      "                     deliveries, stats and dead letters Confluent-framed (A/B against no flag)";
 
   public BenchOptions {
     if (size == null) {
@@ -210,13 +215,13 @@ public record BenchOptions(
     return switch (size) {
       case QUICK -> new BenchOptions(size, 3, 20_000, 200, 4, 100_000, 2, 4_000, 4, 3, 15, 300, 3_000,
           "100ms,200ms,500ms,1s", DEFAULT_SCENARIOS, null, false, new Surge(200, 5, 5),
-          new Fairness(50_000, 20, 2_000, 1_000));
+          new Fairness(50_000, 20, 2_000, 1_000), null);
       case FULL -> new BenchOptions(size, 4, 100_000, 200, 4, 1_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
           "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20),
-          new Fairness(200_000, 50, 10_000, 1_000));
+          new Fairness(200_000, 50, 10_000, 1_000), null);
       case LARGE -> new BenchOptions(size, 3, 100_000, 200, 4, 10_000_000, 2, 4_000, 4, 10, 120, 1_000, 12_000,
           "200ms,500ms,2s,5s", DEFAULT_SCENARIOS, null, false, new Surge(1_000, 30, 20),
-          new Fairness(200_000, 50, 10_000, 1_000));
+          new Fairness(200_000, 50, 10_000, 1_000), null);
     };
   }
 
@@ -282,8 +287,14 @@ public record BenchOptions(
         case "--fair-keys" -> o.withFairness(new Fairness(o.fairness().backlog(), o.fairness().baselineItems(),
             o.fairness().weightedItems(), intValue(flag, value)));
         case "--json" -> o.withJson(Path.of(value));
+        case "--schema-registry-url" -> o.withSchemaRegistryUrl(value);
         default -> throw new IllegalArgumentException("unknown option: " + flag + "\n" + USAGE);
       };
+    }
+    if (o.schemaRegistryUrl() != null && o.runs(Scenario.HTTP)) {
+      // The http scenario's front end is an ordo server of the CLI's making, which is not given the registry.
+      throw new IllegalArgumentException("--schema-registry-url does not reach the http scenario's server: choose"
+          + " --scenarios without http (e.g. eos,alos)");
     }
     return o;
   }
@@ -331,84 +342,90 @@ public record BenchOptions(
     return scenarios.contains(s);
   }
 
+  public BenchOptions withSchemaRegistryUrl(String v) {
+    return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness,
+        v == null || v.isBlank() ? null : v.trim());
+  }
+
   public BenchOptions withRounds(int v) {
     return new BenchOptions(size, v, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withItems(int v) {
     return new BenchOptions(size, rounds, v, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withPayloadBytes(int v) {
     return new BenchOptions(size, rounds, items, v, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withPartitions(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, v, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withBacklogItems(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, v, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withConsumers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, v, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withMaxInFlight(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, v, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withWorkers(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, v,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withLatencySeconds(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        v, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        v, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withWarmUpSeconds(int v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, v, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   /** The delay scenario: {@code n} items with delays spread evenly over 0..{@code maxMs}, over {@code tiers}. */
   public BenchOptions withDelays(int n, long maxMs, String tiers) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, n, maxMs, tiers, scenarios, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, n, maxMs, tiers, scenarios, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withScenarios(Set<Scenario> v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, v, json, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withJson(Path v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, v, keepTopics, surge, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withSurge(Surge v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, v, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, v, fairness, schemaRegistryUrl);
   }
 
   public BenchOptions withFairness(Fairness v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, v);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, keepTopics, surge, v, schemaRegistryUrl);
   }
 
   public BenchOptions withKeepTopics(boolean v) {
     return new BenchOptions(size, rounds, items, payloadBytes, partitions, backlogItems, consumers, maxInFlight, workers,
-        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v, surge, fairness);
+        latencySeconds, warmUpSeconds, delayItems, delayMaxMs, delayTiers, scenarios, json, v, surge, fairness, schemaRegistryUrl);
   }
 }

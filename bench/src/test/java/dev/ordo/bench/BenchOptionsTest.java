@@ -43,6 +43,19 @@ class BenchOptionsTest {
   }
 
   @Test
+  void aSchemaRegistryIsTheConfluentFramingSideOfTheAbAndIsKeptByTheOtherFlags() {
+    assertNull(BenchOptions.parse("--scenarios", "eos").schemaRegistryUrl(), "single-object without the flag");
+    BenchOptions o = BenchOptions.parse("--schema-registry-url", "http://r:8081", "--scenarios", "eos,alos", "--quick",
+        "--rounds", "2");
+    assertEquals("http://r:8081", o.schemaRegistryUrl());
+    assertEquals("http://r:8081", o.withItems(5).withSurge(o.surge()).withFairness(o.fairness()).withKeepTopics(true)
+        .schemaRegistryUrl(), "kept by the withers");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BenchOptions.parse("--schema-registry-url", "http://r:8081"));
+    assertTrue(e.getMessage().contains("http scenario"), e.getMessage());
+  }
+
+  @Test
   void thePolicyScenariosRunWhenNamedWithTheirOwnSizes() {
     assertEquals(EnumSet.of(Scenario.SURGE, Scenario.COST), BenchOptions.parse("--scenarios", "surge,cost").scenarios());
     assertEquals(EnumSet.allOf(Scenario.class), BenchOptions.parse("--scenarios", "all").scenarios());

@@ -326,7 +326,7 @@ public final class LeaseConsumer implements AutoCloseable {
   private void onDelivery(ConsumerRecord<byte[], byte[]> record) {
     Delivery delivery;
     try {
-      delivery = OrdoSerdes.DELIVERY.decode(record.value());
+      delivery = client.wireFormat().decode(OrdoSerdes.DELIVERY, record.value());
     } catch (OrdoSerdeException e) {
       log.warn("Skipping undecodable delivery at {}-{}@{}: {}", record.topic(), record.partition(), record.offset(),
           e.getMessage());

@@ -170,6 +170,9 @@ public final class QueueClient implements AutoCloseable {
   private final List<Runnable> completions = new ArrayList<>(); // poll thread only
   private long nextTimeoutSweep; // poll thread only
 
+  /** Single-object, or Confluent framing through a schema registry ({@link QueueClientConfig#SCHEMA_REGISTRY_URL_CONFIG}). */
+  private final dev.ordo.serde.WireFormat wire;
+
   public QueueClient(Map<String, ?> config) {
     this(new QueueClientConfig(config));
   }
@@ -189,7 +192,8 @@ public final class QueueClient implements AutoCloseable {
       return t;
     });
     this.requesterPrefix = clientId + "/" + Long.toHexString(new java.security.SecureRandom().nextLong() & 0xffffffffL) + "/";
-    this.stats = new StatsView(topics.topicStats());
+    this.wire = config.wireFormat();
+    this.stats = new StatsView(topics.topicStats(), wire);
     AtomicInteger callbackThreads = new AtomicInteger();
     this.callbacks = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, clientId + "-callbacks-" + callbackThreads.incrementAndGet());
@@ -739,10 +743,15 @@ public final class QueueClient implements AutoCloseable {
     }
   }
 
+  /** How this client reads the queue's records. */
+  dev.ordo.serde.WireFormat wireFormat() {
+    return wire;
+  }
+
   private void onReply(ConsumerRecord<byte[], byte[]> record) {
     Delivery delivery;
     try {
-      delivery = OrdoSerdes.DELIVERY.decode(record.value());
+      delivery = wire.decode(OrdoSerdes.DELIVERY, record.value());
     } catch (OrdoSerdeException e) {
       log.warn("Skipping undecodable delivery at {}-{}@{}: {}", record.topic(), record.partition(), record.offset(),
           e.getMessage());

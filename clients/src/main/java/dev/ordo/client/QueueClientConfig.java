@@ -3,6 +3,8 @@ package dev.ordo.client;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.client.internal.KafkaProps;
 import dev.ordo.client.internal.Validators;
+import dev.ordo.client.internal.Wire;
+import dev.ordo.serde.WireFormat;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -79,25 +81,35 @@ public final class QueueClientConfig extends AbstractConfig {
       + " what they hold; when the stats show fewer than wanted, every partition is asked for the rest and"
       + " leases up to that many before the surplus is released, so this bounds the work one call can cause.";
 
+  public static final String SCHEMA_REGISTRY_URL_CONFIG = Wire.SCHEMA_REGISTRY_URL_CONFIG;
+
   private static final ConfigDef CONFIG = define(new ConfigDef());
 
   private final ClusterTopics topics;
   private final String clientId;
+  private final WireFormat wire;
 
   public QueueClientConfig(Map<String, ?> props) {
     super(CONFIG, props);
     this.topics = new ClusterTopics(getString(CLUSTER_CONFIG));
     String id = getString(CLIENT_ID_CONFIG);
+    this.wire = WireFormat.of(getString(SCHEMA_REGISTRY_URL_CONFIG), Wire.TIMEOUT);
     this.clientId = id.isEmpty() ? "ordo-client-" + UUID.randomUUID().toString().substring(0, 8) : id;
     if (consumerConfigs().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
       throw new ConfigException(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, null, "the Kafka bootstrap servers are required");
     }
   }
 
+  /** How the queue's records are read: single-object, or Confluent-framed through the schema registry. */
+  public WireFormat wireFormat() {
+    return wire;
+  }
+
   /** Adds this configuration's keys to {@code def}: {@link LeaseConsumerConfig} builds on them. */
   static ConfigDef define(ConfigDef def) {
     return def
         .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
+        .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "", Importance.MEDIUM, Wire.SCHEMA_REGISTRY_URL_DOC)
         .define(CLIENT_ID_CONFIG, Type.STRING, "", Validators.optionalId(), Importance.MEDIUM, CLIENT_ID_DOC)
         .define(REPLY_PARTITION_CONFIG, Type.INT, -1, Range.atLeast(-1), Importance.LOW, REPLY_PARTITION_DOC)
         .define(REQUEST_TIMEOUT_CONFIG, Type.LONG, 10_000L, Range.between(1, 600_000), Importance.MEDIUM,

@@ -44,6 +44,8 @@ public final class QueueProducer implements AutoCloseable {
   private volatile StatsReader stats;
   private final boolean readsStats;
   private final QueueProducerConfig config;
+  /** Items Confluent-framed through a schema registry, or single-object ({@link QueueProducerConfig#SCHEMA_REGISTRY_URL_CONFIG}). */
+  private final dev.ordo.serde.WireFormat wire;
   private final PolicyLimits limits;
   private final long maxBlockMs;
   private final Time time;
@@ -63,6 +65,7 @@ public final class QueueProducer implements AutoCloseable {
     this.limits = config.backpressure() ? new PolicyLimits(topics.namespaces()) : null;
     this.readsStats = backlogLimit > 0 || limits != null;
     this.config = config;
+    this.wire = config.wireFormat();
   }
 
   /**
@@ -76,7 +79,7 @@ public final class QueueProducer implements AutoCloseable {
       synchronized (this) {
         s = stats;
         if (s == null) {
-          s = new StatsReader(new StatsView(topics.topicStats()), limits, config.statsConsumerConfigs(), "ordo-producer-stats");
+          s = new StatsReader(new StatsView(topics.topicStats(), wire), limits, config.statsConsumerConfigs(), "ordo-producer-stats");
           stats = s;
         }
       }
@@ -225,7 +228,7 @@ public final class QueueProducer implements AutoCloseable {
           headers.add(e.name(), e.value());
         }
       }
-      producer.send(new ProducerRecord<>(topics.items(), partition, key, OrdoSerdes.ITEM.encode(item), headers),
+      producer.send(new ProducerRecord<>(topics.items(), partition, key, wire.encode(OrdoSerdes.ITEM, topics.items(), item), headers),
           (metadata, error) -> {
             if (error != null) {
               result.completeExceptionally(error);

@@ -54,12 +54,16 @@ public final class QueueProducerConfig extends AbstractConfig {
       + " the queue's stats interval (1 s), so the limit is soft; items that still arrive wait in OVERFLOW."
       + " false: no stats consumer (unless ordo.producer.backlog.max.items is set), and only OVERFLOW protects.";
 
+  public static final String SCHEMA_REGISTRY_URL_CONFIG = dev.ordo.client.internal.Wire.SCHEMA_REGISTRY_URL_CONFIG;
+
   private static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
       .define(HEADERS_MAX_BYTES_CONFIG, Type.INT, 8 * 1024, Range.atLeast(0), Importance.MEDIUM, HEADERS_MAX_BYTES_DOC)
       .define(BACKLOG_MAX_ITEMS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, BACKLOG_MAX_ITEMS_DOC)
-      .define(BACKPRESSURE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, BACKPRESSURE_DOC);
+      .define(BACKPRESSURE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, BACKPRESSURE_DOC)
+      .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "", Importance.MEDIUM,
+          dev.ordo.client.internal.Wire.SCHEMA_REGISTRY_URL_DOC);
 
   private final ClusterTopics topics;
   private final String clientId = "ordo-producer-" + UUID.randomUUID().toString().substring(0, 8);
@@ -70,6 +74,11 @@ public final class QueueProducerConfig extends AbstractConfig {
     if (producerConfigs().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
       throw new ConfigException(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, null, "the Kafka bootstrap servers are required");
     }
+  }
+
+  /** Items written Confluent-framed through the schema registry, or single-object without one. */
+  public dev.ordo.serde.WireFormat wireFormat() {
+    return dev.ordo.serde.WireFormat.of(getString(SCHEMA_REGISTRY_URL_CONFIG), dev.ordo.client.internal.Wire.TIMEOUT);
   }
 
   public static ConfigDef configDef() {

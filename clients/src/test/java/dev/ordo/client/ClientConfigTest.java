@@ -27,7 +27,8 @@ class ClientConfigTest {
       QueueClientConfig.DEQUEUE_GATHER_CONFIG, 7L,
       QueueClientConfig.DEQUEUE_MIN_WAIT_CONFIG, 99L,
       QueueClientConfig.DEMAND_REFRESH_CONFIG, 444L,
-      QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50);
+      QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50,
+      QueueClientConfig.SCHEMA_REGISTRY_URL_CONFIG, "http://registry:8081");
 
   private static final Map<String, Object> CONSUMER = Map.ofEntries(
       Map.entry(LeaseConsumerConfig.GROUP_ID_CONFIG, "workers"),
@@ -48,7 +49,8 @@ class ClientConfigTest {
       QueueProducerConfig.PAYLOAD_MAX_BYTES_CONFIG, 77,
       QueueProducerConfig.HEADERS_MAX_BYTES_CONFIG, 99,
       QueueProducerConfig.BACKLOG_MAX_ITEMS_CONFIG, 5L,
-      QueueProducerConfig.BACKPRESSURE_CONFIG, false);
+      QueueProducerConfig.BACKPRESSURE_CONFIG, false,
+      QueueProducerConfig.SCHEMA_REGISTRY_URL_CONFIG, "http://registry:8081");
 
   @Test
   void queueClientConfigIsBuiltFromEveryKey() {
@@ -63,6 +65,7 @@ class ClientConfigTest {
     assertEquals(Duration.ofMillis(99), c.dequeueMinWait());
     assertEquals(Duration.ofMillis(444), c.demandRefresh());
     assertEquals(50, c.dequeueMaxItems());
+    assertEquals("http://registry:8081", c.wireFormat().registry().url());
     assertEquals("read_committed", c.consumerConfigs().get("isolation.level"));
     assertEquals("all", c.producerConfigs().get("acks"));
   }
@@ -100,6 +103,7 @@ class ClientConfigTest {
     assertEquals(99, c.headersMaxBytes());
     assertEquals(5, c.backlogMaxItems());
     assertFalse(c.backpressure());
+    assertTrue(c.wireFormat().confluent(), "items Confluent-framed through the registry");
     assertEquals(true, c.producerConfigs().get("enable.idempotence"));
   }
 

@@ -37,7 +37,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * with SIGKILL). Each server's heap after a full GC and its resident set are sampled every
  * {@code sampleEvery}. At the end every item must be accounted for as its settings say.
  *
- * <p>The load, by sequence number modulo 20: half plain items (priorities 0-9, acked); a tenth
+ * <p>The load, by sequence number modulo 20: six tenths plain items (priorities 0-9, acked); a tenth
  * delayed by up to 40 s (through the delay tiers {@code 1s,5s,20s}; handled no earlier than due); a
  * tenth nacked with a 2 s delay on their first attempt, acked on the second; a twentieth poison
  * (every attempt fails; dead-lettered after 2 attempts, MAX_ATTEMPTS); a twentieth with a 3 s TTL in a
@@ -56,16 +56,13 @@ public final class SoakRun {
     PLAIN, DELAYED, NACKED, POISON, TTL, EXPIRING;
 
     static Kind of(long seq) {
-      int m = (int) (seq % 20);
-      if (m < 10) {
-        return PLAIN;
-      }
-      return switch (m) {
+      return switch ((int) (seq % 20)) {
         case 10, 11 -> DELAYED;
         case 12, 13 -> NACKED;
         case 14 -> POISON;
         case 15 -> TTL;
-        default -> EXPIRING;
+        case 16, 17 -> EXPIRING;
+        default -> PLAIN;
       };
     }
 

@@ -54,6 +54,12 @@ public final class TestServer implements AutoCloseable {
     return start(kafka, cluster, stateDir, delayTiers, java.util.Map.of(), false, false);
   }
 
+  /** The queue and the HTTP API with these {@code --config} settings. */
+  public static TestServer startWithSettings(RealKafka kafka, String cluster, Path stateDir,
+      java.util.Map<String, String> settings) {
+    return start(kafka, cluster, stateDir, null, settings, false, false);
+  }
+
   /** With the dead-letter job runner too, which runs redrive and purge jobs. */
   public static TestServer startWithDlqJobs(RealKafka kafka, String cluster, Path stateDir) {
     return start(kafka, cluster, stateDir, null, java.util.Map.of(), true, false);

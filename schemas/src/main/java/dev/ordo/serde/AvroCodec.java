@@ -68,6 +68,8 @@ public final class AvroCodec<T extends SpecificRecord> {
   private static final ThreadLocal<BinaryEncoder> ENCODER = new ThreadLocal<>();
 
   private final Class<T> type;
+  private final Schema schema;
+  private final SpecificData model;
   /** The single-object header: {@code C3 01} and the schema's fingerprint, little-endian. */
   private final byte[] header;
   private final SpecificDatumWriter<T> writer;
@@ -75,8 +77,8 @@ public final class AvroCodec<T extends SpecificRecord> {
 
   public AvroCodec(Class<T> type) {
     this.type = type;
-    SpecificData model = SpecificData.getForClass(type);
-    Schema schema = model.getSchema(type);
+    this.model = SpecificData.getForClass(type);
+    this.schema = model.getSchema(type);
     this.header = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN)
         .put((byte) 0xC3).put((byte) 0x01).putLong(SchemaNormalization.parsingFingerprint64(schema)).array();
     // The generated classes' own encoders (customEncode) instead of Avro's generic walk over the schema
@@ -96,9 +98,26 @@ public final class AvroCodec<T extends SpecificRecord> {
     return type;
   }
 
+  /** The record's current (reader and writer) schema. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The Avro model of the generated class, for readers that resolve other writer schemas to it. */
+  SpecificData model() {
+    return model;
+  }
+
+  /** Avro's single-object encoding (as BinaryMessageEncoder writes it). */
   public byte[] encode(T record) {
-    // Avro's single-object encoding (as BinaryMessageEncoder writes it), into a buffer of this thread's,
-    // copied out once.
+    return encode(header, record);
+  }
+
+  /**
+   * {@code header}, then the record in Avro binary: a buffer of this thread's, copied out once. For
+   * {@link WireFormat}'s Confluent framing as well as the single-object encoding.
+   */
+  byte[] encode(byte[] header, T record) {
     ByteArrayOutputStream out = BUFFER.get();
     out.reset();
     try {
@@ -120,7 +139,10 @@ public final class AvroCodec<T extends SpecificRecord> {
     }
   }
 
-  /** Decodes a record, or throws {@link OrdoSerdeException} saying why the bytes are not one. */
+  /**
+   * Decodes a single-object record, or throws {@link OrdoSerdeException} saying why the bytes are not
+   * one. Confluent-framed records need the registry: {@link WireFormat#decode}.
+   */
   public T decode(byte[] bytes) {
     if (bytes == null) {
       throw new OrdoSerdeException("no value: expected a " + type.getSimpleName() + " record");

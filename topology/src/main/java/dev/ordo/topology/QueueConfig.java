@@ -3,6 +3,7 @@ package dev.ordo.topology;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Durations;
 import dev.ordo.topology.internal.QueueDefaults;
+import dev.ordo.serde.WireFormat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -108,6 +109,16 @@ public final class QueueConfig extends AbstractConfig {
   private static final String METRICS_TOPICS_IDLE_MS_DOC = "How long a topic whose items are all gone from this"
       + " instance's partitions, and to which nothing happened, keeps its metrics' label set.";
 
+  public static final String SCHEMA_REGISTRY_URL_CONFIG = "ordo.schema.registry.url";
+  public static final String SCHEMA_REGISTRY_URL_DOC = "A Confluent-compatible schema registry's REST API (Confluent"
+      + " Schema Registry, or Apicurio Registry's http://host:port/apis/ccompat/v7). Set: at start the queue registers"
+      + " its schemas under <topic>-value (compatibility BACKWARD) for items, commands, deliveries, dlq and topics;"
+      + " accepts on items and commands records framed the Confluent way (magic byte 0, schema id, Avro binary), as"
+      + " any language's Avro serializer writes them, beside Avro single-object records; and writes deliveries, dlq"
+      + " and topics Confluent-framed, so Ordo's Java clients need the same setting. Writer schemas are fetched by id"
+      + " once and cached; a record whose schema id is unknown or cannot be resolved to Ordo's schema is"
+      + " dead-lettered (MALFORMED, with the reason). Empty: Avro single-object encoding only, no registry.";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)
       .define(LEASE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(1), Importance.MEDIUM, LEASE_MS_DOC)
@@ -132,9 +143,15 @@ public final class QueueConfig extends AbstractConfig {
           INTAKE_LEAD_MS_DOC)
       .define(METRICS_TOPICS_MAX_CONFIG, Type.INT, 1_000, Range.atLeast(1), Importance.LOW, METRICS_TOPICS_MAX_DOC)
       .define(METRICS_TOPICS_IDLE_MS_CONFIG, Type.LONG, 300_000L, Range.atLeast(0), Importance.LOW,
-          METRICS_TOPICS_IDLE_MS_DOC);
+          METRICS_TOPICS_IDLE_MS_DOC)
+      .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "", Importance.MEDIUM, SCHEMA_REGISTRY_URL_DOC);
+
+  /** How long a call to the schema registry may take. */
+  public static final Duration SCHEMA_REGISTRY_TIMEOUT = Duration.ofSeconds(10);
 
   private final List<Duration> tiers;
+  /** One per configuration, so every task shares its caches of schema ids. */
+  private final WireFormat wireFormat;
 
   public QueueConfig(Map<?, ?> props) {
     super(CONFIG, props);
@@ -142,6 +159,14 @@ public final class QueueConfig extends AbstractConfig {
     try {
       this.tiers = t.isEmpty() ? List.of() : Durations.parseList(t);
       new ClusterTopics(getString(CLUSTER_CONFIG));
+      String registry = getString(SCHEMA_REGISTRY_URL_CONFIG).trim();
+      if (!registry.isEmpty()) {
+        java.net.URI uri = java.net.URI.create(registry);
+        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+          throw new IllegalArgumentException(SCHEMA_REGISTRY_URL_CONFIG + " must be an http(s) URL, got " + registry);
+        }
+      }
+      this.wireFormat = WireFormat.of(registry, SCHEMA_REGISTRY_TIMEOUT);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
@@ -149,6 +174,11 @@ public final class QueueConfig extends AbstractConfig {
 
   public ClusterTopics topics() {
     return new ClusterTopics(getString(CLUSTER_CONFIG));
+  }
+
+  /** Single-object encoding, or Confluent framing through {@link #SCHEMA_REGISTRY_URL_CONFIG}'s registry. */
+  public WireFormat wireFormat() {
+    return wireFormat;
   }
 
   public List<Duration> delayTiers() {

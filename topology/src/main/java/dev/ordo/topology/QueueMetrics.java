@@ -37,6 +37,11 @@ public final class QueueMetrics {
   public static final String GROUP_LIMITED = "group.limited";
   public static final String DEAD_LETTERED = "dead_lettered";
   public static final String MALFORMED = "malformed";
+  /**
+   * Of the malformed records, those framed the Confluent way whose writer schema could not be had or
+   * resolved to Ordo's (unknown schema id, incompatible schema, no registry configured).
+   */
+  public static final String SCHEMA_UNRESOLVED = "malformed.schema_unresolved";
   public static final String PARKED = "parked";
   public static final String REENTERED = "reentered";
   public static final String REENTRY_DROPPED = "reentry.dropped";
@@ -51,7 +56,7 @@ public final class QueueMetrics {
   /** Every counter above, for exporters. */
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
-      OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, PARKED, REENTERED, REENTRY_DROPPED,
+      OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
       DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED);
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();

@@ -1,5 +1,10 @@
 package dev.ordo.topology;
 
+import dev.ordo.api.ClusterTopics;
+import dev.ordo.serde.AvroCodec;
+import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.serde.SchemaRegistryClient;
+import dev.ordo.serde.WireFormat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
@@ -45,6 +50,7 @@ public final class QueueService implements AutoCloseable {
   public QueueService(Map<String, Object> streamsOverrides, Map<String, Object> queue, int partitions,
       MeterRegistry registry) {
     QueueConfig config = new QueueConfig(queue);
+    registerSchemas(config);
     Map<String, Object> props = new HashMap<>(QueueTopology.streamsDefaults(config.topics()));
     // Fail over within seconds rather than the default 45 s when an instance dies.
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
@@ -66,6 +72,38 @@ public final class QueueService implements AutoCloseable {
     this.streams.setUncaughtExceptionHandler(e -> {
       log.error("Queue stream thread failed; replacing it", e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+    });
+  }
+
+  /**
+   * With a schema registry ({@link QueueConfig#SCHEMA_REGISTRY_URL_CONFIG}): registers the schema of each
+   * record type under its topic's subject, compatibility BACKWARD, before any record is read or written,
+   * so producers in other languages find Ordo's item and command schemas there and the stream threads
+   * never call the registry to write. A registry that refuses (an incompatible older schema under the
+   * subject) or cannot be reached fails the start, naming the subject.
+   */
+  static void registerSchemas(QueueConfig config) {
+    WireFormat wire = config.wireFormat();
+    if (!wire.confluent()) {
+      return;
+    }
+    ClusterTopics t = config.topics();
+    Map<String, AvroCodec<?>> subjects = new java.util.LinkedHashMap<>();
+    subjects.put(t.items(), OrdoSerdes.ITEM);
+    subjects.put(t.commands(), OrdoSerdes.COMMAND);
+    subjects.put(t.deliveries(), OrdoSerdes.DELIVERY);
+    subjects.put(t.dlq(), OrdoSerdes.DEAD_LETTER);
+    subjects.put(t.topicStats(), OrdoSerdes.TOPIC_STATS);
+    subjects.forEach((topic, codec) -> {
+      try {
+        int id = wire.register(topic, codec);
+        log.info("Schema {} registered as id {} under {} ({})", codec.schema().getFullName(), id,
+            WireFormat.subject(topic), WireFormat.COMPATIBILITY);
+      } catch (SchemaRegistryClient.RegistryException e) {
+        throw new org.apache.kafka.common.config.ConfigException("cannot register " + codec.schema().getFullName()
+            + " under " + WireFormat.subject(topic) + " in the schema registry ("
+            + QueueConfig.SCHEMA_REGISTRY_URL_CONFIG + "): " + e.getMessage());
+      }
     });
   }
 

@@ -59,6 +59,26 @@ public final class BenchKafka implements AutoCloseable {
     }
   }
 
+  /** {@code ordo.schema.registry.url} for the Ordo clusters and clients of the run, or null. */
+  private volatile String schemaRegistryUrl;
+
+  /** Ordo's clusters and clients made from now on use this schema registry (null: none). */
+  public void useSchemaRegistry(String url) {
+    this.schemaRegistryUrl = url;
+  }
+
+  public String schemaRegistryUrl() {
+    return schemaRegistryUrl;
+  }
+
+  /** Puts {@code ordo.schema.registry.url} in an Ordo config when the run uses a registry. */
+  public Map<String, Object> withRegistry(Map<String, Object> ordoConfig) {
+    if (schemaRegistryUrl != null) {
+      ordoConfig.put(dev.ordo.topology.QueueConfig.SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl);
+    }
+    return ordoConfig;
+  }
+
   public String bootstrapServers() {
     return bootstrapServers;
   }

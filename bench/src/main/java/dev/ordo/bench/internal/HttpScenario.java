@@ -262,7 +262,7 @@ public final class HttpScenario {
     Map<String, Object> c = new HashMap<>();
     c.put("bootstrap.servers", kafka.bootstrapServers());
     c.put(QueueProducerConfig.CLUSTER_CONFIG, cluster);
-    return c;
+    return kafka.withRegistry(c);
   }
 
   private static long[] concat(long[][] perWorker, int[] counts) {

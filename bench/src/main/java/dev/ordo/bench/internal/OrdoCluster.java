@@ -96,6 +96,7 @@ public final class OrdoCluster implements AutoCloseable {
     Map<String, Object> queue = new HashMap<>();
     queue.put(QueueConfig.CLUSTER_CONFIG, cluster);
     queue.put(QueueConfig.DELAY_TIERS_CONFIG, delayTiers);
+    kafka.withRegistry(queue);
     // Experiments: -Dordo.bench.streams.<key>=<value> overrides a Kafka Streams setting of the queue,
     // -Dordo.bench.queue.<key>=<value> a queue setting (QueueConfig).
     overrides("ordo.bench.streams.", streams);
@@ -156,7 +157,7 @@ public final class OrdoCluster implements AutoCloseable {
     Map<String, Object> c = new HashMap<>();
     c.put("bootstrap.servers", kafka.bootstrapServers());
     c.put(QueueProducerConfig.CLUSTER_CONFIG, topics.cluster());
-    return c;
+    return kafka.withRegistry(c);
   }
 
   /** Settings of a {@code LeaseConsumer} of this cluster working on every topic of {@code namespace}. */
@@ -171,7 +172,7 @@ public final class OrdoCluster implements AutoCloseable {
     c.put(LeaseConsumerConfig.WORKERS_CONFIG, workers);
     c.put("consumer." + ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
     c.put("consumer." + ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
-    return c;
+    return kafka.withRegistry(c);
   }
 
   /**

@@ -73,6 +73,8 @@ public final class DeadLetters implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> stateReader;
   private final TopicPartition statePartition;
   private final DlqState state = new DlqState();
+  /** How the queue writes dead letters: {@code ordo.schema.registry.url} in the config. */
+  private final dev.ordo.serde.WireFormat wire;
 
   /**
    * @param config Kafka client settings ({@code bootstrap.servers}...), {@code consumer.}/{@code producer.} prefixed per client
@@ -80,6 +82,7 @@ public final class DeadLetters implements AutoCloseable {
    */
   public DeadLetters(Map<String, ?> config, String cluster) {
     this.topics = new ClusterTopics(cluster);
+    this.wire = dev.ordo.client.internal.Wire.of(config);
     this.consumerConfig = KafkaProps.of(config, KafkaProps.CONSUMER_PREFIX, Set.of());
     Map<String, Object> p = KafkaProps.of(config, KafkaProps.PRODUCER_PREFIX, Set.of());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -269,9 +272,9 @@ public final class DeadLetters implements AutoCloseable {
     return Conversions.info(id, letter, r.value(), r.timestamp(), mark);
   }
 
-  private static DeadLetter decode(byte[] value) {
+  private DeadLetter decode(byte[] value) {
     try {
-      return OrdoSerdes.DEAD_LETTER.decode(value);
+      return wire.decode(OrdoSerdes.DEAD_LETTER, value);
     } catch (OrdoSerdeException e) {
       return null;
     }

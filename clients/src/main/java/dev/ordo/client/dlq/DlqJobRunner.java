@@ -113,6 +113,8 @@ public final class DlqJobRunner implements AutoCloseable {
   private KafkaConsumer<byte[], byte[]> consumer;
   private KafkaProducer<byte[], byte[]> producer;
   private DlqLog log;
+  /** How the queue writes dead letters: {@code ordo.schema.registry.url} in the config. */
+  private final dev.ordo.serde.WireFormat wire;
   private int itemPartitions;
 
   public DlqJobRunner(Map<String, ?> config, String cluster) {
@@ -125,6 +127,7 @@ public final class DlqJobRunner implements AutoCloseable {
    */
   public DlqJobRunner(Map<String, ?> config, String cluster, BatchHook hook) {
     this.topics = new ClusterTopics(cluster);
+    this.wire = dev.ordo.client.internal.Wire.of(config);
     this.consumerConfig = KafkaProps.of(config, KafkaProps.CONSUMER_PREFIX, Set.of());
     this.producerConfig = KafkaProps.of(config, KafkaProps.PRODUCER_PREFIX, Set.of());
     this.hook = hook;
@@ -402,9 +405,9 @@ public final class DlqJobRunner implements AutoCloseable {
     }
   }
 
-  private static DeadLetter decode(byte[] value) {
+  private DeadLetter decode(byte[] value) {
     try {
-      return OrdoSerdes.DEAD_LETTER.decode(value);
+      return wire.decode(OrdoSerdes.DEAD_LETTER, value);
     } catch (OrdoSerdeException e) {
       return null;
     }

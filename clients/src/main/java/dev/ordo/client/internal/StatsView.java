@@ -39,8 +39,16 @@ public final class StatsView {
   private Map<TopicPartition, Long> endOffsets = Map.of();
   private final Object changed = new Object();
 
+  private final dev.ordo.serde.WireFormat wire;
+
   public StatsView(String topic) {
+    this(topic, dev.ordo.serde.WireFormat.SINGLE_OBJECT);
+  }
+
+  /** {@code wire}: how the queue writes its stats (Confluent-framed with a schema registry). */
+  public StatsView(String topic, dev.ordo.serde.WireFormat wire) {
     this.topic = topic;
+    this.wire = wire;
   }
 
   public String topic() {
@@ -100,7 +108,7 @@ public final class StatsView {
       return;
     }
     try {
-      stats.put(key, OrdoSerdes.TOPIC_STATS.decode(record.value()));
+      stats.put(key, wire.decode(OrdoSerdes.TOPIC_STATS, record.value()));
     } catch (OrdoSerdeException e) {
       log.warn("Skipping undecodable stats record {} at {}-{}@{}: {}", key, record.topic(), record.partition(),
           record.offset(), e.getMessage());

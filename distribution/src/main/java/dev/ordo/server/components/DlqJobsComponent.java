@@ -19,7 +19,10 @@ public final class DlqJobsComponent implements ServerComponent {
 
   @Override
   public void start(ServerContext ctx) {
-    runner = new DlqJobRunner(ctx.kafkaClientConfig(), ctx.topics().cluster());
+    java.util.Map<String, Object> config = ctx.kafkaClientConfig();
+    // ordo.schema.registry.url: dead letters are Confluent-framed when the queue has a registry.
+    config.putAll(ctx.settings().ordo(dev.ordo.client.QueueClientConfig.configDef()));
+    runner = new DlqJobRunner(config, ctx.topics().cluster());
     runner.start();
   }
 

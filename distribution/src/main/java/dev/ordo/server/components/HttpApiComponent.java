@@ -101,7 +101,9 @@ public final class HttpApiComponent implements ServerComponent {
     new NamespaceApi(namespaces).register(ctx.http());
 
     // /v1/dlq...: dead letters read from C.dlq, jobs written to C.dlq.state (run by DlqJobsComponent).
-    deadLetters = new DeadLetters(ctx.kafkaClientConfig(), ctx.topics().cluster());
+    Map<String, Object> dlqConfig = ctx.kafkaClientConfig();
+    dlqConfig.putAll(ctx.settings().ordo(dev.ordo.client.QueueClientConfig.configDef()));
+    deadLetters = new DeadLetters(dlqConfig, ctx.topics().cluster());
     new DlqApi(deadLetters).register(ctx.http());
   }
 

@@ -55,13 +55,20 @@ public final class LoadStore {
 
     private final ReadOnlyKeyValueStore<Bytes, byte[]> store;
     private final LongSupplier clock;
+    private final dev.ordo.serde.WireFormat wire;
     private final Map<String, Known> known = new HashMap<>();
 
     private record Known(Load load, long at) {}
 
     public Reader(ReadOnlyKeyValueStore<Bytes, byte[]> store, LongSupplier clock) {
+      this(store, clock, dev.ordo.serde.WireFormat.SINGLE_OBJECT);
+    }
+
+    /** {@code wire}: how the topics topic's stats are written (Confluent-framed with a schema registry). */
+    public Reader(ReadOnlyKeyValueStore<Bytes, byte[]> store, LongSupplier clock, dev.ordo.serde.WireFormat wire) {
       this.store = store;
       this.clock = clock;
+      this.wire = wire;
     }
 
     @Override
@@ -94,7 +101,7 @@ public final class LoadStore {
           }
           TopicStats s;
           try {
-            s = OrdoSerdes.TOPIC_STATS.decode(e.value);
+            s = wire.decode(OrdoSerdes.TOPIC_STATS, e.value);
           } catch (OrdoSerdeException bad) {
             continue;
           }

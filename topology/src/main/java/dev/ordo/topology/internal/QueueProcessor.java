@@ -18,6 +18,8 @@ import dev.ordo.schema.StoredItem;
 import dev.ordo.schema.TopicStats;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.serde.SchemaResolutionException;
+import dev.ordo.serde.WireFormat;
 import dev.ordo.store.PriorityStore;
 import dev.ordo.store.ReadyEntry;
 import dev.ordo.store.TopicCounts;
@@ -68,6 +70,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   static final int MAX_BYTES_PER_DELIVERY = 256 * 1024;
 
   private final QueueConfig config;
+  /** Single-object or, with a schema registry, Confluent framing ({@link QueueConfig#wireFormat}). */
+  private final WireFormat wire;
   private final QueueMetrics metrics;
   private final TopicMeters meters;
   /** The header a dead-letter redrive puts on the items it sends back (dev.ordo.client.dlq). */
@@ -120,6 +124,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       CommitPacer commitPacer) {
     this.commitPacer = commitPacer;
     this.config = config;
+    this.wire = config.wireFormat();
     this.metrics = metrics;
     this.meters = meters;
     this.topics = config.topics();
@@ -157,7 +162,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.partition = context.taskId().partition();
     this.planner = new QueuePlanner(settings, partition, new SplittableRandom(),
         new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs),
-        new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs));
+        new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
     if (!store.openIndex()) {
       rebuildStarted = System.nanoTime();
       stepRebuild(); // a new or small partition is done at once
@@ -219,7 +224,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           metrics.increment(QueueMetrics.DUPLICATE_ENQUEUE);
           return null;
         }
-        Item item = OrdoSerdes.ITEM.decode(record.value());
+        Item item = wire.decode(OrdoSerdes.ITEM, record.value());
         // The record's Kafka headers join the item (toArray() of no headers is a shared empty array,
         // and merge then returns the item's own field: nothing is allocated for an item without headers).
         Header[] headers = record.headers().toArray();
@@ -231,10 +236,13 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         }
         return planner.onItem(meta.offset(), record.timestamp(), item, store, now);
       }
-      Command command = OrdoSerdes.COMMAND.decode(record.value());
+      Command command = wire.decode(OrdoSerdes.COMMAND, record.value());
       return planner.onCommand(command, store, now);
     } catch (OrdoSerdeException e) {
       metrics.increment(QueueMetrics.MALFORMED);
+      if (e instanceof SchemaResolutionException) {
+        metrics.increment(QueueMetrics.SCHEMA_UNRESOLVED);
+      }
       deadLetterRaw(DeadLetterReason.MALFORMED, e.getMessage(), record, meta, now);
     } catch (KafkaException e) {
       throw e; // fencing, migration, store failures: Kafka Streams must handle these
@@ -466,7 +474,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       meters.counts(partition, ns, topic, c, c.total() > 0 ? store.oldestReadyAt(ns, topic) : null);
       if (c.total() > 0) {
         List<ReadyEntry> head = store.readyHead(ns, topic, 1);
-        value = OrdoSerdes.TOPIC_STATS.encode(TopicStats.newBuilder()
+        value = wire.encode(OrdoSerdes.TOPIC_STATS, topics.topicStats(), TopicStats.newBuilder()
             .setNamespace(ns).setTopic(topic).setPartition(partition)
             .setReady(c.ready()).setDelayed(c.delayed()).setLeased(c.leased()).setParked(c.parked())
             .setOverflow(c.overflow())
@@ -487,7 +495,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     Delivery delivery = new Delivery(requester.getId(), body);
     byte[] key = requester.getId().getBytes(StandardCharsets.UTF_8);
     context.forward(new Record<>(new Out(topics.deliveries(), requester.getReplyPartition(), key),
-        OrdoSerdes.DELIVERY.encode(delivery), now));
+        wire.encode(OrdoSerdes.DELIVERY, topics.deliveries(), delivery), now));
     answeredUrgently |= urgent;
   }
 
@@ -551,7 +559,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       }
     }
     context.forward(new Record<>(new Out(topics.dlq(), null, id.getBytes(StandardCharsets.UTF_8)),
-        OrdoSerdes.DEAD_LETTER.encode(dl), now, headers));
+        wire.encode(OrdoSerdes.DEAD_LETTER, topics.dlq(), dl), now, headers));
   }
 
   /**
@@ -575,7 +583,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         .setItemId(meta.topic().equals(topics.items()) ? new ItemId(meta.partition(), meta.offset()).toString() : null)
         .setDeadAt(now);
     byte[] key = record.key();
-    byte[] value = OrdoSerdes.DEAD_LETTER.encode(dl.build());
+    byte[] value = wire.encode(OrdoSerdes.DEAD_LETTER, topics.dlq(), dl.build());
     // The record's Kafka headers (an item's traceparent, ...) go with it, so nothing of it is lost.
     Header[] recordHeaders = record.headers().toArray();
     int headerBytes = 0;
@@ -592,7 +600,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           + " bytes with the dead letter, are left out: over " + QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG + "="
           + deadLetterMaxBytes + "; the record is at " + where + ")");
       key = where.getBytes(StandardCharsets.UTF_8);
-      value = OrdoSerdes.DEAD_LETTER.encode(dl.build());
+      value = wire.encode(OrdoSerdes.DEAD_LETTER, topics.dlq(), dl.build());
       recordHeaders = new Header[0];
     }
     context.forward(new Record<>(new Out(topics.dlq(), null, key), value, now, new RecordHeaders(recordHeaders)));
