@@ -8,7 +8,7 @@ confluent_kafka.avro API, which runs on Debian's python3-avro; see docs/decision
 Avro code of its own.
 
   enqueue: writes COUNT items to <cluster>.items, Confluent-framed, with the item schema Ordo
-           registered (fetched from the registry by subject).
+           registered (fetched from the registry by subject), each with a traceparent header.
   consume: asks every partition for COUNT items with a demand on <cluster>.commands, reads the
            answers on its reply partition of <cluster>.deliveries (decoded by confluent-kafka's Avro
            deserializer, writer schema by id from the registry), and acks each item over Ordo's
@@ -55,8 +55,12 @@ def enqueue(args):
     for i in range(args.count):
         item = {"namespace": args.namespace, "topic": args.topic, "priority": i % 3,
                 "payload": f"py-{i}".encode(), "traceId": f"trace-{i}"}
-        p.produce(topic=items, value=item, value_schema=schema, on_delivery=delivered)
-        print(json.dumps({"payload": f"py-{i}", "priority": i % 3, "traceId": f"trace-{i}"}), flush=True)
+        # Kafka headers (here a W3C traceparent) are kept with the item and delivered with it.
+        traceparent = f"00-{i + 1:032x}-{i + 1:016x}-01"
+        p.produce(topic=items, value=item, value_schema=schema, headers=[("traceparent", traceparent.encode())],
+                  on_delivery=delivered)
+        print(json.dumps({"payload": f"py-{i}", "priority": i % 3, "traceId": f"trace-{i}",
+                          "traceparent": traceparent}), flush=True)
     p.flush(30)
     if failures:
         sys.exit(f"enqueue failed: {failures}")
@@ -113,10 +117,13 @@ def consume(args):
         for item in delivered_items(delivery):
             ack = requests.post(f"{args.http}/v1/items/{item['itemId']}/ack",
                                 json={"lease": item["leaseId"]}, timeout=10)
+            # The item's headers: a list of {"key", "value"} records (values are bytes, or None).
+            headers = {h["key"]: None if h["value"] is None else h["value"].decode()
+                       for h in item.get("headers") or []}
             print(json.dumps({"itemId": item["itemId"], "payload": item["payload"].decode(),
                               "priority": item["priority"], "traceId": item["traceId"],
                               "namespace": item["namespace"], "topic": item["topic"],
-                              "ack": ack.status_code}), flush=True)
+                              "headers": headers, "ack": ack.status_code}), flush=True)
             if ack.status_code == 200:
                 acked += 1
     consumer.close()

@@ -69,6 +69,8 @@ class PythonConfluentClientTest {
         int i = Integer.parseInt(payload.substring("py-".length()));
         assertEquals(i % 3, item.get("priority").asInt(), "priority of " + payload);
         assertEquals("trace-" + i, item.get("traceId").asText(), "trace id of " + payload);
+        assertEquals(String.format("00-%032x-%016x-01", i + 1, i + 1), item.path("headers").path("traceparent").asText(),
+            "the Kafka header Python put on the record, delivered with the item: " + item);
         assertEquals("pyns", item.get("namespace").asText());
         assertEquals("jobs", item.get("topic").asText());
         assertEquals(200, item.get("ack").asInt(), "acked over HTTP: " + item);
