@@ -163,7 +163,9 @@ final class FaultModes {
   }
 
   int run(String bootstrap, PrintStream out) throws IOException {
-    List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap());
+    // The whole heap touched at start: a server's RSS then holds its heap from the first sample, and
+    // what it grows by afterwards is off the heap (RocksDB, metaspace, threads), which the soak watches.
+    List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap(), "-XX:+AlwaysPreTouch");
     int partitions = Math.toIntExact(number("--partitions", 4));
     String run = Long.toString(System.currentTimeMillis() % 100_000);
     Path dir = Files.createTempDirectory("ordo-bench-" + mode.name().toLowerCase(Locale.ROOT) + "-");

@@ -94,6 +94,18 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final Set<List<String>> dirtyTopics = new LinkedHashSet<>();
   /** How often the stats of topics of namespaces with admission limits go out (at most). */
   private static final long LIMITED_STATS_MS = 100;
+  /**
+   * At most how long a task that must rebuild its index holds the rebuild back until its first
+   * record. Kafka Streams' stream thread polls only when an iteration of its processing loop
+   * processed nothing (or after half of {@code max.poll.interval.ms}), and a task it was just given
+   * needs about three polls (its positions, its first fetch, its partitions' lags) before it
+   * processes anything. A rebuild step is tens of milliseconds of work at every punctuation, and
+   * with one in every iteration the thread's other tasks process a record or two per iteration and
+   * keep the loop from ending: the task then read its consumers' demands only after the rebuild,
+   * and its first lease came 1-4 s after it (decisions D32). Held back until the task's first
+   * record, the loop drains and polls, and the task takes its demands in while it rebuilds.
+   */
+  static final long REBUILD_HOLD_MS = 5_000;
   private long statsMs;
   /** When every changed topic's stats last went out (at start: when the task started, as a schedule would). */
   private long statsPublishedAt;
@@ -114,6 +126,17 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private boolean generationStarted;
   /** When the running index rebuild started (System.nanoTime), for its log line. */
   private long rebuildStarted;
+  /** When the index rebuild ended (wall ms), until the first lease after it is logged; -1 otherwise. */
+  private long rebuiltAt = -1;
+  /** The last time the wait for the first lease after a rebuild was logged (wall ms). */
+  private long rebuiltWaitLoggedAt;
+  /**
+   * True once this task processed a record: until then (or {@link #REBUILD_HOLD_MS}) no rebuild step
+   * runs, so that the stream thread gets back to its poll (see {@link #onTimers}).
+   */
+  private boolean recordSeen;
+  /** When the task was initialized (wall ms). */
+  private long initializedAt;
 
   public QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions) {
     this(config, metrics, meters, deliveriesPartitions, null);
@@ -163,6 +186,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.planner = new QueuePlanner(settings, partition, new SplittableRandom(),
         new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs),
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
+    initializedAt = context.currentSystemTimeMs();
     if (!store.openIndex()) {
       rebuildStarted = System.nanoTime();
       stepRebuild(); // a new or small partition is done at once
@@ -197,6 +221,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   @Override
   public void process(Record<byte[], byte[]> record) {
     long now = now();
+    if (!recordSeen && store.rebuilding()) {
+      log.info("Partition {}: first record {} ms after the task started, while rebuilding", partition, now - initializedAt);
+    }
+    recordSeen = true;
     pacer().working(now);
     maybeStartGeneration();
     RecordMetadata meta = context.recordMetadata().orElseThrow();
@@ -302,6 +330,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     for (Effects.Leased l : effects.leased()) {
       Effects.add(pendingDeliveries, l.requester(), l.items(), l.urgent());
+      if (rebuiltAt >= 0) {
+        log.info("Partition {}: first lease after the rebuild, {} ms after it", partition, now - rebuiltAt);
+        rebuiltAt = -1;
+      }
     }
   }
 
@@ -400,9 +432,14 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void onTimers(long now) {
     pacer().working(now);
     maybeStartGeneration();
-    if (store.rebuilding() && !rebuildStep()) {
+    if (store.rebuilding() && (rebuildHeld(recordSeen, initializedAt, now) || !rebuildStep())) {
       planner.expireDemands(now);
       return; // no timers and no dispatch from a half-built index
+    }
+    if (rebuiltAt >= 0 && now - rebuiltWaitLoggedAt >= 500) {
+      rebuiltWaitLoggedAt = now;
+      log.info("Partition {}: no lease yet {} ms after the rebuild; {} demands open", partition, now - rebuiltAt,
+          planner.demands().size());
     }
     try {
       apply(planner.onTimers(store, now), now);
@@ -412,6 +449,11 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       store.markChanges();
       store.flushIndexWrites(); // bounds how long index writes wait on the heap (and for what)
     }
+  }
+
+  /** True while a task's index rebuild waits for its first record ({@link #REBUILD_HOLD_MS}). */
+  static boolean rebuildHeld(boolean recordSeen, long initializedAt, long now) {
+    return !recordSeen && now - initializedAt < REBUILD_HOLD_MS;
   }
 
   private void stepRebuild() {
@@ -429,7 +471,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     if (store.rebuilding()) {
       return false;
     }
-    log.info("Partition {}: the index is rebuilt ({} ms)", partition, (System.nanoTime() - rebuildStarted) / 1_000_000);
+    log.info("Partition {}: the index is rebuilt ({} ms); {} demands open", partition,
+        (System.nanoTime() - rebuildStarted) / 1_000_000, planner.demands().size());
+    rebuiltAt = context.currentSystemTimeMs();
+    rebuiltWaitLoggedAt = rebuiltAt;
     for (TopicCounts t : store.allTopics()) {
       List<String> nsTopic = List.of(t.namespace(), t.topic());
       dirtyTopics.add(nsTopic);

@@ -1,0 +1,30 @@
+package dev.ordo.topology.internal;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A task that must rebuild its index holds the rebuild back until it has processed a record, at
+ * most {@link QueueProcessor#REBUILD_HOLD_MS}: the stream thread has to poll a few times before a
+ * task it was just given reads anything, and rebuild steps in every iteration kept it from polling
+ * (decisions D32).
+ */
+class RebuildHoldTest {
+  private static final long START = 1_000_000;
+
+  @Test
+  void heldUntilTheFirstRecord() {
+    assertTrue(QueueProcessor.rebuildHeld(false, START, START));
+    assertTrue(QueueProcessor.rebuildHeld(false, START, START + QueueProcessor.REBUILD_HOLD_MS - 1));
+    assertFalse(QueueProcessor.rebuildHeld(true, START, START + 1), "a record ends the hold at once");
+  }
+
+  @Test
+  void neverHeldLongerThanTheHold() {
+    // A partition nobody writes to gets no record: its rebuild starts anyway.
+    assertFalse(QueueProcessor.rebuildHeld(false, START, START + QueueProcessor.REBUILD_HOLD_MS));
+    assertFalse(QueueProcessor.rebuildHeld(false, START, START + 10 * QueueProcessor.REBUILD_HOLD_MS));
+  }
+}
