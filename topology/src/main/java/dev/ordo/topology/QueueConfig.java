@@ -85,6 +85,26 @@ public final class QueueConfig extends AbstractConfig {
       + " so that leasing or acking them needs no RocksDB read and no Avro decode. Counted as payload, metadata and"
       + " 400 bytes per item. 0 keeps none.";
 
+  public static final String ROCKSDB_MEMORY_BYTES_CONFIG = "ordo.store.rocksdb.memory.bytes";
+  private static final String ROCKSDB_MEMORY_BYTES_DOC = "Off-heap memory of RocksDB for the whole process: one"
+      + " block cache of this size shared by every RocksDB store of the instance (the item tables and indexes of"
+      + " its active tasks, the item tables of its standbys), holding data, index and filter blocks, with the"
+      + " memtables charged against it (up to ordo.store.rocksdb.write.buffer.ratio of it, then RocksDB"
+      + " flushes). Kafka Streams' defaults give each store its own 50 MB block cache and up to three 16 MB"
+      + " memtables, and keep index and filter blocks outside any cache: unbounded in total, growing with the"
+      + " tasks and the data. The default is sized for a 4-partition cluster with standbys, 6 to 8 stores an"
+      + " instance: the memtables' half has room for about one full 16 MB memtable a store, and the other half"
+      + " caches blocks (Kafka Streams writes its tables uncompressed, so a block not cached is read from the"
+      + " page cache, with no decompression). Plan the process's memory as heap + this + the JVM's own. The"
+      + " bound is soft: blocks pinned by open iterators may pass it briefly. A streams.rocksdb.config.setter of"
+      + " your own replaces this bound. 0: Kafka Streams' defaults, unbounded.";
+
+  public static final String ROCKSDB_WRITE_BUFFER_RATIO_CONFIG = "ordo.store.rocksdb.write.buffer.ratio";
+  private static final String ROCKSDB_WRITE_BUFFER_RATIO_DOC = "Share of ordo.store.rocksdb.memory.bytes that the"
+      + " memtables of all stores may take before RocksDB flushes one early; the rest caches blocks read. A half"
+      + " is about Kafka Streams' own mix (up to 48 MB of memtables beside a 50 MB cache a store); less makes"
+      + " more and smaller flushes, so more compaction.";
+
   public static final String REPLY_COMMIT_GAP_CONFIG = "ordo.reply.commit.gap.ms";
   private static final String REPLY_COMMIT_GAP_DOC = "Under exactly-once, what the queue writes for a requester"
       + " (the items leased to a demand, the outcome of an ack, nack, extend, release or cancel) becomes visible"
@@ -138,6 +158,10 @@ public final class QueueConfig extends AbstractConfig {
       .define(TTL_DEAD_LETTER_CONFIG, Type.BOOLEAN, false, Importance.LOW, TTL_DEAD_LETTER_DOC)
       .define(ITEM_CACHE_BYTES_CONFIG, Type.LONG, 16L << 20, Range.atLeast(0), Importance.LOW,
           ITEM_CACHE_BYTES_DOC)
+      .define(ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L << 20, Range.atLeast(0), Importance.MEDIUM,
+          ROCKSDB_MEMORY_BYTES_DOC)
+      .define(ROCKSDB_WRITE_BUFFER_RATIO_CONFIG, Type.DOUBLE, 0.5, Range.between(0.1, 0.9), Importance.LOW,
+          ROCKSDB_WRITE_BUFFER_RATIO_DOC)
       .define(REPLY_COMMIT_GAP_CONFIG, Type.LONG, 5L, Range.between(-1, 60_000), Importance.LOW,
           REPLY_COMMIT_GAP_DOC)
       .define(INTAKE_LEAD_MS_CONFIG, Type.LONG, 1_000L, Range.between(0, 3_600_000), Importance.LOW,

@@ -34,8 +34,8 @@ public final class QueueService implements AutoCloseable {
   /**
    * @param streamsOverrides Kafka Streams settings; must hold {@code bootstrap.servers} and
    *     {@code state.dir}; Ordo's defaults (application id from the cluster, exactly_once_v2,
-   *     commit interval 20 ms, a stream thread per core but one, up to the partition count) apply where
-   *     not given
+   *     commit interval 20 ms, a stream thread per core but one, up to the partition count, RocksDB's
+   *     memory bounded by {@link BoundedRocksDbMemory}) apply where not given
    * @param queue the queue settings ({@link QueueConfig})
    * @param partitions partition count of the cluster's co-partitioned topics
    */
@@ -51,12 +51,7 @@ public final class QueueService implements AutoCloseable {
       MeterRegistry registry) {
     QueueConfig config = new QueueConfig(queue);
     registerSchemas(config);
-    Map<String, Object> props = new HashMap<>(QueueTopology.streamsDefaults(config.topics()));
-    // Fail over within seconds rather than the default 45 s when an instance dies.
-    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
-    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 1_000);
-    props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, defaultStreamThreads(partitions));
-    props.putAll(streamsOverrides);
+    Map<String, Object> props = streamsProperties(config, streamsOverrides, partitions);
     Properties p = new Properties();
     p.putAll(props);
     TopicMeters meters = registry == null ? TopicMeters.NONE : new TopicMeters(registry,
@@ -73,6 +68,27 @@ public final class QueueService implements AutoCloseable {
       log.error("Queue stream thread failed; replacing it", e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
+  }
+
+  /** Ordo's Kafka Streams defaults for {@code config}, overridden key by key by {@code streamsOverrides}. */
+  static Map<String, Object> streamsProperties(QueueConfig config, Map<String, Object> streamsOverrides,
+      int partitions) {
+    Map<String, Object> props = new HashMap<>(QueueTopology.streamsDefaults(config.topics()));
+    // Fail over within seconds rather than the default 45 s when an instance dies.
+    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
+    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 1_000);
+    props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, defaultStreamThreads(partitions));
+    // One block cache and write buffer manager for every RocksDB store of the process (decisions D33).
+    Map<String, Object> rocksDb = QueueTopology.rocksDbDefaults(config);
+    props.putAll(rocksDb);
+    Object setter = streamsOverrides.get(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG);
+    if (setter != null && !rocksDb.isEmpty() && !BoundedRocksDbMemory.class.getName().equals(
+        setter instanceof Class<?> c ? c.getName() : String.valueOf(setter).trim())) {
+      log.info("{} {} replaces Ordo's bound on RocksDB's memory ({} is ignored)",
+          StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, setter, QueueConfig.ROCKSDB_MEMORY_BYTES_CONFIG);
+    }
+    props.putAll(streamsOverrides);
+    return props;
   }
 
   /**

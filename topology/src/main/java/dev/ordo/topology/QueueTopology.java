@@ -73,6 +73,22 @@ public final class QueueTopology {
     return topology;
   }
 
+  /**
+   * Kafka Streams settings that bound RocksDB's memory ({@link BoundedRocksDbMemory}): the config
+   * setter and the budget it reads; none when {@link QueueConfig#ROCKSDB_MEMORY_BYTES_CONFIG} is 0.
+   * A {@code rocksdb.config.setter} of the user's, laid over these, replaces the bound.
+   */
+  public static Map<String, Object> rocksDbDefaults(QueueConfig config) {
+    long bytes = config.getLong(QueueConfig.ROCKSDB_MEMORY_BYTES_CONFIG);
+    if (bytes == 0) {
+      return Map.of();
+    }
+    return Map.of(
+        StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbMemory.class,
+        QueueConfig.ROCKSDB_MEMORY_BYTES_CONFIG, bytes,
+        QueueConfig.ROCKSDB_WRITE_BUFFER_RATIO_CONFIG, config.getDouble(QueueConfig.ROCKSDB_WRITE_BUFFER_RATIO_CONFIG));
+  }
+
   /** Kafka Streams settings Ordo relies on, to lay over the user's. */
   public static Map<String, Object> streamsDefaults(ClusterTopics topics) {
     return Map.of(

@@ -75,6 +75,8 @@ final class QueueDriver implements AutoCloseable {
     } catch (java.io.IOException e) {
       throw new IllegalStateException(e);
     }
+    // RocksDB's memory bounded as QueueService bounds it (BoundedRocksDbMemory).
+    props.putAll(QueueTopology.rocksDbDefaults(config));
     TopicMeters meters = new TopicMeters(registry, 100, Duration.ofMinutes(5), metrics, this::now);
     driver = new TopologyTestDriver(QueueTopology.build(config, metrics, meters, 0), props, T0);
     items = driver.createInputTopic(topics.items(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
