@@ -1,12 +1,15 @@
 package dev.ordo.connect;
 
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.connect.internal.FieldSource;
+import dev.ordo.connect.internal.HeaderSelection;
 import dev.ordo.connect.internal.ItemField;
 import dev.ordo.connect.internal.PayloadFormat;
 import dev.ordo.connect.internal.RecordMapper;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -73,6 +76,21 @@ public final class OrdoSinkConfig extends AbstractConfig {
   public static final String PAYLOAD_MAX_BYTES_DOC = "Largest payload; a record whose payload is larger is a bad"
       + " record. Keep it at or below the queue's own ordo.payload.max.bytes (10 KiB by default), which"
       + " dead-letters larger items in the queue instead.";
+  public static final String HEADERS_CONFIG = "ordo.headers";
+  public static final String HEADERS_DOC = "Which Kafka headers of the record the item keeps (delivered with it on"
+      + " every lease, like the headers a producer sets): all, none, or a comma-separated list of header names"
+      + " (case-sensitive). Kept in the record's order, repeated names included; headers also read by a header:"
+      + " source are kept too. Names starting with '" + ItemHeaders.RESERVED_PREFIX + "' are Ordo's own and"
+      + " never kept (skipped silently; listing one is a configuration error), nor are empty names. Values as"
+      + " the worker's header.converter made them: bytes as they are, strings as UTF-8, null as null, anything"
+      + " else (numbers, booleans, structs, maps, arrays) as the UTF-8 text Connect's Values.convertToString"
+      + " writes (what the default SimpleHeaderConverter writes back to Kafka). Kept headers over "
+      + "ordo.headers.max.bytes make a bad record.";
+  public static final String HEADERS_MAX_BYTES_CONFIG = QueueProducerConfig.HEADERS_MAX_BYTES_CONFIG;
+  public static final String HEADERS_MAX_BYTES_DOC = "Largest total size of the headers an item keeps (every"
+      + " name's UTF-8 bytes plus every value's bytes); a record whose kept headers are larger is a bad record."
+      + " Keep it at or below the queue's own ordo.headers.max.bytes (8 KiB by default), which dead-letters"
+      + " larger items in the queue instead.";
   public static final String BACKPRESSURE_CONFIG = "ordo.backpressure";
   public static final String BACKPRESSURE_DOC = "Honour the namespace policies' maxBacklog: an enqueue to a full"
       + " namespace waits up to max.block.ms (ordo.kafka.max.block.ms), then fails; the task then retries from"
@@ -102,6 +120,9 @@ public final class OrdoSinkConfig extends AbstractConfig {
           ConfigDef.CaseInsensitiveValidString.in("json", "bytes"), Importance.MEDIUM, PAYLOAD_FORMAT_DOC)
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM,
           PAYLOAD_MAX_BYTES_DOC)
+      .define(HEADERS_CONFIG, Type.LIST, "all", headerSelection(), Importance.MEDIUM, HEADERS_DOC)
+      .define(HEADERS_MAX_BYTES_CONFIG, Type.INT, 8 * 1024, Range.atLeast(0), Importance.MEDIUM,
+          HEADERS_MAX_BYTES_DOC)
       .define(BACKPRESSURE_CONFIG, Type.BOOLEAN, true, Importance.LOW, BACKPRESSURE_DOC);
 
   public OrdoSinkConfig(Map<String, ?> props) {
@@ -137,7 +158,16 @@ public final class OrdoSinkConfig extends AbstractConfig {
     }
     return new RecordMapper(sources,
         PayloadFormat.valueOf(getString(PAYLOAD_FORMAT_CONFIG).toUpperCase(Locale.ROOT)),
-        getInt(PAYLOAD_MAX_BYTES_CONFIG));
+        getInt(PAYLOAD_MAX_BYTES_CONFIG), headerSelection(getList(HEADERS_CONFIG)), getInt(HEADERS_MAX_BYTES_CONFIG));
+  }
+
+  /** The headers the items keep; the validator refused a bad list already. */
+  private static HeaderSelection headerSelection(List<String> setting) {
+    try {
+      return HeaderSelection.parse(setting);
+    } catch (FieldSource.InvalidSource e) {
+      throw new ConfigException(HEADERS_CONFIG, setting, e.getMessage());
+    }
   }
 
   /** The {@link QueueProducerConfig} settings of the task's producer. */
@@ -146,8 +176,25 @@ public final class OrdoSinkConfig extends AbstractConfig {
     p.put("bootstrap.servers", getString(BOOTSTRAP_SERVERS_CONFIG));
     p.put(QueueProducerConfig.CLUSTER_CONFIG, getString(CLUSTER_CONFIG));
     p.put(QueueProducerConfig.PAYLOAD_MAX_BYTES_CONFIG, getInt(PAYLOAD_MAX_BYTES_CONFIG));
+    p.put(QueueProducerConfig.HEADERS_MAX_BYTES_CONFIG, getInt(HEADERS_MAX_BYTES_CONFIG));
     p.put(QueueProducerConfig.BACKPRESSURE_CONFIG, getBoolean(BACKPRESSURE_CONFIG));
     return p;
+  }
+
+  /** Refuses an ordo.headers list that is empty, mixes all/none with names, or names a reserved header. */
+  private static ConfigDef.Validator headerSelection() {
+    return new ConfigDef.Validator() {
+      @Override
+      @SuppressWarnings("unchecked")
+      public void ensureValid(String name, Object value) {
+        headerSelection((List<String>) value);
+      }
+
+      @Override
+      public String toString() {
+        return "all, none, or a comma-separated list of header names";
+      }
+    };
   }
 
   /** Refuses a setting that is no valid source, or a constant that is not of the field's type. */

@@ -13,7 +13,8 @@ import org.apache.kafka.connect.sink.SinkConnector;
 /**
  * A Kafka Connect sink that tails any topic into an Ordo queue: each record becomes an item whose
  * namespace, topic, priority, delay or due time, TTL, group key, lease and max attempts come from
- * constants, record fields or headers ({@link OrdoSinkConfig}). Delivery is at least once
+ * constants, record fields or headers ({@link OrdoSinkConfig}), and which keeps the record's Kafka
+ * headers ({@code ordo.headers}). Delivery is at least once
  * ({@link OrdoSinkTask}). See docs/connectors.md.
  */
 public final class OrdoSinkConnector extends SinkConnector {

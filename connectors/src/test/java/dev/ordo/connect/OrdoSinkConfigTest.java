@@ -30,6 +30,8 @@ class OrdoSinkConfigTest {
     m.put("ordo.trace.id", "header:traceparent");
     m.put("ordo.payload.format", "bytes");
     m.put("ordo.payload.max.bytes", "2048");
+    m.put("ordo.headers", "traceparent,x-tenant");
+    m.put("ordo.headers.max.bytes", "1024");
     m.put("ordo.backpressure", "false");
     m.put("ordo.kafka.linger.ms", "20");
     m.put("ordo.kafka.security.protocol", "SSL");
@@ -49,6 +51,8 @@ class OrdoSinkConfigTest {
     assertEquals("kafka:9092", producer.get("bootstrap.servers"));
     assertEquals("prod", producer.get(QueueProducerConfig.CLUSTER_CONFIG));
     assertEquals(2048, producer.get(QueueProducerConfig.PAYLOAD_MAX_BYTES_CONFIG));
+    assertEquals(1024, producer.get(QueueProducerConfig.HEADERS_MAX_BYTES_CONFIG),
+        "the producer checks the limit the mapper checks");
     assertEquals(false, producer.get(QueueProducerConfig.BACKPRESSURE_CONFIG));
     assertEquals("20", producer.get("linger.ms"));
     assertEquals("SSL", producer.get("security.protocol"));
@@ -79,6 +83,25 @@ class OrdoSinkConfigTest {
     assertBad("ordo.namespace", "a/b", "contains a '/'");
     assertBad("ordo.payload.format", "avro", "ordo.payload.format");
     assertBad("ordo.deliver.after", "2026-11-25T22:00:00Z", "set ordo.delay or ordo.deliver.after, not both");
+    assertBad("ordo.headers", "", "use all, none or a comma-separated list");
+    assertBad("ordo.headers", "traceparent,all", "'all' stands alone");
+    assertBad("ordo.headers", "a,,b", "a header name in the list is empty");
+    assertBad("ordo.headers", "tenant,ordo.redriven.from", "header name 'ordo.redriven.from' is reserved");
+    assertBad("ordo.headers.max.bytes", "-1", "ordo.headers.max.bytes");
+  }
+
+  @Test
+  void headersDefaultToAllWithinTheProducersLimit() {
+    Map<String, String> props = every();
+    props.remove("ordo.headers");
+    props.remove("ordo.headers.max.bytes");
+    OrdoSinkConfig config = new OrdoSinkConfig(props);
+    assertEquals(List.of("all"), config.getList("ordo.headers"));
+    assertEquals(8192, config.producerSettings().get(QueueProducerConfig.HEADERS_MAX_BYTES_CONFIG));
+    assertEquals(new QueueProducerConfig(Map.of("bootstrap.servers", "k:9092")).headersMaxBytes(), 8192);
+    props.put("ordo.headers", " NONE ");
+    assertEquals(List.of("NONE"), new OrdoSinkConfig(props).getList("ordo.headers"));
+    new OrdoSinkConfig(props).mapper();
   }
 
   private static void assertBad(String key, String value, String reason) {

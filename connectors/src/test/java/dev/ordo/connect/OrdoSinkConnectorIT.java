@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
 import dev.ordo.client.TopicActivity;
@@ -109,7 +110,15 @@ class OrdoSinkConnectorIT {
     return c;
   }
 
-  /** Record i of the source topic: nested JSON, its queue and TTL in headers, every 50th delayed 10 minutes. */
+  /** Record i's W3C trace context. */
+  private static String traceparent(long i) {
+    return String.format("00-%032x-%016x-01", 0xabc0000L + i, i + 1);
+  }
+
+  /**
+   * Record i of the source topic: nested JSON, its queue, TTL and trace context in headers (besides a
+   * repeated tag and one of Ordo's own names), every 50th delayed 10 minutes.
+   */
   private static ProducerRecord<String, String> order(String topic, int i) {
     String delay = i % 50 == 0 ? ",\"delay_ms\":600000" : "";
     String json = "{\"id\":" + i + ",\"tenant\":\"shop\",\"order\":{\"customer\":{\"id\":\"c" + (i % 20)
@@ -117,7 +126,10 @@ class OrdoSinkConnectorIT {
     ProducerRecord<String, String> r = new ProducerRecord<>(topic, "k" + i, json);
     r.headers().add("queue", (i % 2 == 0 ? "emails" : "sms").getBytes(StandardCharsets.UTF_8));
     r.headers().add("ttl", "3600000".getBytes(StandardCharsets.UTF_8));
-    r.headers().add("traceparent", ("t-" + i).getBytes(StandardCharsets.UTF_8));
+    r.headers().add("traceparent", traceparent(i).getBytes(StandardCharsets.UTF_8));
+    r.headers().add("tag", "a".getBytes(StandardCharsets.UTF_8));
+    r.headers().add("ordo.redriven.from", "not-an-item-header".getBytes(StandardCharsets.UTF_8));
+    r.headers().add("tag", ("b" + i).getBytes(StandardCharsets.UTF_8));
     return r;
   }
 
@@ -174,7 +186,13 @@ class OrdoSinkConnectorIT {
       assertEquals(3_600_000L, item.getTtlMs(), "ttl from the header");
       assertEquals(45_000L, item.getLeaseDurationMs(), "lease constant");
       assertEquals(5, item.getMaxAttempts(), "max attempts constant");
-      assertEquals("t-" + i, item.getTraceId(), "trace id from the header");
+      assertEquals(traceparent(i), item.getTraceId(), "trace id from the header");
+      // ordo.headers=all (the default): every header of the record, in order, on the item's record
+      // (where the queue takes them from), but not Ordo's own; ttl's text back from the Integer the
+      // worker's SimpleHeaderConverter made of it.
+      assertEquals(List.of("queue=" + (i % 2 == 0 ? "emails" : "sms"), "ttl=3600000", "traceparent=" + traceparent(i),
+          "tag=a", "tag=b" + i), items.headersById.get((long) i).entries().stream().map(ItemHeaders.Entry::toString)
+          .toList(), "record " + i + "'s headers");
       if (i % 50 == 0) {
         assertNotNull(item.getDeliverAfter(), "record " + i + " delayed");
         assertTrue(item.getDeliverAfter() >= sourceTime.get((long) i) + 600_000, "delay from delay_ms");
@@ -202,7 +220,12 @@ class OrdoSinkConnectorIT {
         assertEquals(0, id % 2, "an emails item");
         assertEquals(id % 10, d.getPriority());
         assertEquals("c" + (id % 20), d.getGroupKey());
-        assertEquals("t-" + id, d.getTraceId());
+        assertEquals(traceparent(id), d.getTraceId());
+        ItemHeaders headers = ItemHeaders.fromRecords(d.getHeaders());
+        assertEquals(traceparent(id), headers.lastString("traceparent"), "the record's traceparent delivered with the item");
+        assertEquals(List.of("a", "b" + id), headers.values("tag").stream()
+            .map(v -> new String(v, StandardCharsets.UTF_8)).toList(), "repeated names kept, in order");
+        assertNull(headers.lastValue("ordo.redriven.from"), "Ordo's own names are not kept");
         assertTrue(id % 50 != 0, "a delayed item is not handed out");
         client.ack(d).get(30, TimeUnit.SECONDS);
       }
@@ -246,6 +269,7 @@ class OrdoSinkConnectorIT {
     kafka.createTopics(1, "mixed");
     Map<String, String> config = connector("mixed");
     config.put("ordo.payload.max.bytes", "200");
+    config.put("ordo.headers.max.bytes", "200");
     config.put("errors.tolerance", "all");
     config.put("errors.deadletterqueue.topic.name", "mixed-dlq");
     config.put("errors.deadletterqueue.topic.replication.factor", "1");
@@ -259,6 +283,9 @@ class OrdoSinkConnectorIT {
     records.add(mixed(3, "{\"id\":3,\"tenant\":\"mixed\",\"pad\":\"" + "x".repeat(300) + "\"}"));
     records.add(mixed(4, null));
     records.add(mixed(5, "{\"id\":5,\"tenant\":\"mixed\",\"order\":{\"priority\":2}}"));
+    ProducerRecord<String, String> bigHeaders = mixed(6, "{\"id\":6,\"tenant\":\"mixed\",\"order\":{\"priority\":2}}");
+    bigHeaders.headers().add("note", "y".repeat(300).getBytes(StandardCharsets.UTF_8));
+    records.add(bigHeaders);
     for (ProducerRecord<String, String> r : records) {
       source.send(r);
     }
@@ -279,10 +306,10 @@ class OrdoSinkConnectorIT {
           }
           dead.put(Long.parseLong(headers.get("__connect.errors.offset")), headers);
         }
-        return dead.size() >= 4;
+        return dead.size() >= 5;
       });
     }
-    assertEquals(java.util.Set.of(1L, 2L, 3L, 4L), dead.keySet(), "the bad records, by source offset");
+    assertEquals(java.util.Set.of(1L, 2L, 3L, 4L, 6L), dead.keySet(), "the bad records, by source offset");
     Map<Long, String> reasons = new HashMap<>();
     dead.forEach((offset, h) -> {
       assertEquals("dev.ordo.connect.OrdoSinkTask$BadRecordException", h.get("__connect.errors.exception.class.name"));
@@ -296,6 +323,8 @@ class OrdoSinkConnectorIT {
         + " ordo.payload.max.bytes \\(200\\)"), reasons.get(3L));
     assertEquals("record mixed-0@4 is not an item: ordo.namespace: field 'tenant' is missing", reasons.get(4L),
         "a tombstone has no fields");
+    assertEquals("record mixed-0@6 is not an item: ordo.headers: the headers kept come to 310 bytes (names and values),"
+        + " over ordo.headers.max.bytes (200)", reasons.get(6L), "queue=q (6 bytes) and note (304 bytes)");
 
     ItemReader items = new ItemReader("mixed");
     await().atMost(Duration.ofSeconds(30)).until(() -> items.poll() == 2);
@@ -362,6 +391,8 @@ class OrdoSinkConnectorIT {
   private static final class ItemReader {
     private final String namespace;
     final Map<Long, Item> byId = new HashMap<>();
+    /** The Kafka headers of each item's record on <cluster>.items: what the sink put there. */
+    final Map<Long, ItemHeaders> headersById = new HashMap<>();
     long records;
     long delayedRecords;
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -387,6 +418,11 @@ class OrdoSinkConnectorIT {
         }
         long id = ConnectWorker.JSON.readTree(item.getPayload().array()).path("id").asLong();
         byId.put(id, item);
+        ItemHeaders.Builder headers = ItemHeaders.builder();
+        for (Header h : r.headers()) {
+          headers.add(h.key(), h.value());
+        }
+        headersById.put(id, headers.build());
         records++;
         if (item.getDeliverAfter() != null) {
           delayedRecords++;

@@ -1,5 +1,6 @@
 package dev.ordo.connect.internal;
 
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.connect.OrdoSinkConfig;
 import dev.ordo.connect.internal.Values.WrongType;
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.json.JsonConverterConfig;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -19,19 +21,31 @@ import org.apache.kafka.connect.storage.ConverterType;
  *
  * <p>Per item field: read its {@link FieldSource}; absent (or null) means a bad record for a required
  * field (namespace, topic) and the queue's namespace default otherwise; present but of the wrong
- * type is a bad record. Then the payload (see {@link PayloadFormat}) and its size limit, and
- * finally {@link EnqueueRequest.Builder#build()}'s own checks (names, positive durations...).
+ * type is a bad record. Then the payload (see {@link PayloadFormat}) and its size limit, the
+ * record's headers the item keeps ({@link HeaderSelection}, converted by {@link #headerValue}) and
+ * their size limit, and finally {@link EnqueueRequest.Builder#build()}'s own checks (names, positive
+ * durations...).
  */
 public final class RecordMapper {
   private final Map<ItemField, FieldSource> sources;
   private final PayloadFormat format;
   private final int payloadMaxBytes;
+  private final HeaderSelection headers;
+  private final int headersMaxBytes;
   private final JsonConverter json = new JsonConverter();
 
-  public RecordMapper(Map<ItemField, FieldSource> sources, PayloadFormat format, int payloadMaxBytes) {
+  /**
+   * @param headers which record headers the item keeps
+   * @param headersMaxBytes the largest total size of the kept headers (names' UTF-8 bytes plus
+   *     values, as {@link ItemHeaders#sizeBytes()} counts and the producer checks)
+   */
+  public RecordMapper(Map<ItemField, FieldSource> sources, PayloadFormat format, int payloadMaxBytes,
+      HeaderSelection headers, int headersMaxBytes) {
     this.sources = new EnumMap<>(sources);
     this.format = format;
     this.payloadMaxBytes = payloadMaxBytes;
+    this.headers = headers;
+    this.headersMaxBytes = headersMaxBytes;
     json.configure(Map.of(JsonConverterConfig.SCHEMAS_ENABLE_CONFIG, "false",
         JsonConverterConfig.TYPE_CONFIG, ConverterType.VALUE.getName()));
   }
@@ -68,15 +82,80 @@ public final class RecordMapper {
       return new Mapped.Rejected("the payload of " + payload.length + " bytes is over "
           + OrdoSinkConfig.PAYLOAD_MAX_BYTES_CONFIG + " (" + payloadMaxBytes + ")");
     }
+    ItemHeaders kept;
+    try {
+      kept = headers(record);
+    } catch (WrongType w) {
+      return new Mapped.Rejected(OrdoSinkConfig.HEADERS_CONFIG + ": " + w.getMessage());
+    }
+    if (!kept.isEmpty() && kept.sizeBytes() > headersMaxBytes) { // QueueProducer's own check, as a bad record
+      return new Mapped.Rejected(OrdoSinkConfig.HEADERS_CONFIG + ": the headers kept come to " + kept.sizeBytes()
+          + " bytes (names and values), over " + OrdoSinkConfig.HEADERS_MAX_BYTES_CONFIG
+          + " (" + headersMaxBytes + ")");
+    }
     EnqueueRequest.Builder b = EnqueueRequest.builder(
         (String) values.get(ItemField.NAMESPACE), (String) values.get(ItemField.TOPIC), payload);
     for (Map.Entry<ItemField, Object> e : values.entrySet()) {
       e.getKey().apply(b, e.getValue());
     }
+    if (!kept.isEmpty()) {
+      b.headers(kept);
+    }
     try {
       return new Mapped.Item(b.build());
     } catch (IllegalArgumentException invalid) { // EnqueueRequest's own checks signal so; the message names the field
       return new Mapped.Rejected("invalid item: " + invalid.getMessage());
+    }
+  }
+
+  /**
+   * The record's headers the selection keeps, in the record's order, repeated names included;
+   * reserved ({@value ItemHeaders#RESERVED_PREFIX}...) and empty names are skipped.
+   */
+  private ItemHeaders headers(SinkRecord record) throws WrongType {
+    if (headers.isNone() || record.headers().isEmpty()) {
+      return ItemHeaders.EMPTY;
+    }
+    ItemHeaders.Builder kept = null;
+    for (Header h : record.headers()) {
+      if (headers.keeps(h.key())) {
+        if (kept == null) {
+          kept = ItemHeaders.builder();
+        }
+        kept.add(h.key(), headerValue(h));
+      }
+    }
+    return kept == null ? ItemHeaders.EMPTY : kept.build();
+  }
+
+  /**
+   * A Connect header's value as the bytes the item keeps: null stays null (Kafka's null value),
+   * bytes as they are, a string as UTF-8, anything else (number, boolean, Connect date or decimal,
+   * struct, map, array) as UTF-8 of the text Connect's {@code Values.convertToString} writes for
+   * it, which is what the worker's default {@code SimpleHeaderConverter} would write back to Kafka
+   * ({@code 3600000}, {@code true}, {@code {"a":1}}, {@code [1,2]}).
+   */
+  static byte[] headerValue(Header h) throws WrongType {
+    Object v = h.value();
+    if (v == null) {
+      return null;
+    }
+    if (v instanceof byte[] b) {
+      return b;
+    }
+    if (v instanceof ByteBuffer bb) {
+      byte[] b = new byte[bb.remaining()];
+      bb.duplicate().get(b);
+      return b;
+    }
+    if (v instanceof String s) {
+      return s.getBytes(StandardCharsets.UTF_8);
+    }
+    try {
+      return org.apache.kafka.connect.data.Values.convertToString(h.schema(), v).getBytes(StandardCharsets.UTF_8);
+    } catch (DataException e) {
+      throw new WrongType("header '" + h.key() + "': " + Values.described(v) + " does not convert to text: "
+          + e.getMessage());
     }
   }
 

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ordo.api.ItemHeaders;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.connect.OrdoSinkConfig;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,6 +19,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -175,5 +179,147 @@ class RecordMapperTest {
     assertEquals(9, r.priority());
     assertEquals("ordo.topic: header 'q' is missing",
         rejected(mapper.map(record(Schema.STRING_SCHEMA, "x", new ConnectHeaders()))));
+  }
+
+  // ---- the record's headers kept with the item (ordo.headers) ----
+
+  private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+  /** Headers with a repeated name, a reserved one and the one the topic is read from. */
+  private static ConnectHeaders mixedHeaders() {
+    ConnectHeaders h = new ConnectHeaders();
+    h.addString("traceparent", TRACEPARENT)
+        .addBytes("tenant", "acme".getBytes(StandardCharsets.UTF_8))
+        .addString("tag", "a")
+        .addString("ordo.redriven.from", "x-0@1")
+        .addString("queue", "emails")
+        .addString("tag", "b");
+    return h;
+  }
+
+  private static List<String> entries(ItemHeaders headers) {
+    return headers.entries().stream().map(ItemHeaders.Entry::toString).toList();
+  }
+
+  @Test
+  void byDefaultEveryHeaderIsKeptInOrderWithRepeatsAndTheMappedOneButNotOrdosOwn() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "header:queue",
+        "ordo.trace.id", "header:traceparent"));
+    EnqueueRequest r = item(mapper.map(record(Schema.STRING_SCHEMA, "x", mixedHeaders())));
+    assertEquals("emails", r.topic());
+    assertEquals(TRACEPARENT, r.traceId());
+    assertEquals(List.of("traceparent=" + TRACEPARENT, "tenant=acme", "tag=a", "queue=emails", "tag=b"),
+        entries(r.headers()), "record order, repeats kept, headers read by header: sources kept, ordo.* skipped");
+    assertEquals(TRACEPARENT, r.headers().lastString("traceparent"));
+    assertEquals(List.of("a", "b"), r.headers().values("tag").stream()
+        .map(v -> new String(v, StandardCharsets.UTF_8)).toList());
+
+    ConnectHeaders onlyReserved = headersOf("queue", "q");
+    onlyReserved.addString("ordo.redrive.job", "j");
+    assertEquals(List.of("queue=q"), entries(item(mapper.map(record(Schema.STRING_SCHEMA, "x", onlyReserved))).headers()));
+  }
+
+  @Test
+  void noneKeepsNoHeaderAndTheMappingStillReadsThem() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "header:queue", "ordo.headers", "None"));
+    EnqueueRequest r = item(mapper.map(record(Schema.STRING_SCHEMA, "x", mixedHeaders())));
+    assertEquals("emails", r.topic());
+    assertTrue(r.headers().isEmpty(), r.headers().toString());
+  }
+
+  @Test
+  void aListKeepsOnlyTheNamedHeadersInTheRecordsOrderWithRepeats() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "header:queue",
+        "ordo.headers", "tag, traceparent,absent"));
+    EnqueueRequest r = item(mapper.map(record(Schema.STRING_SCHEMA, "x", mixedHeaders())));
+    assertEquals(List.of("traceparent=" + TRACEPARENT, "tag=a", "tag=b"), entries(r.headers()),
+        "the record's order, not the list's; names are case-sensitive and absent ones are no matter");
+    RecordMapper upper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.headers", "TAG"));
+    assertTrue(item(upper.map(record(Schema.STRING_SCHEMA, "x", mixedHeaders()))).headers().isEmpty());
+  }
+
+  @Test
+  void headerValuesBecomeBytesBytesAsTheyAreTextAsUtf8NullAsNullOtherTypesAsConnectText() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t"));
+    Schema point = SchemaBuilder.struct().field("id", Schema.STRING_SCHEMA).field("n", Schema.INT32_SCHEMA).build();
+    byte[] binary = {0, (byte) 0xff, (byte) 0xc3, 7};
+    ConnectHeaders h = new ConnectHeaders();
+    h.addBytes("raw", binary)
+        .add("buffer", ByteBuffer.wrap(new byte[] {9, 8, 7, 6}, 1, 2), Schema.BYTES_SCHEMA)
+        .addString("text", "zürich ✓")
+        .add("nothing", null, null)
+        .addString("nullString", null)
+        .addInt("int", 3_600_000)
+        .addLong("long", -42L)
+        .addDouble("double", 2.5)
+        .addBoolean("bool", true)
+        .addDecimal("decimal", new BigDecimal("1.50"))
+        .addMap("map", Map.of("a", 1), SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build())
+        .addList("list", List.of(1, 2), SchemaBuilder.array(Schema.INT32_SCHEMA).build())
+        .addStruct("struct", new Struct(point).put("id", "x").put("n", 3))
+        .add("schemaless", Map.of("k", List.of(1, "two", true)), null);
+    ItemHeaders got = item(mapper.map(record(Schema.STRING_SCHEMA, "x", h))).headers();
+    assertArrayEquals(binary, got.lastValue("raw"), "bytes as they are, even when not UTF-8");
+    assertArrayEquals(new byte[] {8, 7}, got.lastValue("buffer"), "a ByteBuffer's remaining bytes");
+    assertArrayEquals("zürich ✓".getBytes(StandardCharsets.UTF_8), got.lastValue("text"));
+    assertNull(got.lastValue("nothing"));
+    assertNull(got.lastValue("nullString"));
+    assertEquals(List.of("raw", "buffer", "text", "nothing", "nullString", "int", "long", "double", "bool", "decimal",
+        "map", "list", "struct", "schemaless"), got.entries().stream().map(ItemHeaders.Entry::name).toList(),
+        "a null value is a header too");
+    assertEquals("3600000", got.lastString("int"));
+    assertEquals("-42", got.lastString("long"));
+    assertEquals("2.5", got.lastString("double"));
+    assertEquals("true", got.lastString("bool"));
+    assertEquals("1.50", got.lastString("decimal"));
+    assertEquals("{\"a\":1}", got.lastString("map"));
+    assertEquals("[1,2]", got.lastString("list"));
+    assertEquals("{\"id\":\"x\",\"n\":3}", got.lastString("struct"));
+    assertEquals("{\"k\":[1,\"two\",true]}", got.lastString("schemaless"));
+  }
+
+  @Test
+  void aHeaderValueConnectCannotWriteAsTextRejectsTheRecord() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t"));
+    ConnectHeaders h = new ConnectHeaders();
+    h.add("odd", new Object() { }, null); // only a transform could put such a value there
+    String reason = rejected(mapper.map(record(Schema.STRING_SCHEMA, "x", h)));
+    assertTrue(reason.startsWith("ordo.headers: header 'odd': "), reason);
+    assertTrue(reason.contains("does not convert to text"), reason);
+    RecordMapper none = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.headers", "none"));
+    item(none.map(record(Schema.STRING_SCHEMA, "x", h)));
+  }
+
+  @Test
+  void keptHeadersOverTheLimitRejectTheRecordWithTheirSize() {
+    // "traceparent" is 11 bytes: with a 9-byte value the header is 20 bytes, the limit.
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.headers.max.bytes", "20"));
+    EnqueueRequest atLimit = item(mapper.map(record(Schema.STRING_SCHEMA, "x", headersOf("traceparent", "123456789"))));
+    assertEquals(20, atLimit.headers().sizeBytes());
+
+    ConnectHeaders over = headersOf("traceparent", "123456789");
+    over.addString("b", null); // a name costs its bytes even without a value
+    assertEquals("ordo.headers: the headers kept come to 21 bytes (names and values), over"
+        + " ordo.headers.max.bytes (20)", rejected(mapper.map(record(Schema.STRING_SCHEMA, "x", over))));
+
+    ConnectHeaders reservedExtra = headersOf("traceparent", "123456789");
+    reservedExtra.addString("ordo.redriven.from", "x".repeat(100));
+    assertEquals(20, item(mapper.map(record(Schema.STRING_SCHEMA, "x", reservedExtra))).headers().sizeBytes(),
+        "headers not kept do not count");
+    RecordMapper selected = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.headers.max.bytes", "20",
+        "ordo.headers", "traceparent"));
+    assertEquals(20, item(selected.map(record(Schema.STRING_SCHEMA, "x", over))).headers().sizeBytes());
+
+    RecordMapper byDefault = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t"));
+    ConnectHeaders big = headersOf("big", "x".repeat(8 * 1024));
+    assertEquals("ordo.headers: the headers kept come to 8195 bytes (names and values), over"
+        + " ordo.headers.max.bytes (8192)", rejected(byDefault.map(record(Schema.STRING_SCHEMA, "x", big))),
+        "the default is the producer's and the queue's 8 KiB");
+  }
+
+  private static ConnectHeaders headersOf(String name, String value) {
+    ConnectHeaders h = new ConnectHeaders();
+    h.addString(name, value);
+    return h;
   }
 }
