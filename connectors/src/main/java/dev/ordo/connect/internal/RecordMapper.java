@@ -140,16 +140,9 @@ public final class RecordMapper {
     if (v == null) {
       return null;
     }
-    if (v instanceof byte[] b) {
-      return b;
-    }
-    if (v instanceof ByteBuffer bb) {
-      byte[] b = new byte[bb.remaining()];
-      bb.duplicate().get(b);
-      return b;
-    }
-    if (v instanceof String s) {
-      return s.getBytes(StandardCharsets.UTF_8);
+    byte[] raw = asBytes(v);
+    if (raw != null) {
+      return raw;
     }
     try {
       return org.apache.kafka.connect.data.Values.convertToString(h.schema(), v).getBytes(StandardCharsets.UTF_8);
@@ -159,11 +152,8 @@ public final class RecordMapper {
     }
   }
 
-  private byte[] payload(SinkRecord record) throws WrongType {
-    Object v = record.value();
-    if (v == null) {
-      throw new WrongType("the record has no value (a tombstone)");
-    }
+  /** Bytes as they are, a byte buffer's remaining bytes, text as UTF-8; null for any other value. */
+  private static byte[] asBytes(Object v) {
     if (v instanceof byte[] b) {
       return b;
     }
@@ -174,6 +164,18 @@ public final class RecordMapper {
     }
     if (v instanceof String s) {
       return s.getBytes(StandardCharsets.UTF_8);
+    }
+    return null;
+  }
+
+  private byte[] payload(SinkRecord record) throws WrongType {
+    Object v = record.value();
+    if (v == null) {
+      throw new WrongType("the record has no value (a tombstone)");
+    }
+    byte[] raw = asBytes(v);
+    if (raw != null) {
+      return raw;
     }
     if (format == PayloadFormat.BYTES) {
       throw new WrongType("format BYTES takes bytes or string values, got " + Values.described(v));
