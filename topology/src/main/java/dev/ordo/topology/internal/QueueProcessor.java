@@ -128,8 +128,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private long rebuildStarted;
   /** When the index rebuild ended (wall ms), until the first lease after it is logged; -1 otherwise. */
   private long rebuiltAt = -1;
-  /** The last time the wait for the first lease after a rebuild was logged (wall ms). */
-  private long rebuiltWaitLoggedAt;
   /**
    * True once this task processed a record: until then (or {@link #REBUILD_HOLD_MS}) no rebuild step
    * runs, so that the stream thread gets back to its poll (see {@link #onTimers}).
@@ -436,11 +434,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       planner.expireDemands(now);
       return; // no timers and no dispatch from a half-built index
     }
-    if (rebuiltAt >= 0 && now - rebuiltWaitLoggedAt >= 500) {
-      rebuiltWaitLoggedAt = now;
-      log.info("Partition {}: no lease yet {} ms after the rebuild; {} demands open", partition, now - rebuiltAt,
-          planner.demands().size());
-    }
     try {
       apply(planner.onTimers(store, now), now);
       dispatch(now);
@@ -474,7 +467,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     log.info("Partition {}: the index is rebuilt ({} ms); {} demands open", partition,
         (System.nanoTime() - rebuildStarted) / 1_000_000, planner.demands().size());
     rebuiltAt = context.currentSystemTimeMs();
-    rebuiltWaitLoggedAt = rebuiltAt;
     for (TopicCounts t : store.allTopics()) {
       List<String> nsTopic = List.of(t.namespace(), t.topic());
       dirtyTopics.add(nsTopic);
