@@ -599,7 +599,7 @@ public final class LeaseConsumer implements AutoCloseable {
       log.debug("Handler failed on item {} attempt {}; retry in {} ms", job.id(), item.getAttempt(), delay, failure);
     }
     boolean deadLetter = nack.deadLetter();
-    track(client.nack(item, nack)).whenComplete((o, e) -> {
+    track(client.nackBatched(item, nack)).whenComplete((o, e) -> {
       if (o != null && o.getResult() == OutcomeResult.APPLIED) {
         counters.nacked.incrementAndGet();
         if (deadLetter || o.getDeadLetterReason() != null) {

@@ -404,13 +404,25 @@ public final class QueueClient implements AutoCloseable {
    * dead-lettered when asked or when its attempts are used up (the outcome's detail says so).
    */
   public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
+    return nack(id, leaseId, options, false);
+  }
+
+  /**
+   * A {@link LeaseConsumer}'s nack of a failed handler's item: nobody waits on its answer, so it does
+   * not ask the queue to commit at once (decisions D19), and completes with others of the same poll.
+   */
+  CompletableFuture<Outcome> nackBatched(DeliveredItem item, NackOptions options) {
+    return nack(ItemId.parse(item.getItemId()), item.getLeaseId(), options, true);
+  }
+
+  private CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options, boolean batched) {
     checkLease(id, leaseId);
     if (options == null) {
       throw new IllegalArgumentException("nack options are missing");
     }
     Nack nack = new Nack(id.toString(), leaseId, options.delay().toMillis(),
         options.metadata() == null ? null : ByteBuffer.wrap(options.metadata()), options.error(), options.deadLetter());
-    return request(id, CommandKind.NACK, nack);
+    return request(id, CommandKind.NACK, nack, batched);
   }
 
   public CompletableFuture<Outcome> extend(DeliveredItem item, Duration lease) {

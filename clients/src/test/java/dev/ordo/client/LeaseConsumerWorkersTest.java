@@ -101,6 +101,51 @@ class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
     assertTrue(ackCommands <= ids.size() / 2, ids.size() + " acks travelled in " + ackCommands + " commands");
   }
 
+  /**
+   * A consumer pipelines: nobody waits on the answer to its demands, acks, heartbeats or the nacks of
+   * failed handlers, so none of them may ask the queue for an immediate commit (decisions D19: asked
+   * for every answer, a lease consumer's commands made the stream thread commit every few ms).
+   */
+  @Test
+  void aConsumersOwnCommandsNeverAskTheQueueToCommitAtOnce() throws Exception {
+    org.apache.kafka.common.TopicPartition p0 = new org.apache.kafka.common.TopicPartition(queue.topics.commands(), 0);
+    long from;
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
+      from = reader.endOffsets(java.util.List.of(p0)).get(p0);
+    }
+    LeaseConsumer c = consumer("not-urgent", "calm", Map.of(LeaseConsumerConfig.WORKERS_CONFIG, 2));
+    c.start(item -> {
+      if (item.attempt() == 1) {
+        throw new RetryLater(Duration.ofMillis(50), "first attempt fails");
+      }
+    });
+    awaitAssigned(c);
+    Set<ItemId> ids = enqueue("calm", 10, i -> item("calm", "n" + i).groupKey(QueueClientTest.keyFor(0)));
+    await().atMost(Duration.ofSeconds(30)).until(() -> c.stats().acked() == ids.size());
+    assertEquals(ids.size(), c.stats().nacked());
+
+    Map<String, Integer> byKind = new java.util.TreeMap<>();
+    java.util.List<String> urgent = new java.util.ArrayList<>();
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
+      reader.assign(java.util.List.of(p0));
+      reader.seek(p0, from);
+      long end = reader.endOffsets(java.util.List.of(p0)).get(p0);
+      while (reader.position(p0) < end) {
+        for (var r : reader.poll(Duration.ofMillis(200))) {
+          dev.ordo.schema.Command command = dev.ordo.serde.OrdoSerdes.COMMAND.decode(r.value());
+          String kind = command.getBody().getClass().getSimpleName();
+          byKind.merge(kind, 1, Integer::sum);
+          if (command.getUrgent()) {
+            urgent.add(kind + "@" + r.offset());
+          }
+        }
+      }
+    }
+    assertTrue(byKind.getOrDefault("Nack", 0) >= ids.size(), "the handlers' nacks are on partition 0: " + byKind);
+    assertTrue(byKind.containsKey("Demand"), "and the consumer's demands: " + byKind);
+    assertEquals(java.util.List.of(), urgent, "commands that asked for an immediate commit, of " + byKind);
+  }
+
   private static org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader() {
     return new org.apache.kafka.clients.consumer.KafkaConsumer<>(queue.kafka.clientProperties(),
         new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
