@@ -35,7 +35,7 @@ public final class QueueService implements AutoCloseable {
    * @param streamsOverrides Kafka Streams settings; must hold {@code bootstrap.servers} and
    *     {@code state.dir}; Ordo's defaults (application id from the cluster, exactly_once_v2,
    *     commit interval 20 ms, a stream thread per core but one, up to the partition count, RocksDB's
-   *     memory bounded by {@link BoundedRocksDbMemory}) apply where not given
+   *     memory bounded by {@link BoundedRocksDbMemory}, small fetches per partition) apply where not given
    * @param queue the queue settings ({@link QueueConfig})
    * @param partitions partition count of the cluster's co-partitioned topics
    */
@@ -88,6 +88,13 @@ public final class QueueService implements AutoCloseable {
           StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, setter, QueueConfig.ROCKSDB_MEMORY_BYTES_CONFIG);
     }
     props.putAll(streamsOverrides);
+    // Ordo's default names the main consumer, which Kafka Streams ranks above a consumer-wide or
+    // unprefixed setting: a user's setting of either kind replaces it.
+    String fetchBytes = ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG;
+    if (!streamsOverrides.containsKey(StreamsConfig.mainConsumerPrefix(fetchBytes))
+        && (streamsOverrides.containsKey(fetchBytes) || streamsOverrides.containsKey(StreamsConfig.consumerPrefix(fetchBytes)))) {
+      props.remove(StreamsConfig.mainConsumerPrefix(fetchBytes));
+    }
     return props;
   }
 

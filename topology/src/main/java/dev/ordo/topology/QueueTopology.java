@@ -12,6 +12,7 @@ import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -110,6 +111,16 @@ public final class QueueTopology {
         // (the survivor's restore and processing) until the broker aborts it: after this timeout,
         // at the broker's next clean-up. Kafka Streams' 10 s made a failover take 16 s; the
         // queue's transactions last a commit interval (20 ms), so 5 s leaves ample room (decisions D28).
-        StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 5_000);
+        StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 5_000,
+        // The stream thread polls only once it has processed everything a poll gave it, and a poll
+        // hands out one partition's fetched records before the next partition's. With Kafka's 1 MiB
+        // per partition per fetch, a busy commands partition's backlog held back a new item, a
+        // taken-over partition's first records and the thread's own rejoin for seconds under load
+        // (decisions D34); small fetches per partition keep the partitions interleaved and the polls frequent.
+        StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG),
+        MAIN_CONSUMER_PARTITION_FETCH_BYTES);
   }
+
+  /** The stream threads' consumers fetch at most this much of a partition at a time (decisions D34). */
+  public static final int MAIN_CONSUMER_PARTITION_FETCH_BYTES = 8_192;
 }

@@ -1,12 +1,19 @@
 package dev.ordo.topology;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
-/** The queue's default stream-thread count (decisions D14): a thread per core but one, within [1, partitions]. */
+/** The queue's Kafka Streams defaults that depend on the machine or yield to the user's settings. */
 class QueueServiceTest {
+  private static final String FETCH = ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG;
+  private static final QueueConfig DEFAULTS = new QueueConfig(Map.of());
 
+  /** Decisions D14. */
   @Test
   void aStreamThreadPerCoreButOneNeverMoreThanThePartitionsNorFewerThanOne() {
     int cores = Runtime.getRuntime().availableProcessors();
@@ -14,5 +21,29 @@ class QueueServiceTest {
     assertEquals(1, QueueService.defaultStreamThreads(1), "one partition: one thread");
     assertEquals(Math.max(1, cores - 1), QueueService.defaultStreamThreads(1_000), "many partitions: cores - 1");
     assertEquals(Math.max(1, Math.min(cores - 1, 3)), QueueService.defaultStreamThreads(3));
+  }
+
+  /** Decisions D34: small fetches per partition for the stream threads, unless the user sets them. */
+  @Test
+  void theStreamThreadsFetchLittleOfAPartitionAtATimeUnlessTheUserSaysOtherwise() {
+    Map<String, Object> ours = QueueService.streamsProperties(DEFAULTS, Map.of(), 4);
+    assertEquals(QueueTopology.MAIN_CONSUMER_PARTITION_FETCH_BYTES, ours.get(StreamsConfig.mainConsumerPrefix(FETCH)));
+    assertEquals(8_192, new StreamsConfig(withRequired(ours)).getMainConsumerConfigs("g", "c", 0).get(FETCH));
+
+    for (String key : new String[] {FETCH, StreamsConfig.consumerPrefix(FETCH)}) {
+      Map<String, Object> theirs = QueueService.streamsProperties(DEFAULTS, Map.of(key, 1_048_576), 4);
+      assertFalse(theirs.containsKey(StreamsConfig.mainConsumerPrefix(FETCH)), key + " replaces Ordo's default");
+      assertEquals(1_048_576, new StreamsConfig(withRequired(theirs)).getMainConsumerConfigs("g", "c", 0).get(FETCH),
+          "the main consumer takes the user's " + key);
+    }
+    Map<String, Object> main = QueueService.streamsProperties(DEFAULTS,
+        Map.of(StreamsConfig.mainConsumerPrefix(FETCH), 65_536), 4);
+    assertEquals(65_536, new StreamsConfig(withRequired(main)).getMainConsumerConfigs("g", "c", 0).get(FETCH));
+  }
+
+  private static Map<String, Object> withRequired(Map<String, Object> props) {
+    Map<String, Object> p = new java.util.HashMap<>(props);
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+    return p;
   }
 }
