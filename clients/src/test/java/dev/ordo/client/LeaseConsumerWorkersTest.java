@@ -62,11 +62,7 @@ class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
 
   @Test
   void acksToOnePartitionTravelTogetherAsOneCommand() throws Exception {
-    org.apache.kafka.common.TopicPartition p0 = new org.apache.kafka.common.TopicPartition(queue.topics.commands(), 0);
-    long from;
-    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
-      from = reader.endOffsets(java.util.List.of(p0)).get(p0);
-    }
+    long from = commandsEnd();
     LeaseConsumer c = consumer("batched-acks", "batched", Map.of(
         LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 200,
         LeaseConsumerConfig.WORKERS_CONFIG, 4,
@@ -79,21 +75,13 @@ class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
 
     java.util.List<String> acked = new java.util.ArrayList<>();
     int ackCommands = 0;
-    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
-      reader.assign(java.util.List.of(p0));
-      reader.seek(p0, from);
-      long end = reader.endOffsets(java.util.List.of(p0)).get(p0);
-      while (reader.position(p0) < end) {
-        for (var r : reader.poll(Duration.ofMillis(200))) {
-          Object body = dev.ordo.serde.OrdoSerdes.COMMAND.decode(r.value()).getBody();
-          if (body instanceof dev.ordo.schema.Acks acks) {
-            ackCommands++;
-            acks.getAcks().forEach(a -> acked.add(a.getItemId()));
-          } else if (body instanceof dev.ordo.schema.Ack a) {
-            ackCommands++;
-            acked.add(a.getItemId());
-          }
-        }
+    for (dev.ordo.schema.Command command : commandsSince(from)) {
+      if (command.getBody() instanceof dev.ordo.schema.Acks acks) {
+        ackCommands++;
+        acks.getAcks().forEach(a -> acked.add(a.getItemId()));
+      } else if (command.getBody() instanceof dev.ordo.schema.Ack a) {
+        ackCommands++;
+        acked.add(a.getItemId());
       }
     }
     assertEquals(ids.stream().map(ItemId::toString).sorted().toList(), acked.stream().sorted().toList(),
@@ -108,11 +96,7 @@ class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
    */
   @Test
   void aConsumersOwnCommandsNeverAskTheQueueToCommitAtOnce() throws Exception {
-    org.apache.kafka.common.TopicPartition p0 = new org.apache.kafka.common.TopicPartition(queue.topics.commands(), 0);
-    long from;
-    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
-      from = reader.endOffsets(java.util.List.of(p0)).get(p0);
-    }
+    long from = commandsEnd();
     LeaseConsumer c = consumer("not-urgent", "calm", Map.of(LeaseConsumerConfig.WORKERS_CONFIG, 2));
     c.start(item -> {
       if (item.attempt() == 1) {
@@ -126,24 +110,45 @@ class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
 
     Map<String, Integer> byKind = new java.util.TreeMap<>();
     java.util.List<String> urgent = new java.util.ArrayList<>();
-    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
-      reader.assign(java.util.List.of(p0));
-      reader.seek(p0, from);
-      long end = reader.endOffsets(java.util.List.of(p0)).get(p0);
-      while (reader.position(p0) < end) {
-        for (var r : reader.poll(Duration.ofMillis(200))) {
-          dev.ordo.schema.Command command = dev.ordo.serde.OrdoSerdes.COMMAND.decode(r.value());
-          String kind = command.getBody().getClass().getSimpleName();
-          byKind.merge(kind, 1, Integer::sum);
-          if (command.getUrgent()) {
-            urgent.add(kind + "@" + r.offset());
-          }
-        }
+    for (dev.ordo.schema.Command command : commandsSince(from)) {
+      String kind = command.getBody().getClass().getSimpleName();
+      byKind.merge(kind, 1, Integer::sum);
+      if (command.getUrgent()) {
+        urgent.add(kind + " sent at " + command.getSentAt());
       }
     }
     assertTrue(byKind.getOrDefault("Nack", 0) >= ids.size(), "the handlers' nacks are on partition 0: " + byKind);
     assertTrue(byKind.containsKey("Demand"), "and the consumer's demands: " + byKind);
     assertEquals(java.util.List.of(), urgent, "commands that asked for an immediate commit, of " + byKind);
+  }
+
+  /** Partition 0 of the queue's commands topic (the queue starts before each test class). */
+  private static org.apache.kafka.common.TopicPartition commands0() {
+    return new org.apache.kafka.common.TopicPartition(queue.topics.commands(), 0);
+  }
+
+  /** The end of partition 0 of the commands topic: where the commands a test sends from now on start. */
+  private static long commandsEnd() {
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
+      return reader.endOffsets(java.util.List.of(commands0())).get(commands0());
+    }
+  }
+
+  /** The commands on partition 0 of the commands topic from offset {@code from} to its end now. */
+  private static java.util.List<dev.ordo.schema.Command> commandsSince(long from) {
+    java.util.List<dev.ordo.schema.Command> commands = new java.util.ArrayList<>();
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader = reader()) {
+      org.apache.kafka.common.TopicPartition p0 = commands0();
+      reader.assign(java.util.List.of(p0));
+      reader.seek(p0, from);
+      long end = reader.endOffsets(java.util.List.of(p0)).get(p0);
+      while (reader.position(p0) < end) {
+        for (var r : reader.poll(Duration.ofMillis(200))) {
+          commands.add(dev.ordo.serde.OrdoSerdes.COMMAND.decode(r.value()));
+        }
+      }
+    }
+    return commands;
   }
 
   private static org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> reader() {
