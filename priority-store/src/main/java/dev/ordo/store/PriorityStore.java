@@ -506,6 +506,46 @@ public final class PriorityStore implements QueueView {
     if (!indexed(offset)) {
       return; // the rebuild indexes the item as the table holds it when it gets there
     }
+    reindex(offset, before, after);
+  }
+
+  /**
+   * Keeps the index up with a change of the item table that someone else wrote: a record of the
+   * table's changelog being restored into it ({@link RestoreFollower}). Call it before the table
+   * holds {@code after}, with what it held ({@code before}); nothing is written to the table.
+   */
+  void restored(long offset, StoredItem before, StoredItem after) {
+    decoded.remove(offset);
+    if (!indexed(offset)) {
+      return;
+    }
+    reindex(offset, before, after);
+  }
+
+  /**
+   * Vouches, as {@link #closeIndex} does, that the index store matches the item table as the table
+   * is now, with the table's own generation and count of changes: for a store that opened its index
+   * and since then only followed the table's restore ({@link #restored}), so the task's processor
+   * opens the index without a rebuild. False when it cannot (rebuilding, or a table never written).
+   */
+  boolean vouchForRestoredTable() {
+    if (rebuilding || !itemWrites.isEmpty()) {
+      return false;
+    }
+    byte[] tableGeneration = items.get(ITEMS_GENERATION_KEY);
+    if (tableGeneration == null) {
+      return false;
+    }
+    byte[] tableChanges = items.get(ITEMS_CHANGES_KEY);
+    generation = tableGeneration;
+    changes = tableChanges == null ? 0 : ByteBuffer.wrap(tableChanges).getLong();
+    changesUnmarked = false;
+    closeIndex();
+    return true;
+  }
+
+  /** Moves the index entries, counts and fair shares of an item from {@code before} to {@code after}. */
+  private void reindex(long offset, StoredItem before, StoredItem after) {
     if (before != null) {
       unindex(offset, before, after);
     }
@@ -884,9 +924,11 @@ public final class PriorityStore implements QueueView {
         byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
         byte[] gk = GroupQueueKeySchema.key(gp, item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
         // The fair shares are not yet changed: they count the item's previous READY state, whose
-        // entries unindex has just removed. Nothing else ready in the group: its queue is empty.
+        // entries unindex has just removed, under its previous priority (a restored change may move
+        // a ready item to another priority at once). Nothing else ready in the group: its queue is empty.
         long othersReady = fair.ready(ns, topic, priority, group)
-            - (previous != null && previous.getState() == ItemState.READY ? 1 : 0);
+            - (previous != null && previous.getState() == ItemState.READY
+                && previous.getItem().getPriority() == priority ? 1 : 0);
         byte[] first;
         if (othersReady <= 0) {
           groupHeads.empty(gp);

@@ -18,13 +18,16 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * A store that silently drops writes while {@link #losing} is set: what an item table restored
  * from its changelog looks like when a task closed dirty and its last held writes never reached
- * the changelog. It also records the batches written through {@link #putAll}, in order.
+ * the changelog. It also records the batches written through {@link #putAll}, in order, and every
+ * write that reached the inner store, in order ({@link #log}: what the store's changelog would hold).
  */
 final class LossyKv implements KeyValueStore<Bytes, byte[]> {
   private final KeyValueStore<Bytes, byte[]> inner;
   boolean losing;
   /** Every batch of {@link #putAll} that reached the inner store. */
   final List<List<KeyValue<Bytes, byte[]>>> batches = new ArrayList<>();
+  /** Every write that reached the inner store (a null value: a delete), in order. */
+  final List<KeyValue<Bytes, byte[]>> log = new ArrayList<>();
 
   LossyKv(KeyValueStore<Bytes, byte[]> inner) {
     this.inner = inner;
@@ -34,12 +37,20 @@ final class LossyKv implements KeyValueStore<Bytes, byte[]> {
   public void put(Bytes key, byte[] value) {
     if (!losing) {
       inner.put(key, value);
+      log.add(KeyValue.pair(key, value));
     }
   }
 
   @Override
   public byte[] putIfAbsent(Bytes key, byte[] value) {
-    return losing ? inner.get(key) : inner.putIfAbsent(key, value);
+    if (losing) {
+      return inner.get(key);
+    }
+    byte[] was = inner.putIfAbsent(key, value);
+    if (was == null) {
+      log.add(KeyValue.pair(key, value));
+    }
+    return was;
   }
 
   @Override
@@ -47,12 +58,17 @@ final class LossyKv implements KeyValueStore<Bytes, byte[]> {
     if (!losing) {
       inner.putAll(entries);
       batches.add(List.copyOf(entries));
+      log.addAll(entries);
     }
   }
 
   @Override
   public byte[] delete(Bytes key) {
-    return losing ? inner.get(key) : inner.delete(key);
+    if (losing) {
+      return inner.get(key);
+    }
+    log.add(KeyValue.pair(key, null));
+    return inner.delete(key);
   }
 
   @Override

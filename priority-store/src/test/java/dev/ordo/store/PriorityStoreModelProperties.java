@@ -212,7 +212,7 @@ class PriorityStoreModelProperties {
         }
       }
       if (counted(after)) {
-        boolean lease = after.getState() == ItemState.LEASED && (before == null || before.getState() == ItemState.READY);
+        boolean lease = after.getState() == ItemState.LEASED;
         for (FairShares.Key k : fairKeys(after)) {
           long[] e = fair.computeIfAbsent(k, x -> new long[3]);
           e[after.getState() == ItemState.READY ? 0 : 1]++;

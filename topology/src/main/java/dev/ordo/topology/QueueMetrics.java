@@ -49,6 +49,8 @@ public final class QueueMetrics {
   /** Items indexed by index rebuilds (a crash or a moved task), and the rebuild steps that did it. */
   public static final String INDEX_REBUILT_ITEMS = "index.rebuilt.items";
   public static final String INDEX_REBUILD_STEPS = "index.rebuild.steps";
+  /** Tasks that started on an index kept up while their item table was restored: no rebuild (decisions D35). */
+  public static final String INDEX_KEPT_TASKS = "index.kept.tasks";
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
   /** Dead letters written without the raw record they came of, which would have made them too large for Kafka. */
   public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
@@ -57,7 +59,7 @@ public final class QueueMetrics {
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
-      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED);
+      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED);
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
 

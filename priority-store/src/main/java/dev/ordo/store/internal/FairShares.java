@@ -71,8 +71,11 @@ public final class FairShares {
     if (is) {
       Key topicAfter = topicKey(after);
       long[] t = add(topicAfter, after, +1);
-      if (after.getState() == ItemState.LEASED && (before == null || before.getState() == ItemState.READY)) {
-        t[SLOT] = Math.max(t[SLOT], after.getSlot()); // a lease: the virtual time moves up to its slot
+      if (after.getState() == ItemState.LEASED) {
+        // A lease: the virtual time moves up to its slot. Any change to LEASED counts (an extension
+        // changes nothing, its slot is in already), so that a change seen coalesced (DELAYED to
+        // LEASED in one restored record, RestoreFollower) or none at all (a rebuild) counts too.
+        t[SLOT] = Math.max(t[SLOT], after.getSlot());
       }
       Key groupAfter = groupKey(after);
       if (groupAfter != null) {

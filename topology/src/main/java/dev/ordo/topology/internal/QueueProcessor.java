@@ -185,7 +185,14 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs),
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
     initializedAt = context.currentSystemTimeMs();
-    if (!store.openIndex()) {
+    long followed = CommitHook.adoptRestoredIndex(kv);
+    boolean trusted = store.openIndex();
+    if (followed >= 0 && trusted) {
+      metrics.increment(QueueMetrics.INDEX_KEPT_TASKS);
+      log.info("Partition {}: the index was kept up while the item table was restored ({} item records); no rebuild",
+          partition, followed);
+    }
+    if (!trusted) {
       rebuildStarted = System.nanoTime();
       stepRebuild(); // a new or small partition is done at once
       if (store.rebuilding()) {
