@@ -78,14 +78,14 @@ public final class FailoverRun {
    */
   public record Result(int standbys, int items, Set<Integer> victimPartitions, long handledAtKill, Duration takeover,
       Map<Integer, Duration> perPartition, long handled, long duplicates, long missing, long unknown,
-      Duration ingest) {
+      Duration ingest, long keptTasks, long rebuiltItems) {
     public String line() {
       return String.format("standbys %d: %,d items, killed a server with partitions %s after %,d handled; "
               + "its partitions dispatched again after %.2f s (each: %s); ingest %.1f s; handled %,d distinct, "
-              + "%,d twice, %s, %,d unknown",
+              + "%,d twice, %s, %,d unknown; the survivor started %d tasks on a kept index and rebuilt %,d items",
           standbys, items, victimPartitions, handledAtKill, takeover.toMillis() / 1e3, seconds(perPartition),
           ingest.toMillis() / 1e3, handled, duplicates,
-          missing < 0 ? "the rest not drained" : String.format("%,d missing", missing), unknown);
+          missing < 0 ? "the rest not drained" : String.format("%,d missing", missing), unknown, keptTasks, rebuiltItems);
     }
 
     private static String seconds(Map<Integer, Duration> m) {
@@ -167,14 +167,28 @@ public final class FailoverRun {
           if (o.drainAll()) {
             awaitCondition("every item handled", () -> tracker.missing() == 0, Duration.ofMinutes(10), survivor);
           }
+          String metrics = survivor.get("/metrics");
           return new Result(o.standbys(), o.items(), victimPartitions, handledAtKill, takeover, perPartition,
               tracker.distinct(), tracker.duplicates.get(), o.drainAll() ? tracker.missing() : -1, tracker.unknown.get(),
-              ingest);
+              ingest, queueEvents(metrics, "index.kept.tasks"), queueEvents(metrics, "index.rebuilt.items"));
         } finally {
           consumers.forEach(LeaseConsumer::close);
         }
       }
     }
+  }
+
+  /** A queue event's count in a Prometheus scrape ({@code ordo_queue_events_total}, summed over its series); -1 when absent. */
+  static long queueEvents(String scrape, String event) {
+    String series = "ordo_queue_events_total{";
+    String label = "event=\"" + event + "\"";
+    long sum = -1;
+    for (String line : scrape.split("\n")) {
+      if (line.startsWith(series) && line.contains(label)) {
+        sum = Math.max(sum, 0) + (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
   }
 
   /** The survivor's lines about its partitions' index after the kill (the rebuild of the ones it took over). */

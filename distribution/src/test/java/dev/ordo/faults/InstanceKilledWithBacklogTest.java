@@ -35,5 +35,9 @@ class InstanceKilledWithBacklogTest {
     assertEquals(0, r.missing(), "items enqueued and never handled");
     assertEquals(0, r.unknown(), "items handled that were never enqueued");
     assertEquals(r.items(), r.handled());
+    // The standby kept each partition's index up as it restored the item table (decisions D35): the
+    // survivor started the partitions it took over without rebuilding anything.
+    assertTrue(r.keptTasks() >= r.victimPartitions().size(), "tasks started on a kept index: " + r.keptTasks());
+    assertEquals(0, r.rebuiltItems(), "items the survivor indexed by rebuilding");
   }
 }
