@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -76,6 +77,47 @@ class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
     // A retry would come after 50 ms: for a second, none does.
     await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> runs.get() == 1);
     assertEquals(0, c.stats().deadLettered());
+  }
+
+  /**
+   * A consumer closed while it holds at-most-once items (one running, the rest waiting for its one
+   * worker) gives them back, and the queue drops them: no consumer of the group gets them again.
+   */
+  @Test
+  void atMostOnceItemsAConsumerHeldWhenItClosedAreNeverDeliveredAgain() throws Exception {
+    CompletableFuture<ItemId> started = new CompletableFuture<>();
+    LeaseConsumer first = consumer("amo-close-group", "amoclose", Map.of(
+        LeaseConsumerConfig.WORKERS_CONFIG, 1, LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 20));
+    first.start(item -> {
+      started.complete(item.id());
+      new CountDownLatch(1).await(); // until the close interrupts it
+    });
+    awaitAssigned(first);
+    Set<ItemId> ids = enqueue("amoclose", 5, i -> item("amoclose", "amo-" + i).atMostOnce());
+    started.get(20, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(20)).until(() -> first.stats().delivered() == 5);
+    try (QueueClient stats = new QueueClient(queue.clientConfig())) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> leased(stats, "amoclose") == 5);
+
+      first.close(Duration.ofSeconds(10));
+      assertTrue(first.stats().released() >= 4, "the items waiting for the worker were given back: " + first.stats());
+
+      Set<ItemId> again = ConcurrentHashMap.newKeySet();
+      LeaseConsumer second = consumer("amo-close-group", "amoclose", Map.of());
+      second.start(item -> again.add(item.id()));
+      awaitAssigned(second);
+      await().atMost(Duration.ofSeconds(20)).until(() -> total(stats, "amoclose") == 0);
+      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(again::isEmpty);
+      assertTrue(ids.containsAll(List.of(started.get())), "the running item was one of them");
+    }
+  }
+
+  private static long leased(QueueClient client, String namespace) throws Exception {
+    return client.activeTopics(namespace).get(10, TimeUnit.SECONDS).stream().mapToLong(TopicActivity::leased).sum();
+  }
+
+  private static long total(QueueClient client, String namespace) throws Exception {
+    return client.activeTopics(namespace).get(10, TimeUnit.SECONDS).stream().mapToLong(TopicActivity::total).sum();
   }
 
   @Test

@@ -40,10 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
  * <ul>
  *   <li>Every HTTP request made while Kafka is away gets an answer within its own timeout (the
  *       server's: 30 s for an enqueue, the wait plus 15 s for a dequeue, 15 s for the rest), none
- *       hangs; once the server has had time to notice ({@link #NOTICE_MS}), an answer that comes
- *       while Kafka is still away is 503 (Kafka unreachable, with {@code Retry-After}) or 504 (no
- *       answer from the queue in time: it may still apply), never a success it could not know
- *       about. {@code /health} says 503 while Kafka is away.</li>
+ *       hangs; a request sent once the server has had time to notice ({@link #NOTICE_MS}) and
+ *       answered while Kafka is still away is answered 503 (Kafka unreachable, with
+ *       {@code Retry-After}), never a success it could not know about and never a 504 (which would
+ *       mean it may still apply); before that, 504 at a request's timeout. {@code /health} says 503
+ *       while Kafka is away.</li>
  *   <li>The Java producer's {@code enqueue} calls return at once while Kafka is away, their items
  *       buffered, and every one of them is written once Kafka is back: no item lost.</li>
  *   <li>Without a restart of the server, {@code /health} is UP again, and every item known to be
@@ -63,10 +64,12 @@ class KafkaUnreachableTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   /**
    * How long the server may take to notice that Kafka is away: it asks every second, waiting 3 s for
-   * an answer. Requests sent before that may still be answered from what the server holds (an item
-   * look-up from its store, topic counts from its table, an empty dequeue): correct, if stale.
+   * an answer (about 4 s), and a margin for a busy machine. Requests sent before that may still be
+   * answered from what the server holds (an item look-up from its store, topic counts from its table,
+   * an empty dequeue): correct, if stale; or 504 at their timeout (they may still apply). Requests
+   * sent after it are answered 503 at once, before anything is sent (decisions D26).
    */
-  private static final long NOTICE_MS = 5_000;
+  private static final long NOTICE_MS = 8_000;
   /** Beyond a request's own timeout, what the test allows for scheduling on a busy 2-core machine. */
   private static final long MARGIN_MS = 5_000;
 
@@ -89,7 +92,7 @@ class KafkaUnreachableTest {
   }
 
   @Test
-  void httpAnswers503Or504WhileKafkaIsAwayAndEverythingResumesWithNothingLost(RealKafka kafka) throws Exception {
+  void httpAnswers503WhileKafkaIsAwayAndEverythingResumesWithNothingLost(RealKafka kafka) throws Exception {
     int brokerId = kafka.brokers().keySet().iterator().next();
     try (TestServer server = TestServer.start(kafka, "unreach", tmp.resolve("server"));
         QueueProducer producer = new QueueProducer(Map.of("bootstrap.servers", kafka.bootstrapServers(),
@@ -157,9 +160,8 @@ class KafkaUnreachableTest {
         byKind.computeIfAbsent(e.what(), k -> new TreeMap<>()).merge(e.status(), 1, Integer::sum);
         if (e.status() < 0 || e.tookMs() > e.boundMs() + MARGIN_MS) {
           problems.add("no answer within " + e.boundMs() + " ms: " + e);
-        } else if (e.sentAt() >= stoppedAt + NOTICE_MS && e.answeredAt() < startedAt
-            && e.status() != 503 && e.status() != 504) {
-          problems.add("answered while Kafka was away with neither 503 nor 504: " + e);
+        } else if (e.sentAt() >= stoppedAt + NOTICE_MS && e.answeredAt() < startedAt && e.status() != 503) {
+          problems.add("sent after the server noticed that Kafka was away and answered while it was, not with 503: " + e);
         }
       }
       System.out.printf("KafkaUnreachableTest: %d requests over %d rounds while Kafka was away %d ms;"
@@ -168,9 +170,9 @@ class KafkaUnreachableTest {
       assertEquals(List.of(), problems);
       assertEquals(503, healthAway.status(), () -> "health while Kafka is away: " + healthAway);
       for (String kind : byKind.keySet()) {
-        // Each kind answered 503 or 504 at least once: the outage outlasted its timeout.
+        // Each kind answered 503 at least once: the outage outlasted the server's notice.
         Map<Integer, Integer> statuses = byKind.get(kind);
-        assertTrue(statuses.containsKey(503) || statuses.containsKey(504), kind + " never said Kafka was away: " + statuses);
+        assertTrue(statuses.containsKey(503), kind + " never said Kafka was away: " + statuses);
       }
       assertTrue(enqueueCallMs.stream().allMatch(ms -> ms < 2_000),
           "QueueProducer.enqueue returned at once while Kafka was away (ms): " + enqueueCallMs);

@@ -54,12 +54,14 @@ public final class QueueMetrics {
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
   /** Dead letters written without the raw record they came of, which would have made them too large for Kafka. */
   public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
+  /** Records Kafka refused as too large for it (skipped under at-least-once; decisions D21). */
+  public static final String PRODUCE_TOO_LARGE = "produce.too_large";
 
   /** Every counter above, for exporters. */
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
-      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED);
+      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE);
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
 

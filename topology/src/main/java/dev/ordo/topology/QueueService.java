@@ -5,6 +5,7 @@ import dev.ordo.serde.AvroCodec;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.serde.SchemaRegistryClient;
 import dev.ordo.serde.WireFormat;
+import dev.ordo.topology.internal.OversizedRecordHandler;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
@@ -52,6 +53,7 @@ public final class QueueService implements AutoCloseable {
     QueueConfig config = new QueueConfig(queue);
     registerSchemas(config);
     Map<String, Object> props = streamsProperties(config, streamsOverrides, partitions);
+    props.put(OversizedRecordHandler.METRICS_CONFIG, metrics);
     Properties p = new Properties();
     p.putAll(props);
     TopicMeters meters = registry == null ? TopicMeters.NONE : new TopicMeters(registry,
@@ -78,6 +80,8 @@ public final class QueueService implements AutoCloseable {
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 1_000);
     props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, defaultStreamThreads(partitions));
+    // Records too large for Kafka: logged with their input record, counted, skipped under at-least-once.
+    props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, OversizedRecordHandler.class);
     // One block cache and write buffer manager for every RocksDB store of the process (decisions D33).
     Map<String, Object> rocksDb = QueueTopology.rocksDbDefaults(config);
     props.putAll(rocksDb);

@@ -113,6 +113,62 @@ class DeadLetterTooLargeTest {
     }
   }
 
+  /**
+   * The same record under at-least-once with the dead letters' bound set above what the producer may
+   * send: Kafka refuses the dead letter, and the queue's production exception handler
+   * ({@code OversizedRecordHandler}) skips it, counted, and the partition goes on.
+   */
+  @Test
+  void underAtLeastOnceARecordKafkaRefusesAsTooLargeIsSkippedCountedAndThePartitionGoesOn(RealKafka kafka)
+      throws Exception {
+    ClusterTopics topics = new ClusterTopics("huge-alo");
+    kafka.createTopics(1, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats(),
+        topics.namespaces());
+    Properties pp = kafka.clientProperties();
+    pp.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1_000_000);
+    Properties cp = kafka.clientProperties();
+    cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    try (QueueService queue = new QueueService(
+            Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ordo-huge-alo").toString(),
+                StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE,
+                StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), 200_000),
+            Map.of(QueueConfig.CLUSTER_CONFIG, "huge-alo", QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG, 5_000_000), 1);
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
+            new ByteArraySerializer());
+        KafkaConsumer<byte[], byte[]> replies = new KafkaConsumer<>(cp, new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+      queue.start();
+      await().atMost(Duration.ofSeconds(60)).until(queue::isRunning);
+
+      producer.send(new ProducerRecord<>(topics.items(), 0, new byte[60_000], OrdoSerdes.ITEM.encode(item(new byte[150_000]))))
+          .get(30, TimeUnit.SECONDS);
+      producer.send(new ProducerRecord<>(topics.items(), 0, null, OrdoSerdes.ITEM.encode(item("ok".getBytes(
+          StandardCharsets.UTF_8))))).get(30, TimeUnit.SECONDS);
+      Command demand = new Command(new Requester("after", 0), System.currentTimeMillis(),
+          new Demand("ns", Map.of("t", 5), 60_000L, true, false), false);
+      producer.send(new ProducerRecord<>(topics.commands(), 0, null, OrdoSerdes.COMMAND.encode(demand)))
+          .get(30, TimeUnit.SECONDS);
+
+      replies.assign(List.of(new TopicPartition(topics.deliveries(), 0)));
+      List<DeliveredItem> got = new ArrayList<>();
+      await().atMost(Duration.ofSeconds(60)).until(() -> {
+        for (ConsumerRecord<byte[], byte[]> r : replies.poll(Duration.ofMillis(100))) {
+          got.addAll(Deliveries.items(OrdoSerdes.DELIVERY.decode(r.value())));
+        }
+        return !got.isEmpty();
+      });
+      assertEquals("ok", StandardCharsets.UTF_8.decode(got.get(0).getPayload()).toString(),
+          "the item after the oversized one was served: the partition went on");
+      assertEquals(1, queue.metrics().get(QueueMetrics.PRODUCE_TOO_LARGE), "the refused dead letter was counted");
+      assertEquals(0, queue.metrics().get(QueueMetrics.DEAD_LETTER_TRIMMED), "not trimmed: over the producer's limit");
+      assertEquals(1, queue.metrics().get(QueueMetrics.MALFORMED), "the oversized item was refused as invalid");
+      replies.assign(List.of(new TopicPartition(topics.dlq(), 0)));
+      replies.seekToBeginning(replies.assignment());
+      assertEquals(0, replies.poll(Duration.ofSeconds(1)).count(), "the dead letter Kafka refused was skipped");
+    }
+  }
+
   private static Item item(byte[] payload) {
     return Item.newBuilder().setNamespace("ns").setTopic("t").setPriority(0).setPayload(ByteBuffer.wrap(payload)).build();
   }
