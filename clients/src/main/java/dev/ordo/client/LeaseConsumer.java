@@ -6,7 +6,6 @@ import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Backoff;
 import dev.ordo.client.internal.CreditSplit;
 import dev.ordo.client.internal.Job;
-import dev.ordo.client.internal.LocalOrder;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Outcome;
@@ -28,9 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -118,8 +116,6 @@ public final class LeaseConsumer implements AutoCloseable {
   private final Map<String, Job> jobs = new ConcurrentHashMap<>();
   private final Map<Integer, AtomicInteger> inFlightByPartition = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Job> finished = new ConcurrentLinkedQueue<>();
-  /** The order leased items wait in for a worker (decisions D36). */
-  private final LocalOrder localOrder = new LocalOrder();
   private final Object idle = new Object();
   /** Acks and nacks sent and not yet answered: close waits for them. */
   private final Set<CompletableFuture<Outcome>> settling = ConcurrentHashMap.newKeySet();
@@ -183,14 +179,11 @@ public final class LeaseConsumer implements AutoCloseable {
       throw e;
     }
     AtomicInteger n = new AtomicInteger();
-    // The leased items wait for a worker in LocalOrder's order (priority, then fair over group keys), not FIFO.
-    this.workers = new ThreadPoolExecutor(config.workers(), config.workers(), 0, TimeUnit.MILLISECONDS,
-        new PriorityBlockingQueue<>(64, (a, b) -> LocalOrder.COMPARATOR.compare(((Work) a).ticket, ((Work) b).ticket)),
-        r -> {
-          Thread t = new Thread(r, requesterId + "-worker-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    this.workers = Executors.newFixedThreadPool(config.workers(), r -> {
+      Thread t = new Thread(r, requesterId + "-worker-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
     this.pollThread = new Thread(this::pollLoop, requesterId + "-poll");
     this.pollThread.setDaemon(true);
     this.pollThread.start();
@@ -382,24 +375,7 @@ public final class LeaseConsumer implements AutoCloseable {
     if (adopted) {
       counters.adopted.incrementAndGet();
     }
-    workers.execute(new Work(job, localOrder.admit(job.item().getPriority(), job.item().getGroupKey())));
-  }
-
-  /** A leased item waiting for a worker thread, in {@link LocalOrder}'s order. */
-  private final class Work implements Runnable {
-    private final Job job;
-    private final LocalOrder.Ticket ticket;
-
-    Work(Job job, LocalOrder.Ticket ticket) {
-      this.job = job;
-      this.ticket = ticket;
-    }
-
-    @Override
-    public void run() {
-      localOrder.started(ticket);
-      work(job);
-    }
+    workers.execute(() -> work(job));
   }
 
   /** Gives back a finished item's slot to its partition at once, rather than at the next resync. */
