@@ -121,6 +121,6 @@ public final class QueueTopology {
         MAIN_CONSUMER_PARTITION_FETCH_BYTES);
   }
 
-  /** The stream threads' consumers fetch at most this much of a partition at a time (decisions D34). */
-  public static final int MAIN_CONSUMER_PARTITION_FETCH_BYTES = 8_192;
+  /** The stream threads' consumers fetch at most this much of a partition at a time (decisions D34, D37). */
+  public static final int MAIN_CONSUMER_PARTITION_FETCH_BYTES = 32_768;
 }

@@ -28,7 +28,7 @@ class QueueServiceTest {
   void theStreamThreadsFetchLittleOfAPartitionAtATimeUnlessTheUserSaysOtherwise() {
     Map<String, Object> ours = QueueService.streamsProperties(DEFAULTS, Map.of(), 4);
     assertEquals(QueueTopology.MAIN_CONSUMER_PARTITION_FETCH_BYTES, ours.get(StreamsConfig.mainConsumerPrefix(FETCH)));
-    assertEquals(8_192, new StreamsConfig(withRequired(ours)).getMainConsumerConfigs("g", "c", 0).get(FETCH));
+    assertEquals(32_768, new StreamsConfig(withRequired(ours)).getMainConsumerConfigs("g", "c", 0).get(FETCH));
 
     for (String key : new String[] {FETCH, StreamsConfig.consumerPrefix(FETCH)}) {
       Map<String, Object> theirs = QueueService.streamsProperties(DEFAULTS, Map.of(key, 1_048_576), 4);

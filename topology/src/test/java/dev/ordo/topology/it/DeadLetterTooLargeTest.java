@@ -53,46 +53,16 @@ import org.junit.jupiter.api.Test;
 class DeadLetterTooLargeTest {
   @Test
   void aDeadLetterTooLargeForKafkaIsWrittenWithoutTheRawRecordAndThePartitionGoesOn(RealKafka kafka) throws Exception {
-    ClusterTopics topics = new ClusterTopics("huge");
-    kafka.createTopics(1, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats(),
-        topics.namespaces());
-    Properties pp = kafka.clientProperties();
-    pp.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1_000_000);
-    Properties cp = kafka.clientProperties();
-    cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    try (QueueService queue = new QueueService(
-            Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ordo-huge").toString(),
-                StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), 200_000),
+    ClusterTopics topics = topics(kafka, "huge");
+    try (QueueService queue = new QueueService(streams(kafka, "ordo-huge", Map.of()),
             Map.of(QueueConfig.CLUSTER_CONFIG, "huge", QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG, 150_000), 1);
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
-            new ByteArraySerializer());
-        KafkaConsumer<byte[], byte[]> replies = new KafkaConsumer<>(cp, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+        KafkaProducer<byte[], byte[]> producer = producer(kafka);
+        KafkaConsumer<byte[], byte[]> replies = replies(kafka)) {
       queue.start();
       await().atMost(Duration.ofSeconds(60)).until(queue::isRunning);
 
-      byte[] bigKey = new byte[60_000];
-      Item huge = item(new byte[150_000]);
-      producer.send(new ProducerRecord<>(topics.items(), 0, bigKey, OrdoSerdes.ITEM.encode(huge))).get(30, TimeUnit.SECONDS);
-      // Then an ordinary item and a demand for it, on the same partition.
-      producer.send(new ProducerRecord<>(topics.items(), 0, null, OrdoSerdes.ITEM.encode(item("ok".getBytes(
-          StandardCharsets.UTF_8))))).get(30, TimeUnit.SECONDS);
-      Command demand = new Command(new Requester("after", 0), System.currentTimeMillis(),
-          new Demand("ns", Map.of("t", 5), 60_000L, true, false), false);
-      producer.send(new ProducerRecord<>(topics.commands(), 0, null, OrdoSerdes.COMMAND.encode(demand)))
-          .get(30, TimeUnit.SECONDS);
-
-      replies.assign(List.of(new TopicPartition(topics.deliveries(), 0)));
-      List<DeliveredItem> got = new ArrayList<>();
-      await().atMost(Duration.ofSeconds(60)).until(() -> {
-        for (ConsumerRecord<byte[], byte[]> r : replies.poll(Duration.ofMillis(100))) {
-          got.addAll(Deliveries.items(OrdoSerdes.DELIVERY.decode(r.value())));
-        }
-        return !got.isEmpty();
-      });
-      assertEquals("ok", StandardCharsets.UTF_8.decode(got.get(0).getPayload()).toString(),
+      hugeThenOrdinary(producer, topics);
+      assertEquals("ok", firstDelivered(replies, topics),
           "the item after the oversized one was served: the partition went on");
       assertEquals(1, queue.metrics().get(QueueMetrics.DEAD_LETTER_TRIMMED), "the dead letter was trimmed and counted");
       assertEquals(1, queue.metrics().get(QueueMetrics.MALFORMED), "the oversized item was refused as invalid");
@@ -121,44 +91,17 @@ class DeadLetterTooLargeTest {
   @Test
   void underAtLeastOnceARecordKafkaRefusesAsTooLargeIsSkippedCountedAndThePartitionGoesOn(RealKafka kafka)
       throws Exception {
-    ClusterTopics topics = new ClusterTopics("huge-alo");
-    kafka.createTopics(1, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats(),
-        topics.namespaces());
-    Properties pp = kafka.clientProperties();
-    pp.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1_000_000);
-    Properties cp = kafka.clientProperties();
-    cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    ClusterTopics topics = topics(kafka, "huge-alo");
     try (QueueService queue = new QueueService(
-            Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ordo-huge-alo").toString(),
-                StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE,
-                StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), 200_000),
+            streams(kafka, "ordo-huge-alo", Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE)),
             Map.of(QueueConfig.CLUSTER_CONFIG, "huge-alo", QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG, 5_000_000), 1);
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pp, new ByteArraySerializer(),
-            new ByteArraySerializer());
-        KafkaConsumer<byte[], byte[]> replies = new KafkaConsumer<>(cp, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+        KafkaProducer<byte[], byte[]> producer = producer(kafka);
+        KafkaConsumer<byte[], byte[]> replies = replies(kafka)) {
       queue.start();
       await().atMost(Duration.ofSeconds(60)).until(queue::isRunning);
 
-      producer.send(new ProducerRecord<>(topics.items(), 0, new byte[60_000], OrdoSerdes.ITEM.encode(item(new byte[150_000]))))
-          .get(30, TimeUnit.SECONDS);
-      producer.send(new ProducerRecord<>(topics.items(), 0, null, OrdoSerdes.ITEM.encode(item("ok".getBytes(
-          StandardCharsets.UTF_8))))).get(30, TimeUnit.SECONDS);
-      Command demand = new Command(new Requester("after", 0), System.currentTimeMillis(),
-          new Demand("ns", Map.of("t", 5), 60_000L, true, false), false);
-      producer.send(new ProducerRecord<>(topics.commands(), 0, null, OrdoSerdes.COMMAND.encode(demand)))
-          .get(30, TimeUnit.SECONDS);
-
-      replies.assign(List.of(new TopicPartition(topics.deliveries(), 0)));
-      List<DeliveredItem> got = new ArrayList<>();
-      await().atMost(Duration.ofSeconds(60)).until(() -> {
-        for (ConsumerRecord<byte[], byte[]> r : replies.poll(Duration.ofMillis(100))) {
-          got.addAll(Deliveries.items(OrdoSerdes.DELIVERY.decode(r.value())));
-        }
-        return !got.isEmpty();
-      });
-      assertEquals("ok", StandardCharsets.UTF_8.decode(got.get(0).getPayload()).toString(),
+      hugeThenOrdinary(producer, topics);
+      assertEquals("ok", firstDelivered(replies, topics),
           "the item after the oversized one was served: the partition went on");
       assertEquals(1, queue.metrics().get(QueueMetrics.PRODUCE_TOO_LARGE), "the refused dead letter was counted");
       assertEquals(0, queue.metrics().get(QueueMetrics.DEAD_LETTER_TRIMMED), "not trimmed: over the producer's limit");
@@ -167,6 +110,64 @@ class DeadLetterTooLargeTest {
       replies.seekToBeginning(replies.assignment());
       assertEquals(0, replies.poll(Duration.ofSeconds(1)).count(), "the dead letter Kafka refused was skipped");
     }
+  }
+
+  private static ClusterTopics topics(RealKafka kafka, String cluster) {
+    ClusterTopics topics = new ClusterTopics(cluster);
+    kafka.createTopics(1, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(), topics.topicStats(),
+        topics.namespaces());
+    return topics;
+  }
+
+  /** The queue's Kafka Streams settings: its producer may send at most 200,000 bytes a request. */
+  private static Map<String, Object> streams(RealKafka kafka, String stateDir, Map<String, Object> more)
+      throws java.io.IOException {
+    Map<String, Object> m = new java.util.HashMap<>(Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+        StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory(stateDir).toString(),
+        StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), 200_000));
+    m.putAll(more);
+    return m;
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer(RealKafka kafka) {
+    Properties pp = kafka.clientProperties();
+    pp.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1_000_000);
+    return new KafkaProducer<>(pp, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  private static KafkaConsumer<byte[], byte[]> replies(RealKafka kafka) {
+    Properties cp = kafka.clientProperties();
+    cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    return new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /**
+   * An item of about 210,000 bytes (a 60 KB key, a payload over the queue's limit: refused as invalid,
+   * its raw dead letter about 270,000 bytes), then an ordinary item and a demand for it, on partition 0.
+   */
+  private static void hugeThenOrdinary(KafkaProducer<byte[], byte[]> producer, ClusterTopics topics) throws Exception {
+    producer.send(new ProducerRecord<>(topics.items(), 0, new byte[60_000], OrdoSerdes.ITEM.encode(item(new byte[150_000]))))
+        .get(30, TimeUnit.SECONDS);
+    producer.send(new ProducerRecord<>(topics.items(), 0, null, OrdoSerdes.ITEM.encode(item("ok".getBytes(
+        StandardCharsets.UTF_8))))).get(30, TimeUnit.SECONDS);
+    Command demand = new Command(new Requester("after", 0), System.currentTimeMillis(),
+        new Demand("ns", Map.of("t", 5), 60_000L, true, false), false);
+    producer.send(new ProducerRecord<>(topics.commands(), 0, null, OrdoSerdes.COMMAND.encode(demand)))
+        .get(30, TimeUnit.SECONDS);
+  }
+
+  /** The payload of the first item delivered on partition 0. */
+  private static String firstDelivered(KafkaConsumer<byte[], byte[]> replies, ClusterTopics topics) {
+    replies.assign(List.of(new TopicPartition(topics.deliveries(), 0)));
+    List<DeliveredItem> got = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(60)).until(() -> {
+      for (ConsumerRecord<byte[], byte[]> r : replies.poll(Duration.ofMillis(100))) {
+        got.addAll(Deliveries.items(OrdoSerdes.DELIVERY.decode(r.value())));
+      }
+      return !got.isEmpty();
+    });
+    return StandardCharsets.UTF_8.decode(got.get(0).getPayload()).toString();
   }
 
   private static Item item(byte[] payload) {
