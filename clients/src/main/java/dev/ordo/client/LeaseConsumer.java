@@ -117,6 +117,11 @@ public final class LeaseConsumer implements AutoCloseable {
   private final Map<Integer, AtomicInteger> inFlightByPartition = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Job> finished = new ConcurrentLinkedQueue<>();
   private final Object idle = new Object();
+  /**
+   * Held while a delivery becomes a job and while close turns the consumer to CLOSING: a job is either
+   * in {@link #jobs} before close looks at them, or its delivery sees CLOSING and is released.
+   */
+  private final Object admission = new Object();
   /** Acks and nacks sent and not yet answered: close waits for them. */
   private final Set<CompletableFuture<Outcome>> settling = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -363,13 +368,15 @@ public final class LeaseConsumer implements AutoCloseable {
     if (jobs.containsKey(Job.key(item))) {
       return; // the same lease twice: it is being worked on
     }
-    if (state.get() != State.RUNNING || jobs.size() >= maxInFlight) {
-      counters.released.incrementAndGet();
-      client.releaseQuietly(item);
-      return;
-    }
     Job job = new Job(item, record.partition(), record.timestamp(), now, heartbeatFraction);
-    jobs.put(job.key(), job);
+    synchronized (admission) {
+      if (state.get() != State.RUNNING || jobs.size() >= maxInFlight) {
+        counters.released.incrementAndGet();
+        client.releaseQuietly(item);
+        return;
+      }
+      jobs.put(job.key(), job);
+    }
     inFlightByPartition.computeIfAbsent(job.partition(), p -> new AtomicInteger()).incrementAndGet();
     counters.delivered.incrementAndGet();
     if (adopted) {
@@ -642,8 +649,10 @@ public final class LeaseConsumer implements AutoCloseable {
       terminated.complete(null);
       return;
     }
-    if (!state.compareAndSet(State.RUNNING, State.CLOSING)) {
-      return;
+    synchronized (admission) {
+      if (!state.compareAndSet(State.RUNNING, State.CLOSING)) {
+        return;
+      }
     }
     consumer.wakeup();
     // Items still waiting for a worker go back at once; running ones get the grace period.
