@@ -562,6 +562,7 @@ public final class Bench {
       Function<SurgeScenario.Result, SurgeScenario.PhaseResult> phase) {
     List<SurgeScenario.PhaseResult> each = done.stream().map(phase).toList();
     return new BenchReport.SurgePhase(medianLatency(each.stream().map(p -> latency(p.tenantA())).toList()),
+        medianLatency(each.stream().map(p -> latency(p.tenantAQueued())).toList()),
         Stats.median(each.stream().map(p -> (double) p.tenantA().count()).toList()),
         Stats.median(each.stream().map(p -> (double) p.tenantBDelivered()).toList()));
   }

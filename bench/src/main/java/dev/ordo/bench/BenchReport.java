@@ -87,10 +87,11 @@ public record BenchReport(
       double sidelined) {}
 
   /**
-   * One phase of a surge run: A's latency (ms) and how many of A's items were enqueued in it; how many
-   * of B's items workers started on in it.
+   * One phase of a surge run: A's latency (ms), the queue's part of it (enqueue to A's handler
+   * receiving the item, before the wait for a worker), and how many of A's items were enqueued in it;
+   * how many of B's items workers started on in it.
    */
-  public record SurgePhase(Latency tenantAMs, double tenantAItems, double tenantBDelivered) {}
+  public record SurgePhase(Latency tenantAMs, Latency tenantAQueuedMs, double tenantAItems, double tenantBDelivered) {}
 
   /**
    * The cost scenario (issue 13): Ordo end to end at-least-once without policies and with
@@ -348,7 +349,7 @@ public record BenchReport(
       SurgePhase[] phases = {run.before(), run.during(), run.after()};
       for (int i = 0; i < phases.length; i++) {
         b.append(String.format(Locale.ROOT, row, "  " + which + ", A " + names[i], latency(phases[i].tenantAMs()),
-            count(phases[i].tenantAItems()) + " items"));
+            count(phases[i].tenantAItems()) + " items; in the queue " + latency(phases[i].tenantAQueuedMs())));
       }
       b.append(String.format(Locale.ROOT, row, "  " + which + ", B worked on",
           count(run.before().tenantBDelivered()) + " / " + count(run.during().tenantBDelivered()) + " / "
@@ -575,6 +576,7 @@ public record BenchReport(
     for (int i = 0; i < each.length; i++) {
       ObjectNode p = phases.putObject(names[i]);
       latency(p.putObject("tenantAMs"), each[i].tenantAMs());
+      latency(p.putObject("tenantAQueuedMs"), each[i].tenantAQueuedMs());
       num(p, "tenantAItems", each[i].tenantAItems());
       num(p, "tenantBDelivered", each[i].tenantBDelivered());
     }

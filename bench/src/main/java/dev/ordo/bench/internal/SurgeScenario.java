@@ -41,8 +41,11 @@ public final class SurgeScenario {
 
   private SurgeScenario() {}
 
-  /** One phase: A's enqueue-to-worker latency (ms; its count is A's items enqueued in the phase), B's items started on. */
-  public record PhaseResult(Stats.Latency tenantA, long tenantBDelivered) {}
+  /**
+   * One phase: A's enqueue-to-worker latency (ms; its count is A's items enqueued in the phase), the
+   * queue's part of it (enqueue to A's handler receiving the item), B's items started on.
+   */
+  public record PhaseResult(Stats.Latency tenantA, Stats.Latency tenantAQueued, long tenantBDelivered) {}
 
   /**
    * One run: the three measured phases, what each producer had enqueued and refused, the distinct
@@ -70,8 +73,11 @@ public final class SurgeScenario {
       int payloadBytes, boolean keepTopics) {
     Fleet fleet = new Fleet(plan.workers(), SurgePlan.SERVICE);
     AtomicReference<SurgeRecorder> recorder = new AtomicReference<>();
-    ItemHandler workA = item -> fleet.serve(() -> recorder.get().tenantA(Payloads.sequence(item.payload()),
-        Payloads.stamp(item.payload()), System.nanoTime()));
+    ItemHandler workA = item -> {
+      long received = System.nanoTime();
+      fleet.serve(() -> recorder.get().tenantA(Payloads.sequence(item.payload()), Payloads.stamp(item.payload()),
+          received, System.nanoTime()));
+    };
     ItemHandler workB = item -> fleet.serve(() -> recorder.get().tenantB(Payloads.sequence(item.payload()),
         System.nanoTime()));
     try (OrdoCluster c = new OrdoCluster(kafka, cluster, partitions, "exactly_once_v2", "", keepTopics)) {
@@ -116,7 +122,7 @@ public final class SurgeScenario {
   }
 
   private static PhaseResult phase(SurgeRecorder rec, Phase phase) {
-    return new PhaseResult(rec.tenantA(phase), rec.tenantB(phase));
+    return new PhaseResult(rec.tenantA(phase), rec.tenantAQueued(phase), rec.tenantB(phase));
   }
 
   /**

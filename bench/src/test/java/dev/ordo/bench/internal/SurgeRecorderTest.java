@@ -35,6 +35,19 @@ class SurgeRecorderTest {
   }
 
   @Test
+  void theQueuesPartOfALatencyIsKeptBesideIt() {
+    SurgeRecorder r = new SurgeRecorder(new PhaseClock(0, Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1)));
+    r.tenantA(0, 100 * MS, 130 * MS, 400 * MS);   // 30 ms to the handler, 300 ms to a worker
+    r.tenantA(1, 1_100 * MS, 1_105 * MS, 1_110 * MS);
+    r.tenantA(1, 1_100 * MS, 1_900 * MS, 1_950 * MS); // delivered again: ignored
+
+    assertEquals(300, r.tenantA(Phase.BEFORE).p50(), 1e-9);
+    assertEquals(30, r.tenantAQueued(Phase.BEFORE).p50(), 1e-9);
+    assertEquals(10, r.tenantA(Phase.DURING).max(), 1e-9);
+    assertEquals(5, r.tenantAQueued(Phase.DURING).max(), 1e-9);
+  }
+
+  @Test
   void manySamplesGrowTheirPhase() {
     SurgeRecorder r = new SurgeRecorder(new PhaseClock(0, Duration.ZERO, Duration.ofSeconds(10), Duration.ofSeconds(1)));
     for (int i = 0; i < 5_000; i++) {
