@@ -14,7 +14,7 @@ import java.util.Map;
  * @param maxBacklog items waiting (ready, delayed, parked) across the namespace: at it producers are
  *     refused ({@link BacklogFullException}, HTTP 429) and arrivals wait in OVERFLOW ({@code >= 1})
  * @param dispatchRate items leased a second across the namespace; demands wait for it
- * @param sidelineAfter a ready item older than this (since enqueued) when dispatch reaches it moves
+ * @param sidelineAfter a ready item ready for longer than this (since it last became ready) when dispatch reaches it moves
  *     to its topic's backlog lane, served only when the fresh lane has nothing ready at its priority
  *     ({@code > 0}, whole milliseconds)
  * @param groups fair queueing among the namespace's group keys: weights and concurrency limits

@@ -401,7 +401,7 @@ public final class QueueClient implements AutoCloseable {
 
   /**
    * Gives the item back as failed (one attempt used): ready again after the options' delay, or
-   * dead-lettered when asked or when its attempts are used up (the outcome's detail says so).
+   * dead-lettered when asked or when its attempts are used up (the outcome's {@code deadLetterReason} says so).
    */
   public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
     return nack(id, leaseId, options, false);

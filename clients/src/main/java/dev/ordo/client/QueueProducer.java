@@ -15,6 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -164,11 +167,12 @@ public final class QueueProducer implements AutoCloseable {
 
   /** Null when the namespace's backlog has room, waiting up to {@code waitMs} for it; else why not. */
   private BacklogFullException awaitRoom(String namespace, long waitMs) {
+    long deadline = System.nanoTime() + waitMs * 1_000_000;
+    awaitFirstRead(waitMs);
     BacklogFullException full = backlogFull(namespace);
     if (full == null || waitMs <= 0) {
       return full;
     }
-    long deadline = System.nanoTime() + waitMs * 1_000_000;
     try {
       while (full != null) {
         long left = (deadline - System.nanoTime()) / 1_000_000;
@@ -182,6 +186,29 @@ public final class QueueProducer implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     return full;
+  }
+
+  /**
+   * A new producer knows no backlog and no policy until its reader has read the stats and policies as
+   * far as they went when it started: until then, within the enqueue's own wait, it waits for that
+   * rather than take every item. When the wait is 0 or runs out first, the item goes: over its
+   * namespace's limit it waits in OVERFLOW, never lost.
+   */
+  private void awaitFirstRead(long waitMs) {
+    if (!readsStats) {
+      return;
+    }
+    CompletableFuture<Void> read = stats().view().caughtUp();
+    if (read.isDone() || waitMs <= 0) {
+      return;
+    }
+    try {
+      read.get(waitMs, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // the limits as far as they are known
+    }
   }
 
   private BacklogFullException backlogFull(String namespace) {

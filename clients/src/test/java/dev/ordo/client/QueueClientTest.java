@@ -336,6 +336,71 @@ class QueueClientTest {
     ackAll(dequeueUntil("other", "t", 1));
   }
 
+  @Test
+  void aProducerWaitsMaxBlockMsAtAPolicysBacklogLimitThenThrowsAndGoesOnOnceThereIsRoom() throws Exception {
+    try (NamespaceAdmin admin = new NamespaceAdmin(Map.of("bootstrap.servers", queue.kafka.bootstrapServers()),
+        queue.topics.cluster())) {
+      admin.set("capped", new NamespacePolicy(null, null, 2L, null, null));
+    }
+    Map<String, Object> shortWait = queue.producerConfig();
+    shortWait.put("producer.max.block.ms", 1_500);
+    Map<String, Object> longWait = queue.producerConfig();
+    longWait.put("producer.max.block.ms", 60_000);
+    Set<String> enqueued = new HashSet<>();
+    try (QueueProducer impatient = new QueueProducer(shortWait);
+         QueueProducer patient = new QueueProducer(longWait)) {
+      impatient.enqueueAll(List.of(item("capped", "t", 0, "a").build(), item("capped", "t", 0, "b").build()))
+          .get(10, TimeUnit.SECONDS);
+      enqueued.addAll(List.of("a", "b"));
+      // Once the producer has read the policy and the stats show the backlog at its limit, a plain
+      // enqueue (no wait of its own) waits max.block.ms for room and then fails with
+      // BacklogFullException. Until then enqueues still go through: they are counted.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      BacklogFullException refused = null;
+      long waitedNanos = 0;
+      while (refused == null) {
+        assertTrue(System.nanoTime() < deadline, "no refusal within 30 s; enqueued " + enqueued);
+        String payload = "x" + enqueued.size();
+        long start = System.nanoTime();
+        try {
+          impatient.enqueue(item("capped", "t", 0, payload).build()).get(10, TimeUnit.SECONDS);
+          enqueued.add(payload);
+        } catch (ExecutionException e) {
+          assertInstanceOf(BacklogFullException.class, e.getCause());
+          refused = (BacklogFullException) e.getCause();
+          waitedNanos = System.nanoTime() - start;
+        }
+      }
+      // (whole milliseconds: a millisecond less than the 1,500 can be the rounding)
+      assertTrue(waitedNanos >= TimeUnit.MILLISECONDS.toNanos(1_450),
+          "it waited max.block.ms for room before giving up: " + waitedNanos / 1_000_000 + " ms");
+      assertTrue(refused.getMessage().contains("capped"), refused.getMessage());
+      // An enqueue waiting for room goes through once items leave the backlog.
+      CompletableFuture<ItemId> waiting = CompletableFuture.supplyAsync(
+          () -> patient.enqueue(item("capped", "t", 0, "late").build()).join());
+      await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> !waiting.isDone());
+      Set<String> delivered = new HashSet<>();
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        for (DeliveredItem i : client.dequeue("capped", Map.of("t", 1), Duration.ofMillis(500)).get(10, TimeUnit.SECONDS)) {
+          assertTrue(delivered.add(StandardCharsets.UTF_8.decode(i.getPayload()).toString()), "delivered twice: " + i);
+          assertEquals(OutcomeResult.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).getResult());
+        }
+        return waiting.isDone();
+      });
+      assertNotNull(waiting.get(1, TimeUnit.SECONDS));
+      enqueued.add("late");
+      // Everything that went through, each once; the refused item never.
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        for (DeliveredItem i : client.dequeue("capped", Map.of("t", 10), Duration.ofMillis(500)).get(10, TimeUnit.SECONDS)) {
+          assertTrue(delivered.add(StandardCharsets.UTF_8.decode(i.getPayload()).toString()), "delivered twice: " + i);
+          assertEquals(OutcomeResult.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).getResult());
+        }
+        return delivered.size() >= enqueued.size();
+      });
+      assertEquals(enqueued, delivered);
+    }
+  }
+
   // ---- helpers ----
 
   private static EnqueueRequest.Builder item(String namespace, String topic, int priority, String payload) {

@@ -42,7 +42,8 @@ public final class StatsReader implements AutoCloseable {
     }
     consumer.assign(all);
     consumer.seekToBeginning(all);
-    view.start(consumer, parts, METADATA_TIMEOUT);
+    // Caught up once the policies, too, are read as far as they went at the start.
+    view.start(consumer, all, METADATA_TIMEOUT);
     this.thread = new Thread(this::run, threadName);
     this.thread.setDaemon(true);
     this.thread.start();

@@ -125,11 +125,20 @@ class NamespaceApiTest {
     assertEquals(4.0, put.json().get("admissionRate").get("perSecond").asDouble());
     assertEquals(1, put.json().get("admissionRate").get("burst").asLong());
     await().atMost(Duration.ofSeconds(30)).until(() -> server.get("/v1/namespaces/tenant-c/policy").status() == 200);
+    String last = null;
     for (int i = 0; i < 12; i++) {
       Reply r = server.post("/v1/namespaces/tenant-c/topics/surge/items", Map.of("payload", "s" + i));
       assertEquals(201, r.status(), r::text);
+      last = r.json().get("id").asText();
     }
-    // The topic's stats show what waits; an item look-up shows its state.
+    // An item look-up shows the state of the last one, which waits longest (about 3 s at 4/s, burst 1).
+    String lastId = last;
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+      Reply item = server.get("/v1/items/" + lastId);
+      assertEquals(200, item.status(), item::text);
+      assertEquals("OVERFLOW", item.json().get("state").asText(), item::text);
+    });
+    // The topic's stats show what waits.
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       JsonNode topic = server.get("/v1/namespaces/tenant-c/topics").json().get("topics").get(0);
       assertEquals(12, topic.get("ready").asLong() + topic.get("overflow").asLong(), topic::toString);
