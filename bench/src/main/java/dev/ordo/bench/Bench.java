@@ -106,7 +106,7 @@ public final class Bench {
     dev.ordo.bench.internal.HttpScenario.Result[] httpNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     SurgePlan surgePlan = SurgePlan.of(options.surge().tenantARate(), options.surge().seconds(),
-        options.surge().calmSeconds());
+        options.surge().calmSeconds(), options.surge().tenantBSharePercent() / 100.0);
     SurgeScenario.Result[] surgeWithout = new SurgeScenario.Result[rounds];
     SurgeScenario.Result[] surgeWith = new SurgeScenario.Result[rounds];
     OrdoScenarios.EndToEnd[] costWithout = new OrdoScenarios.EndToEnd[rounds];

@@ -113,12 +113,28 @@ public record BenchOptions(
    * @param tenantARate items a second tenant A offers throughout
    * @param seconds how long B's surge lasts
    * @param calmSeconds how long each measured phase before and after the surge lasts
+   * @param tenantBSharePercent B's admission (and dispatch) rate under its policy, in percent of the
+   *     capacity A leaves spare
    */
-  public record Surge(int tenantARate, int seconds, int calmSeconds) {
+  public record Surge(int tenantARate, int seconds, int calmSeconds, int tenantBSharePercent) {
+    /** B's policy admits a tenth of the capacity A leaves spare, unless told otherwise. */
+    public static final int DEFAULT_B_SHARE_PERCENT = 10;
+
     public Surge {
       positive("--surge-rate", tenantARate);
       positive("--surge-seconds", seconds);
       positive("--surge-calm-seconds", calmSeconds);
+      if (tenantBSharePercent < 1 || tenantBSharePercent > 100) {
+        throw new IllegalArgumentException("--surge-b-share must be 1..100 (percent), got " + tenantBSharePercent);
+      }
+    }
+
+    public Surge(int tenantARate, int seconds, int calmSeconds) {
+      this(tenantARate, seconds, calmSeconds, DEFAULT_B_SHARE_PERCENT);
+    }
+
+    Surge withTenantBSharePercent(int percent) {
+      return new Surge(tenantARate, seconds, calmSeconds, percent);
     }
   }
 
@@ -162,6 +178,8 @@ public record BenchOptions(
       "                     tenant B dumps 10x the capacity (default 1000; 200 quick)\n" +
       "  --surge-seconds N  surge: how long B's surge lasts (default 30; 5 quick)\n" +
       "  --surge-calm-seconds N  surge: the phases measured before and after it (default 20; 5 quick)\n" +
+      "  --surge-b-share PCT  surge: B's admission and dispatch rate under its policy, in percent of\n" +
+      "                     the capacity A leaves spare (default 10)\n" +
       "  --fair-backlog N   fairness: Bob's items ahead of Alice's, on her partition (default 200k; 50k quick)\n" +
       "  --fair-baseline N  fairness: Alice's items on an empty queue, 1 per 100 ms (default 50; 20 quick)\n" +
       "  --fair-weighted N  fairness: items of each group of the 3:1 weights (default 10k; 2k quick)\n" +
@@ -273,11 +291,13 @@ public record BenchOptions(
         case "--latency-seconds" -> o.withLatencySeconds(intValue(flag, value));
         case "--warm-up-seconds" -> o.withWarmUpSeconds(intValue(flag, value));
         case "--scenarios" -> o.withScenarios(scenarios(value));
-        case "--surge-rate" -> o.withSurge(new Surge(intValue(flag, value), o.surge().seconds(), o.surge().calmSeconds()));
+        case "--surge-rate" -> o.withSurge(new Surge(intValue(flag, value), o.surge().seconds(), o.surge().calmSeconds(),
+            o.surge().tenantBSharePercent()));
         case "--surge-seconds" -> o.withSurge(new Surge(o.surge().tenantARate(), intValue(flag, value),
-            o.surge().calmSeconds()));
+            o.surge().calmSeconds(), o.surge().tenantBSharePercent()));
         case "--surge-calm-seconds" -> o.withSurge(new Surge(o.surge().tenantARate(), o.surge().seconds(),
-            intValue(flag, value)));
+            intValue(flag, value), o.surge().tenantBSharePercent()));
+        case "--surge-b-share" -> o.withSurge(o.surge().withTenantBSharePercent(intValue(flag, value)));
         case "--fair-backlog" -> o.withFairness(new Fairness(intValue(flag, value), o.fairness().baselineItems(),
             o.fairness().weightedItems(), o.fairness().groupKeys()));
         case "--fair-baseline" -> o.withFairness(new Fairness(o.fairness().backlog(), intValue(flag, value),

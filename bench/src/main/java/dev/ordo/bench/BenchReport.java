@@ -517,6 +517,7 @@ public record BenchReport(
     opts.put("surgeRate", options.surge().tenantARate());
     opts.put("surgeSeconds", options.surge().seconds());
     opts.put("surgeCalmSeconds", options.surge().calmSeconds());
+    opts.put("surgeTenantBSharePercent", options.surge().tenantBSharePercent());
     opts.put("fairBacklog", options.fairness().backlog());
     opts.put("fairBaseline", options.fairness().baselineItems());
     opts.put("fairWeighted", options.fairness().weightedItems());

@@ -64,6 +64,11 @@ class BenchOptionsTest {
     BenchOptions o = BenchOptions.parse("--surge-seconds", "7", "--quick", "--surge-rate=1k", "--surge-calm-seconds", "3");
     assertEquals(new BenchOptions.Surge(1_000, 7, 3), o.surge());
     assertEquals(o.surge(), o.withRounds(2).withScenarios(EnumSet.of(Scenario.COST)).surge(), "kept by the other withers");
+    assertEquals(10, o.surge().tenantBSharePercent(), "B is admitted a tenth of the spare capacity by default");
+    assertEquals(new BenchOptions.Surge(1_000, 7, 3, 50),
+        BenchOptions.parse("--surge-b-share", "50", "--surge-seconds", "7", "--surge-calm-seconds", "3").surge());
+    assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--surge-b-share", "0"));
+    assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--surge-b-share", "101"));
   }
 
   @Test

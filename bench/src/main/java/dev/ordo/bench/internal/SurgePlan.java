@@ -18,7 +18,8 @@ import java.time.Duration;
  *
  * <p>The policies, when the run sets them:
  * <ul>
- *   <li>B: an admission rate of half the capacity A leaves spare, with a burst of a tenth of a
+ *   <li>B: an admission rate of {@link #tenantBShare} of the capacity A leaves spare (by default a
+ *       tenth, {@link #DEFAULT_TENANT_B_SHARE}), with a burst of a tenth of a
  *       second's worth (a whole second's burst would hand the fleet a quarter of a second of B's
  *       work at once when the surge starts); a backlog limit of two seconds of the fleet's
  *       capacity, at which B's producer is refused; items older than {@link #B_SIDELINE_AFTER}
@@ -37,12 +38,13 @@ import java.time.Duration;
  * @param capacity items a second the fleet can work on: {@code workers / SERVICE}
  * @param tenantBRate items a second B offers during its surge: 10 times the capacity
  * @param inFlight items each tenant's lease consumer may hold (leased, waiting for a worker or worked on)
+ * @param tenantBShare the part of the capacity A leaves spare that B's policy admits (and leases) a second
  * @param warmUp A alone before the measured phases, not counted
  * @param calm the phase before the surge, and the one after it
  * @param surge how long B offers its rate
  */
 public record SurgePlan(double tenantARate, int workers, double capacity, double tenantBRate, int inFlight,
-    Duration warmUp, Duration calm, Duration surge) {
+    double tenantBShare, Duration warmUp, Duration calm, Duration surge) {
   /** Each fleet worker's time per item (a handler that waits, not one that burns a shared core). */
   public static final Duration SERVICE = Duration.ofMillis(20);
   /** The consumers' capacity over A's rate. */
@@ -53,6 +55,14 @@ public record SurgePlan(double tenantARate, int workers, double capacity, double
   public static final Duration WARM_UP = Duration.ofSeconds(2);
   /** A's admission rate over its offered rate: generous, see the class comment. */
   public static final double A_ADMISSION_OVER_RATE = 10;
+  /**
+   * B's admission rate over the capacity A leaves spare, by default. Half of it (the first choice)
+   * kept A's items out of B's backlog but added B's admitted items' work (OVERFLOW, admission,
+   * sideline, lease, ack: more steps than A's) to the queue's two cores, shared with the broker and
+   * the clients here, and A's p99 during the surge grew 4 to 9 times; a tenth of it, 1.2 times
+   * (docs/benchmarks.md, "the share B is admitted").
+   */
+  public static final double DEFAULT_TENANT_B_SHARE = 0.1;
   /** B's ready items older than this go to their topic's backlog lane. */
   public static final Duration B_SIDELINE_AFTER = Duration.ofSeconds(3);
 
@@ -61,26 +71,34 @@ public record SurgePlan(double tenantARate, int workers, double capacity, double
 
   /** The plan for A offering {@code tenantARate} items a second, phases of {@code calmSeconds} around a surge of {@code surgeSeconds}. */
   public static SurgePlan of(int tenantARate, int surgeSeconds, int calmSeconds) {
+    return of(tenantARate, surgeSeconds, calmSeconds, DEFAULT_TENANT_B_SHARE);
+  }
+
+  /** {@link #of(int, int, int)} with B's policy admitting {@code tenantBShare} (0..1] of the capacity A leaves spare. */
+  public static SurgePlan of(int tenantARate, int surgeSeconds, int calmSeconds, double tenantBShare) {
     if (tenantARate < 1 || surgeSeconds < 1 || calmSeconds < 1) {
       throw new IllegalArgumentException("rate and phases must be at least 1, got " + tenantARate + ", "
           + surgeSeconds + ", " + calmSeconds);
+    }
+    if (!(tenantBShare > 0 && tenantBShare <= 1)) {
+      throw new IllegalArgumentException("B's share must be in (0, 1], got " + tenantBShare);
     }
     double serviceSeconds = SERVICE.toNanos() / 1e9;
     int workers = (int) Math.max(1, Math.round(CAPACITY_OVER_A * tenantARate * serviceSeconds));
     double capacity = workers / serviceSeconds;
     int inFlight = (int) Math.max(10, Math.ceil(capacity / 4));
-    return new SurgePlan(tenantARate, workers, capacity, SURGE_OVER_CAPACITY * capacity, inFlight, WARM_UP,
+    return new SurgePlan(tenantARate, workers, capacity, SURGE_OVER_CAPACITY * capacity, inFlight, tenantBShare, WARM_UP,
         Duration.ofSeconds(calmSeconds), Duration.ofSeconds(surgeSeconds));
   }
 
   /**
-   * B's policy: admission at half the capacity A leaves spare, a backlog limit, sidelining, and a
+   * B's policy: admission at {@link #tenantBShare} of the capacity A leaves spare, a backlog limit, sidelining, and a
    * dispatch rate equal to the admission rate: without it B's consumer leased its whole in-flight
    * window at once, and the fleet's queue held that many of B's items ahead of A's (A's p99 during
    * the surge 4.1 × before at full size).
    */
   public NamespacePolicy tenantBPolicy() {
-    double admission = Math.max(1, (capacity - tenantARate) / 2);
+    double admission = Math.max(1, (capacity - tenantARate) * tenantBShare);
     Rate rate = new Rate(admission, (long) Math.max(1, Math.ceil(admission / 10)));
     return new NamespacePolicy(null, rate, (long) Math.max(1, Math.ceil(2 * capacity)), rate, B_SIDELINE_AFTER);
   }

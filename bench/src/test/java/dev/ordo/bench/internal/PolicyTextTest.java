@@ -10,7 +10,7 @@ class PolicyTextTest {
   @Test
   void policiesAreDescribedByTheirLimits() {
     assertEquals("admission 500/s (burst 50), maxBacklog 4,000, dispatch 500/s (burst 50), sidelineAfter 3 s",
-        PolicyText.describe(SurgePlan.of(1_000, 30, 20).tenantBPolicy()));
+        PolicyText.describe(SurgePlan.of(1_000, 30, 20, 0.5).tenantBPolicy()));
     assertEquals("admission 1,000,000,000/s (burst 1,000,000,000), maxBacklog 1,000,000,000,000,"
         + " dispatch 1,000,000,000/s (burst 1,000,000,000), sidelineAfter 3,600 s",
         PolicyText.describe(OrdoScenarios.UNBOUND_POLICY));

@@ -35,8 +35,8 @@ class SurgePlanTest {
   void bIsAdmittedBelowWhatALeavesSpareAndRefusedAtTwoSecondsOfCapacity() {
     SurgePlan p = SurgePlan.of(1_000, 30, 20);
     NamespacePolicy b = p.tenantBPolicy();
-    assertEquals(500, b.admissionRate().perSecond(), 1e-9);
-    assertEquals(50, b.admissionRate().burst());
+    assertEquals(100, b.admissionRate().perSecond(), 1e-9, "a tenth of the 1,000 items/s A leaves spare");
+    assertEquals(10, b.admissionRate().burst());
     assertTrue(p.tenantARate() + b.admissionRate().perSecond() < p.capacity(), "A and admitted B fit in the fleet");
     assertEquals(4_000L, b.maxBacklog());
     assertEquals(SurgePlan.B_SIDELINE_AFTER, b.sidelineAfter());
@@ -46,6 +46,16 @@ class SurgePlanTest {
     assertEquals(10 * p.tenantARate(), a.admissionRate().perSecond(), 1e-9, "A's admission never binds");
     assertTrue(a.maxBacklog() >= 10 * p.tenantARate());
     assertNull(a.sidelineAfter());
+  }
+
+  @Test
+  void bsShareOfTheSpareCapacityIsItsAdmissionAndDispatchRate() {
+    NamespacePolicy b = SurgePlan.of(1_000, 30, 20, 0.5).tenantBPolicy();
+    assertEquals(500, b.admissionRate().perSecond(), 1e-9);
+    assertEquals(50, b.admissionRate().burst());
+    assertEquals(b.admissionRate(), b.dispatchRate());
+    assertThrows(IllegalArgumentException.class, () -> SurgePlan.of(1_000, 30, 20, 0));
+    assertThrows(IllegalArgumentException.class, () -> SurgePlan.of(1_000, 30, 20, 1.5));
   }
 
   @Test
