@@ -2,6 +2,7 @@ package dev.ordo.client;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -334,6 +335,27 @@ class QueueClientTest {
     }
     ackAll(dequeueUntil("full", "t", 3));
     ackAll(dequeueUntil("other", "t", 1));
+  }
+
+  @Test
+  void theNamespaceAdminSetsReplacesReadsAndDeletesAPolicy() {
+    try (NamespaceAdmin admin = new NamespaceAdmin(Map.of("bootstrap.servers", queue.kafka.bootstrapServers()),
+        queue.topics.cluster())) {
+      NamespacePolicy first = new NamespacePolicy(new NamespacePolicy.Defaults(60_000L, null, 3, false, 1_024),
+          new NamespacePolicy.Rate(50, 5), 1_000L, new NamespacePolicy.Rate(20, 2), Duration.ofSeconds(30),
+          new NamespacePolicy.Groups(4, Map.of("big", 8), Map.of("big", 3.0)));
+      admin.set("admin-ns", first);
+      assertEquals(java.util.Optional.of(first), admin.get("admin-ns"));
+      NamespacePolicy second = new NamespacePolicy(null, null, 10L, null, null);
+      admin.set("admin-ns", second);
+      assertEquals(java.util.Optional.of(second), admin.get("admin-ns"), "a set replaces the whole policy");
+      assertEquals(second, admin.all().get("admin-ns"));
+      admin.delete("admin-ns");
+      assertEquals(java.util.Optional.empty(), admin.get("admin-ns"));
+      assertFalse(admin.all().containsKey("admin-ns"));
+      assertThrows(IllegalArgumentException.class, () -> admin.set("admin-ns", null));
+      assertThrows(IllegalArgumentException.class, () -> admin.set("bad\u0001name", second));
+    }
   }
 
   @Test
