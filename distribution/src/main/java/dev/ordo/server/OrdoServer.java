@@ -95,6 +95,7 @@ public final class OrdoServer implements AutoCloseable {
     try {
       stateDir = StateDir.open(config.stateDir());
       http = RoutingHttpServer.start(config.httpHost(), config.httpPort());
+      http.starting(true);
       http.get("/health", request -> health());
       ServerMetrics.register(meters, http);
       checkNotClosing();
@@ -139,6 +140,7 @@ public final class OrdoServer implements AutoCloseable {
         state = State.RUNNING;
         startingThread = null;
       }
+      http.starting(false);
       LOG.info("Ordo started in {} ms", startDuration.toMillis());
     } catch (RuntimeException e) {
       LOG.debug("Start failed", e);

@@ -64,6 +64,8 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private final List<Route> routes = new CopyOnWriteArrayList<>();
   /** Asked before a route's handler with the request's path: a response to answer instead, or null. */
   private volatile java.util.function.Function<String, HttpResponse> gate = path -> null;
+  /** While true, a request no route matches may be for one not registered yet: 503, not 404. */
+  private volatile boolean starting;
 
   private RoutingHttpServer(HttpServer server, ExecutorService executor) {
     this.server = server;
@@ -136,6 +138,15 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
    */
   public void gate(java.util.function.Function<String, HttpResponse> gate) {
     this.gate = gate == null ? path -> null : gate;
+  }
+
+  /**
+   * While {@code starting}, a request that no route matches answers 503 "starting" with
+   * {@code Retry-After: 1} instead of 404: the server binds its port before its components have
+   * registered their routes, and a client or health check must not take a 404 for "no such API".
+   */
+  public void starting(boolean starting) {
+    this.starting = starting;
   }
 
   @Override
@@ -249,6 +260,10 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     if (!allowed.isEmpty()) {
       return HttpResponse.error(405, "method " + method + " not allowed on " + rawPath + "; allowed: " + allowed)
           .withHeader("Allow", String.join(", ", allowed));
+    }
+    if (starting) {
+      return HttpResponse.error(503, "the server is starting: " + method + " " + rawPath + " is not ready yet")
+          .withHeader("Retry-After", "1");
     }
     return HttpResponse.error(404, "no such endpoint: " + method + " " + rawPath);
   }

@@ -134,6 +134,21 @@ class RoutingHttpServerTest {
   }
 
   @Test
+  void whileStartingAnUnknownPathIsNotReadyYetRatherThanMissing() throws Exception {
+    server.starting(true);
+    server.get("/health", r -> HttpResponse.ok(Map.of("status", "STARTING")));
+    var early = send("GET", "/v1/later", null);
+    assertEquals(503, early.statusCode());
+    assertEquals("1", early.headers().firstValue("retry-after").orElseThrow());
+    assertTrue(early.body().contains("starting"), early.body());
+    assertEquals(200, send("GET", "/health", null).statusCode(), "registered routes answer meanwhile");
+    server.get("/v1/later", r -> HttpResponse.ok(Map.of("ok", true)));
+    server.starting(false);
+    assertEquals(200, send("GET", "/v1/later", null).statusCode());
+    assertEquals(404, send("GET", "/v1/never", null).statusCode());
+  }
+
+  @Test
   void refusesDuplicateRoutes() {
     server.get("/items/{id}", r -> HttpResponse.ok("a"));
     assertThrows(IllegalArgumentException.class, () -> server.get("/items/{other}", r -> HttpResponse.ok("b")));
