@@ -90,6 +90,8 @@ class NamespaceApiTest {
     for (String[] c : new String[][] {
         {"{\"defaults\": {\"leaseMs\": 0}}", "defaults.leaseMs"},
         {"{\"defaults\": {\"maxAttempts\": 0}}", "defaults.maxAttempts"},
+        {"{\"defaults\": {\"ttlMs\": 0}}", "defaults.ttlMs"},
+        {"{\"defaults\": {\"maxPayloadBytes\": -1}}", "defaults.maxPayloadBytes"},
         {"{\"defaults\": {\"atMostOnce\": \"yes\"}}", "defaults.atMostOnce"},
         {"{\"defaults\": {\"leasems\": 5}}", "leasems"},
         {"{\"defaultz\": {}}", "defaultz"},
@@ -101,6 +103,7 @@ class NamespaceApiTest {
         {"{\"maxBacklog\": 0}", "maxBacklog"},
         {"{\"maxBacklog\": 1.5}", "maxBacklog"},
         {"{\"dispatchRate\": {\"perSecond\": -1}}", "dispatchRate.perSecond"},
+        {"{\"dispatchRate\": {\"perSecond\": 10, \"burst\": 0}}", "dispatchRate.burst"},
         {"{\"sidelineAfterMs\": 0}", "sidelineAfterMs"},
         {"{\"groupWeights\": {\"a\": 0}}", "groupWeights.a"},
         {"{\"groupWeights\": [2]}", "groupWeights must be an object"},
