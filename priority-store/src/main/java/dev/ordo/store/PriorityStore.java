@@ -60,7 +60,7 @@ public final class PriorityStore implements QueueView {
   private static final Bytes ITEMS_HIGH_WATER_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'h'});
   private static final byte[] EMPTY = new byte[0];
   /** Keys of a topic's ready (and age) range held on the heap; see {@link HeadCache}. */
-  private static final int HEAD_CAPACITY = 2_048;
+  static final int HEAD_CAPACITY = 2_048;
   /** The heap budget of {@link #decoded} when none is given: about 7,000 items of 200-byte payloads. */
   public static final long DEFAULT_DECODED_BYTES = 4L << 20;
   /** Index writes held back at most before they are applied in one batch; see {@link IndexWrites}. */
