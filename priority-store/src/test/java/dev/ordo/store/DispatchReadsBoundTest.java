@@ -22,13 +22,6 @@ import java.util.stream.LongStream;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
@@ -391,12 +384,11 @@ class DispatchReadsBoundTest {
   }
 
   /** A store that counts what it hands out: each point get, and each entry its iterators yield. */
-  private static final class CountingKv implements KeyValueStore<Bytes, byte[]> {
-    private final KeyValueStore<Bytes, byte[]> inner;
+  private static final class CountingKv extends ForwardingKv {
     private final Counter counter;
 
     CountingKv(KeyValueStore<Bytes, byte[]> inner, Counter counter) {
-      this.inner = inner;
+      super(inner);
       this.counter = counter;
     }
 
@@ -459,70 +451,15 @@ class DispatchReadsBoundTest {
     }
 
     @Override
-    public void put(Bytes key, byte[] value) {
-      inner.put(key, value);
-    }
-
-    @Override
     public byte[] putIfAbsent(Bytes key, byte[] value) {
       counter.got(key); // returns the old value: a read
       return inner.putIfAbsent(key, value);
     }
 
     @Override
-    public void putAll(List<KeyValue<Bytes, byte[]>> entries) {
-      inner.putAll(entries);
-    }
-
-    @Override
     public byte[] delete(Bytes key) {
       counter.got(key); // returns the old value: a read
       return inner.delete(key);
-    }
-
-    @Override
-    public long approximateNumEntries() {
-      return inner.approximateNumEntries();
-    }
-
-    @Override
-    public String name() {
-      return inner.name();
-    }
-
-    @Override
-    public void init(StateStoreContext context, StateStore root) {
-      inner.init(context, root);
-    }
-
-    @Override
-    public void flush() {
-      inner.flush();
-    }
-
-    @Override
-    public void close() {
-      inner.close();
-    }
-
-    @Override
-    public boolean persistent() {
-      return inner.persistent();
-    }
-
-    @Override
-    public boolean isOpen() {
-      return inner.isOpen();
-    }
-
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-      return inner.query(query, positionBound, config);
-    }
-
-    @Override
-    public Position getPosition() {
-      return inner.getPosition();
     }
   }
 }

@@ -2,17 +2,8 @@ package dev.ordo.store;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -21,8 +12,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * the changelog. It also records the batches written through {@link #putAll}, in order, and every
  * write that reached the inner store, in order ({@link #log}: what the store's changelog would hold).
  */
-final class LossyKv implements KeyValueStore<Bytes, byte[]> {
-  private final KeyValueStore<Bytes, byte[]> inner;
+final class LossyKv extends ForwardingKv {
   boolean losing;
   /** Every batch of {@link #putAll} that reached the inner store. */
   final List<List<KeyValue<Bytes, byte[]>>> batches = new ArrayList<>();
@@ -30,7 +20,7 @@ final class LossyKv implements KeyValueStore<Bytes, byte[]> {
   final List<KeyValue<Bytes, byte[]>> log = new ArrayList<>();
 
   LossyKv(KeyValueStore<Bytes, byte[]> inner) {
-    this.inner = inner;
+    super(inner);
   }
 
   @Override
@@ -69,70 +59,5 @@ final class LossyKv implements KeyValueStore<Bytes, byte[]> {
     }
     log.add(KeyValue.pair(key, null));
     return inner.delete(key);
-  }
-
-  @Override
-  public byte[] get(Bytes key) {
-    return inner.get(key);
-  }
-
-  @Override
-  public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
-    return inner.range(from, to);
-  }
-
-  @Override
-  public KeyValueIterator<Bytes, byte[]> all() {
-    return inner.all();
-  }
-
-  @Override
-  public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS serializer) {
-    return inner.prefixScan(prefix, serializer);
-  }
-
-  @Override
-  public long approximateNumEntries() {
-    return inner.approximateNumEntries();
-  }
-
-  @Override
-  public String name() {
-    return inner.name();
-  }
-
-  @Override
-  public void init(StateStoreContext context, StateStore root) {
-    inner.init(context, root);
-  }
-
-  @Override
-  public void flush() {
-    inner.flush();
-  }
-
-  @Override
-  public void close() {
-    inner.close();
-  }
-
-  @Override
-  public boolean persistent() {
-    return inner.persistent();
-  }
-
-  @Override
-  public boolean isOpen() {
-    return inner.isOpen();
-  }
-
-  @Override
-  public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-    return inner.query(query, positionBound, config);
-  }
-
-  @Override
-  public Position getPosition() {
-    return inner.getPosition();
   }
 }
