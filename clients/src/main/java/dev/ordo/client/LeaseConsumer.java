@@ -369,13 +369,17 @@ public final class LeaseConsumer implements AutoCloseable {
       return; // the same lease twice: it is being worked on
     }
     Job job = new Job(item, record.partition(), record.timestamp(), now, heartbeatFraction);
+    boolean taken;
     synchronized (admission) {
-      if (state.get() != State.RUNNING || jobs.size() >= maxInFlight) {
-        counters.released.incrementAndGet();
-        client.releaseQuietly(item);
-        return;
+      taken = state.get() == State.RUNNING && jobs.size() < maxInFlight;
+      if (taken) {
+        jobs.put(job.key(), job);
       }
-      jobs.put(job.key(), job);
+    }
+    if (!taken) {
+      counters.released.incrementAndGet();
+      client.releaseQuietly(item);
+      return;
     }
     inFlightByPartition.computeIfAbsent(job.partition(), p -> new AtomicInteger()).incrementAndGet();
     counters.delivered.incrementAndGet();
