@@ -4,12 +4,14 @@ import dev.ordo.bench.Bench;
 import dev.ordo.bench.BenchOptions;
 import dev.ordo.server.OrdoServer;
 import dev.ordo.server.ServerConfig;
+import dev.ordo.server.ServerSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.logging.log4j.Level;
@@ -100,11 +102,18 @@ final class BenchCommand implements Callable<Integer> {
    * (queue, delay tiers, HTTP API) with their defaults, an HTTP port of its own, state in a
    * temporary directory.
    */
+  static final String SERVER_SETTING_PREFIX = "ordo.bench.server.";
+
   static dev.ordo.bench.HttpFrontEnd.Running httpServer(String bootstrap, String cluster, int partitions)
       throws IOException {
     Path dir = Files.createTempDirectory("ordo-bench-http-");
+    // Experiments: -Dordo.bench.server.<key>=<value> is a setting of this server, as in its --config
+    // (the -Dordo.bench.queue.* and streams.* of the bench's own queues do not reach it).
+    Map<String, String> settings = new java.util.TreeMap<>();
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SERVER_SETTING_PREFIX))
+        .forEach(k -> settings.put(k.substring(SERVER_SETTING_PREFIX.length()), System.getProperty(k)));
     ServerConfig config = ServerConfig.builder().bootstrapServers(bootstrap).cluster(cluster).partitions(partitions)
-        .stateDir(dir).httpPort(0).build();
+        .stateDir(dir).httpPort(0).settings(ServerSettings.of(settings, "-D" + SERVER_SETTING_PREFIX + "*")).build();
     OrdoServer server = new OrdoServer(config, dev.ordo.server.Components.standard());
     try {
       server.start();
