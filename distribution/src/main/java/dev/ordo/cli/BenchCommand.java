@@ -97,13 +97,14 @@ final class BenchCommand implements Callable<Integer> {
     Integer run(String bootstrap) throws Exception;
   }
 
+  /** Experiments: {@code -Dordo.bench.server.<key>=<value>} sets {@code <key>} on the http scenario's server. */
+  static final String SERVER_SETTING_PREFIX = "ordo.bench.server.";
+
   /**
    * An {@code ordo server} on the bench's cluster for the http scenario: the standard components
    * (queue, delay tiers, HTTP API) with their defaults, an HTTP port of its own, state in a
    * temporary directory.
    */
-  static final String SERVER_SETTING_PREFIX = "ordo.bench.server.";
-
   static dev.ordo.bench.HttpFrontEnd.Running httpServer(String bootstrap, String cluster, int partitions)
       throws IOException {
     Path dir = Files.createTempDirectory("ordo-bench-http-");
