@@ -321,6 +321,21 @@ public final class PriorityStore implements QueueView {
    * Applies the index writes held on the heap to the index store now (reads of the store do it
    * anyway; this bounds how long they wait, and lets tools see them).
    */
+  /**
+   * The earliest time a timer of any kind may be due: the first lease timer's, and for the kinds
+   * kept in the index the time before which {@link #dueTimers} is known to find nothing (at most
+   * {@code Long.MIN_VALUE} when not yet known: a scan is needed).
+   */
+  public long nextTimerDue() {
+    long next = leaseTimers.isEmpty() ? Long.MAX_VALUE : leaseTimers.first().dueAt();
+    for (TimerKind kind : TimerKind.values()) {
+      if (kind != TimerKind.LEASE) {
+        next = Math.min(next, quietUntil[kind.ordinal()]);
+      }
+    }
+    return next;
+  }
+
   public void flushIndexWrites() {
     writes.flush();
   }

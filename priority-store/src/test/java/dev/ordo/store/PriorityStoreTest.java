@@ -188,6 +188,29 @@ class PriorityStoreTest {
   }
 
   @Test
+  void theNextTimerDueIsKnownOnceEachKindWasScannedAndComesForwardWithEveryNewTimer() {
+    assertEquals(Long.MIN_VALUE, store.nextTimerDue(), "the kinds in the index not scanned yet: unknown");
+    for (TimerKind kind : TimerKind.values()) {
+      store.dueTimers(kind, 0, 10);
+    }
+    assertEquals(Long.MAX_VALUE, store.nextTimerDue(), "scanned, and no timer at all");
+
+    put(1, stored(NS, "t", 0, ItemState.DELAYED, 500, null, null, new byte[0]));
+    assertEquals(500, store.nextTimerDue(), "a due time");
+    put(2, stored(NS, "t", 0, ItemState.LEASED, 0, 300L, null, new byte[0]));
+    assertEquals(300, store.nextTimerDue(), "a lease that runs out first");
+    StoredItem withTtl = stored(NS, "t", 0, ItemState.DELAYED, 900, null, 100L, new byte[0]);
+    put(3, withTtl);
+    assertEquals(100, store.nextTimerDue(), "a time to live before both");
+
+    assertEquals(List.of(new TimerEntry(TimerKind.TTL, 100, 3)), store.dueTimers(TimerKind.TTL, 200, 10));
+    assertTrue(store.nextTimerDue() <= 200, "a scan that found a due timer leaves the kind due until one finds none");
+    store.transition(3, withTtl, null);
+    assertEquals(List.of(), store.dueTimers(TimerKind.TTL, 200, 10));
+    assertEquals(300, store.nextTimerDue(), "the lease again, once the TTL scan found nothing");
+  }
+
+  @Test
   void aTimerDueBeforeAnEarlierScanIsStillFound() {
     put(1, stored(NS, "t", 0, ItemState.DELAYED, 100, null, null, new byte[0]));
     assertEquals(1, store.dueTimers(TimerKind.DUE, 100, 10).size());

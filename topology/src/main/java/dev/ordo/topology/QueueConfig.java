@@ -47,9 +47,11 @@ public final class QueueConfig extends AbstractConfig {
       + " never stored. Keep it equal to the producers' own " + "ordo.headers.max.bytes.";
 
   public static final String PUNCTUATE_MS_CONFIG = "ordo.punctuate.interval.ms";
-  private static final String PUNCTUATE_MS_DOC = "How often (wall clock) each partition scans its timers (delays,"
-      + " lease expiries, TTLs) from its checkpoint to now. Sets the lateness of delays and expiries; shorter costs"
-      + " more empty scans.";
+  private static final String PUNCTUATE_MS_DOC = "How often (wall clock) a partition scans its timers (delays,"
+      + " lease expiries, TTLs) while one may fall due within the next second, or time-driven work waits (an index"
+      + " rebuild, items in OVERFLOW, demand under a dispatch rate). Sets the lateness of delays and expiries. A"
+      + " partition with none of these ticks once per ordo.stats.interval.ms (at most a second), at the same instants"
+      + " as the instance's other partitions: Kafka Streams commits a partition after each tick (decisions D38).";
 
   public static final String STATS_MS_CONFIG = "ordo.stats.interval.ms";
   private static final String STATS_MS_DOC = "At most how often a changed topic's counts are published to"

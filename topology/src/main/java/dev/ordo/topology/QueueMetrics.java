@@ -56,12 +56,18 @@ public final class QueueMetrics {
   public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
   /** Records Kafka refused as too large for it (skipped under at-least-once; decisions D21). */
   public static final String PRODUCE_TOO_LARGE = "produce.too_large";
+  /**
+   * Timer runs (ticks) of the queue's tasks. Kafka Streams commits a task after each, so a quiet task
+   * takes one a second and the fine ones only while a timer is near or time-driven work waits (decisions D38).
+   */
+  public static final String TICKS = "ticks";
 
   /** Every counter above, for exporters. */
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
-      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE);
+      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
+      TICKS);
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
 

@@ -265,11 +265,12 @@ final class QueueDriver implements AutoCloseable {
   }
 
   /**
-   * Keys in the index store after the next punctuation (20 ms later), which applies the index writes
-   * the store holds back on the heap (writes undone before then never reach the store).
+   * Keys in the index store after the next tick, which applies the index writes the store holds back
+   * on the heap (writes undone before then never reach the store): a second later, since a quiet task
+   * takes only the coarse tick ({@code Ticks}).
    */
   List<byte[]> indexKeys() {
-    advance(Duration.ofMillis(20));
+    advance(Duration.ofMillis(1_000));
     List<byte[]> out = new ArrayList<>();
     org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> index =
         driver.getKeyValueStore(dev.ordo.store.PriorityStore.INDEX_STORE_NAME);

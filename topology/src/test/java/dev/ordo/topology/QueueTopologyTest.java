@@ -433,6 +433,45 @@ class QueueTopologyTest {
   }
 
   @Test
+  void aTaskQuietForSecondsStillTakesItsTimersOnTime() {
+    // Seconds ahead, beyond the coarse tick: the task takes only the coarse tick until a timer is
+    // near, then the fine one again (Ticks); neither the due time nor the lease may come a tick late.
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    String delayed = q.enqueue(item("t", 0).setDeliverAfter(q.now() + 4_321).build());
+    q.advance(Duration.ofMillis(4_311));
+    assertTrue(q.delivered().isEmpty(), "not before deliverAfter");
+    q.advance(Duration.ofMillis(30));
+    DeliveredItem d = one();
+    assertEquals(delayed, d.getItemId());
+
+    q.extend(d, 3_333);
+    long expiresAt = q.outcomes().get(0).getLeaseExpiresAt();
+    q.advance(Duration.ofMillis(expiresAt - q.now() - 10));
+    assertTrue(q.delivered().isEmpty(), "the lease holds until its expiry");
+    q.advance(Duration.ofMillis(40));
+    DeliveredItem again = one();
+    assertEquals(delayed, again.getItemId());
+    assertEquals(2, again.getAttempt(), "redelivered within a fine tick of the expiry");
+  }
+
+  @Test
+  void aQuietTaskTicksOnceASecondAndFinelyOnlyWhileATimerIsNear() {
+    q.enqueue(item("t", 0).build());
+    q.advance(Duration.ofSeconds(2));
+    long before = q.metrics.get(QueueMetrics.TICKS);
+    q.advance(Duration.ofSeconds(10));
+    long quiet = q.metrics.get(QueueMetrics.TICKS) - before;
+    assertTrue(quiet >= 9 && quiet <= 11, "the coarse tick alone, once a second (every 20 ms was 500): " + quiet);
+
+    q.enqueue(item("t", 0).setDeliverAfter(q.now() + 5_000).build());
+    before = q.metrics.get(QueueMetrics.TICKS);
+    q.advance(Duration.ofSeconds(10));
+    long withTimer = q.metrics.get(QueueMetrics.TICKS) - before;
+    assertTrue(withTimer >= 50 && withTimer <= 80,
+        "the fine tick in the second before the due time, the coarse one otherwise: " + withTimer);
+  }
+
+  @Test
   void ackDeletesTheItem() {
     String id = q.enqueue(item("t", 0).build());
     q.demand(ALICE, "t", 1);

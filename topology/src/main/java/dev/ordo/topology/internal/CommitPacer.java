@@ -12,11 +12,19 @@ package dev.ordo.topology.internal;
  * answering, and the dequeues that wait on it run out. The gap is therefore at least as long as the
  * last commit took: at most half the thread's time goes to commits it asked for.
  *
+ * <p>A commit's duration is measured from its first task's store flush to the thread's next record
+ * or tick, which comes at once on a busy thread. On a quiet one (its tasks take only the coarse tick,
+ * {@link Ticks}) the next record may come much later, so a measurement counts as at most twice the
+ * last one (and at least {@link #MIN_STEP_MS}): a real slowdown shows within a few commits, an idle
+ * pause after a commit does not hold the next waiting requester's commit back.
+ *
  * <p>Pure: the caller passes the stream time of the wall clock. Not thread-safe; one per thread.
  */
 public final class CommitPacer {
   private static final ThreadLocal<CommitPacer> OF_THREAD = ThreadLocal.withInitial(CommitPacer::new);
   private static final long LONG_AGO = Long.MIN_VALUE / 4;
+  /** A measurement counts as at most twice the last, and always as much as this (the old fine tick's bound). */
+  static final long MIN_STEP_MS = 20;
 
   private long askedAt = LONG_AGO;
   private long commitStartedAt = LONG_AGO;
@@ -55,12 +63,17 @@ public final class CommitPacer {
     }
   }
 
-  /** The thread processes again: a commit begun before has ended now. */
+  /**
+   * The thread processes again: a commit begun before has ended by now. It counts as having taken
+   * what was measured, but at most twice the last commit's duration (at least {@link #MIN_STEP_MS}),
+   * and as having ended that long after it began.
+   */
   public void working(long now) {
     if (committing) {
       committing = false;
-      commitEndedAt = now;
-      lastCommitMs = Math.max(0, now - commitStartedAt);
+      long measured = Math.max(0, now - commitStartedAt);
+      lastCommitMs = Math.min(measured, Math.max(2 * lastCommitMs, MIN_STEP_MS));
+      commitEndedAt = commitStartedAt + lastCommitMs;
     }
   }
 

@@ -72,6 +72,8 @@ public final class DemandBook {
   }
 
   private final LinkedHashMap<String, Open> open = new LinkedHashMap<>();
+  /** No open demand expires before this (a lower bound: a refreshed demand may have moved on). */
+  private long earliestExpiry = Long.MAX_VALUE;
 
   /** Opens, refreshes or adds to a requester's demand. Counts of 0 or less are ignored. */
   public Open put(Requester requester, String namespace, Map<String, Integer> topics, long expiresAt, boolean replace) {
@@ -95,6 +97,7 @@ public final class DemandBook {
     Open demand = new Open(requester, namespace, remaining, expiresAt, urgent);
     if (!demand.satisfied()) {
       open.put(key, demand);
+      earliestExpiry = Math.min(earliestExpiry, expiresAt);
     }
     return demand;
   }
@@ -130,13 +133,26 @@ public final class DemandBook {
   /** Drops the demands whose expiry is at or before {@code now}; returns how many. */
   public int expire(long now) {
     int n = 0;
+    long earliest = Long.MAX_VALUE;
     for (Iterator<Open> it = open.values().iterator(); it.hasNext(); ) {
-      if (it.next().expiresAt <= now) {
+      long expiresAt = it.next().expiresAt;
+      if (expiresAt <= now) {
         it.remove();
         n++;
+      } else {
+        earliest = Math.min(earliest, expiresAt);
       }
     }
+    earliestExpiry = earliest;
     return n;
+  }
+
+  /**
+   * {@link #expire} when a demand may have lapsed by {@code now}, else nothing (one comparison): called
+   * before demands are served, so that a lapsed demand is never served, whenever the task last ticked.
+   */
+  public int expireDue(long now) {
+    return now >= earliestExpiry ? expire(now) : 0;
   }
 
   public boolean isEmpty() {

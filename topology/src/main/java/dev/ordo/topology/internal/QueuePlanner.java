@@ -177,6 +177,7 @@ public final class QueuePlanner {
    * rate or backlog limit), leased at once to an open demand, or stored READY, DELAYED or PARKED.
    */
   public Effects onItem(long offset, long appendedAt, Item item, QueueView view, long now) {
+    demands.expireDue(now); // a quiet task ticks rarely: a lapsed demand must not be served meanwhile
     Plan plan = new Plan(view, now, false);
     NamespaceRules ns;
     try {
@@ -216,6 +217,7 @@ public final class QueuePlanner {
 
   /** A command: refused with a reason, or applied and answered. */
   public Effects onCommand(Command command, QueueView view, long now) {
+    demands.expireDue(now); // a quiet task ticks rarely: a lapsed demand must not be served meanwhile
     Requester requester = command.getRequester();
     Plan plan = new Plan(view, now, command.getUrgent());
     String unroutable = Validation.replyProblem(requester, settings.deliveriesPartitions());
@@ -310,6 +312,11 @@ public final class QueuePlanner {
     return plan.effects;
   }
 
+  /** True while demand waits for a namespace's dispatch rate: only the passing of time serves it. */
+  public boolean throttling() {
+    return !throttled.isEmpty();
+  }
+
   /** Topics whose demand waited for a dispatch rate go to dispatch again once a lease is allowed. */
   private void offerThrottled(Plan plan) {
     for (var it = throttled.iterator(); it.hasNext(); ) {
@@ -347,6 +354,7 @@ public final class QueuePlanner {
    * index is rebuilt: then nothing is served and the topics wait.
    */
   public Effects dispatch(Collection<List<String>> readyTopics, QueueView view, long now) {
+    demands.expireDue(now); // a quiet task ticks rarely: a lapsed demand must not be served meanwhile
     Plan plan = new Plan(view, now, false);
     if (readyTopics.isEmpty() || view.rebuilding()) {
       return plan.effects;

@@ -40,16 +40,47 @@ class CommitPacerTest {
     assertTrue(pacer.ask(T0, 5));
     pacer.commitStarted(T0 + 1);
     pacer.commitStarted(T0 + 2); // the next task's stores, same commit
-    pacer.working(T0 + 41);
-    assertEquals(40, pacer.lastCommitMs(), "from the first task's flush to the thread working again");
-    assertFalse(pacer.ask(T0 + 50, 5), "9 ms after a 40 ms commit: at most half the thread's time in asked commits");
-    assertFalse(pacer.ask(T0 + 80, 5));
-    assertTrue(pacer.ask(T0 + 81, 5), "40 ms after the commit ended");
+    pacer.working(T0 + 16);
+    assertEquals(15, pacer.lastCommitMs(), "from the first task's flush to the thread working again");
+    assertFalse(pacer.ask(T0 + 20, 5), "4 ms after a 15 ms commit: at most half the thread's time in asked commits");
+    assertFalse(pacer.ask(T0 + 30, 5));
+    assertTrue(pacer.ask(T0 + 31, 5), "15 ms after the commit ended");
 
-    pacer.commitStarted(T0 + 82);
-    pacer.working(T0 + 84);
+    pacer.commitStarted(T0 + 32);
+    pacer.working(T0 + 34);
     assertEquals(2, pacer.lastCommitMs());
-    assertTrue(pacer.ask(T0 + 89, 5), "commits are cheap again: back to the configured gap");
+    assertTrue(pacer.ask(T0 + 39, 5), "commits are cheap again: back to the configured gap");
+  }
+
+  @Test
+  void aSlowerCommitCountsAtMostTwiceTheLastSoAQuietPauseAfterACommitIsNotTakenForIt() {
+    CommitPacer pacer = new CommitPacer();
+    pacer.commitStarted(T0);
+    pacer.working(T0 + 10);
+    assertEquals(10, pacer.lastCommitMs());
+
+    // The thread went quiet after the next commit; its next record came 500 ms later.
+    pacer.commitStarted(T0 + 100);
+    pacer.working(T0 + 600);
+    assertEquals(20, pacer.lastCommitMs(), "twice the last, not the pause");
+    assertTrue(pacer.ask(T0 + 600, 5), "the requester after the pause gets its commit at once");
+
+    // Commits that really grew are followed within a few: 20, 40, 80, then the 120 measured.
+    long at = T0 + 1_000;
+    for (long expected : new long[] {40, 80, 120, 120}) {
+      pacer.commitStarted(at);
+      pacer.working(at + 120);
+      assertEquals(expected, pacer.lastCommitMs());
+      at += 1_000;
+    }
+  }
+
+  @Test
+  void theFirstCommitsCountAtLeastTheMinimumStep() {
+    CommitPacer pacer = new CommitPacer();
+    pacer.commitStarted(T0);
+    pacer.working(T0 + 300);
+    assertEquals(CommitPacer.MIN_STEP_MS, pacer.lastCommitMs(), "nothing known yet: the minimum step");
   }
 
   @Test

@@ -85,4 +85,21 @@ class DemandBookTest {
     assertEquals(0, book.expire(250), "a refreshed demand lives on");
     assertFalse(book.isEmpty());
   }
+
+  @Test
+  void expireDueDropsLapsedDemandsOnlyOnceTheEarliestExpiryIsReached() {
+    book.put(A, "ns", Map.of("t", 1), 100, true);
+    book.put(B, "ns", Map.of("t", 1), 300, true);
+    assertEquals(0, book.expireDue(99));
+    assertEquals(2, book.size());
+    assertEquals(1, book.expireDue(100), "A lapsed");
+    assertEquals(List.of("b"), ids(book.wanting("ns", "t")));
+    assertEquals(0, book.expireDue(299), "the next earliest is B's");
+
+    book.put(B, "ns", Map.of("t", 1), 500, true); // refreshed: its old expiry no longer holds
+    assertEquals(0, book.expireDue(300), "a bound passed that no demand has any more: a look, nothing dropped");
+    assertEquals(1, book.size());
+    assertEquals(1, book.expireDue(500));
+    assertTrue(book.isEmpty());
+  }
 }
