@@ -318,24 +318,21 @@ public final class PriorityStore implements QueueView {
   }
 
   /**
-   * Applies the index writes held on the heap to the index store now (reads of the store do it
-   * anyway; this bounds how long they wait, and lets tools see them).
-   */
-  /**
    * The earliest time a timer of any kind may be due: the first lease timer's, and for the kinds
-   * kept in the index the time before which {@link #dueTimers} is known to find nothing (at most
-   * {@code Long.MIN_VALUE} when not yet known: a scan is needed).
+   * kept in the index the time before which {@link #dueTimers} is known to find nothing
+   * ({@code Long.MIN_VALUE} for a kind not scanned since the store opened: a scan is needed).
+   * Called for every record of a quiet task: no allocation, no store read.
    */
   public long nextTimerDue() {
     long next = leaseTimers.isEmpty() ? Long.MAX_VALUE : leaseTimers.first().dueAt();
-    for (TimerKind kind : TimerKind.values()) {
-      if (kind != TimerKind.LEASE) {
-        next = Math.min(next, quietUntil[kind.ordinal()]);
-      }
-    }
-    return next;
+    next = Math.min(next, quietUntil[TimerKind.DUE.ordinal()]);
+    return Math.min(next, quietUntil[TimerKind.TTL.ordinal()]);
   }
 
+  /**
+   * Applies the index writes held on the heap to the index store now (reads of the store do it
+   * anyway; this bounds how long they wait, and lets tools see them).
+   */
   public void flushIndexWrites() {
     writes.flush();
   }
@@ -751,6 +748,11 @@ public final class PriorityStore implements QueueView {
     long[] c = namespaceCounts.get(namespace);
     return c == null ? new TopicCounts(namespace, "*", 0, 0, 0, 0, 0)
         : new TopicCounts(namespace, "*", c[0], c[1], c[2], c[3], c[4]);
+  }
+
+  /** True when items wait in OVERFLOW on this partition (no allocation: asked for every record of a quiet task). */
+  public boolean hasOverflow() {
+    return !overflowing.isEmpty();
   }
 
   /** The namespaces with items in OVERFLOW on this partition. */

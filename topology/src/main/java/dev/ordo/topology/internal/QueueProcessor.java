@@ -243,7 +243,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /** Arms the fine tick when the task needs it ({@link Ticks#needsFine}), cancels it when not. */
   private void settleTicks(long now) {
-    boolean fine = Ticks.needsFine(store.rebuilding(), planner.throttling(), !store.overflowNamespaces().isEmpty(),
+    boolean fine = Ticks.needsFine(store.rebuilding(), planner.throttling(), store.hasOverflow(),
         limitedStatsWaiting(), store.nextTimerDue(), now, coarseMs);
     if (fine && fineTick == null) {
       fineTick = context.schedule(Duration.ofMillis(fineMs), PunctuationType.WALL_CLOCK_TIME, this::onTick);
