@@ -20,6 +20,7 @@ import dev.ordo.schema.OutcomeResult;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
+import dev.ordo.topology.QueueMetrics;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -169,6 +170,26 @@ class QueueClientTest {
     Outcome noPartition = client.ack(new ItemId(99, 1), "lease").get(10, TimeUnit.SECONDS);
     assertEquals(OutcomeResult.UNKNOWN_ITEM, noPartition.getResult());
     assertTrue(noPartition.getDetail().contains("no partition 99"), noPartition.getDetail());
+  }
+
+  @Test
+  void answersToAWaitingCallerGoBeforeTheCommitUnlessTheyHandOutAnAtMostOnceItem() throws Exception {
+    QueueMetrics m = queue.metrics();
+    producer.enqueue(item("early", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
+    long early = m.get(QueueMetrics.EARLY_ANSWERS);
+    DeliveredItem item = dequeueUntil("early", "t", 1).get(0);
+    assertEquals(OutcomeResult.APPLIED, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
+    assertTrue(m.get(QueueMetrics.EARLY_ANSWERS) >= early + 2,
+        "the lease and the ack's outcome went outside the transaction (decisions D39)");
+
+    producer.enqueue(item("early", "once", 0, "y").atMostOnce().build()).get(10, TimeUnit.SECONDS);
+    long committed = m.get(QueueMetrics.COMMITTED_ANSWERS);
+    DeliveredItem once = dequeueUntil("early", "once", 1).get(0);
+    assertEquals(DeliverySemantics.AT_MOST_ONCE, once.getSemantics());
+    assertTrue(m.get(QueueMetrics.COMMITTED_ANSWERS) >= committed + 1,
+        "an at-most-once item is handed out only once its lease is committed");
+    assertEquals(OutcomeResult.APPLIED, client.ack(once).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(0, m.get(QueueMetrics.EARLY_ANSWER_FAILED));
   }
 
   @Test

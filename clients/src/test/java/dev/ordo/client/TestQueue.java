@@ -60,6 +60,11 @@ final class TestQueue implements AutoCloseable {
     return new TestQueue(kafka, topics, dir, service);
   }
 
+  /** The queue instance's counters. */
+  dev.ordo.topology.QueueMetrics metrics() {
+    return service.metrics();
+  }
+
   Map<String, Object> producerConfig() {
     Map<String, Object> c = new HashMap<>();
     c.put("bootstrap.servers", kafka.bootstrapServers());

@@ -110,13 +110,22 @@ public final class QueueConfig extends AbstractConfig {
 
   public static final String REPLY_COMMIT_GAP_CONFIG = "ordo.reply.commit.gap.ms";
   private static final String REPLY_COMMIT_GAP_DOC = "Under exactly-once, what the queue writes for a requester"
-      + " (the items leased to a demand, the outcome of an ack, nack, extend, release or cancel) becomes visible"
-      + " only when the stream thread commits. When the queue answers a requester it asks Kafka Streams to commit"
+      + " with the stream thread's transaction (the items leased to a demand, the outcome of an ack, nack, extend,"
+      + " release or cancel, unless it went early: see ordo.reply.early) becomes visible only when the thread commits. When the queue answers a requester it asks Kafka Streams to commit"
       + " at once (at the end of the current batch of records) unless it asked less than this many milliseconds"
       + " ago, instead of waiting for commit.interval.ms: answers come about a commit interval sooner, and a busy"
       + " thread commits at most once per this gap more often (and less often while its commits take longer than"
       + " the gap: the gap is at least the last commit's duration). -1: never ask; answers wait for the regular"
       + " commit.";
+
+  public static final String REPLY_EARLY_CONFIG = "ordo.reply.early";
+  private static final String REPLY_EARLY_DOC = "Answers a requester waits for (an HTTP or QueueClient dequeue,"
+      + " ack, nack, extend, release or cancel) go at once through a plain producer of their own, outside the stream"
+      + " thread's transaction, instead of becoming visible only when the thread commits: the decision they"
+      + " report is committed shortly after, and only a crash of the instance before that commit can undo it"
+      + " (the command is then decided again after the failover, as at-least-once allows). Answers that hand out"
+      + " at-most-once items, and a lease consumer's, always wait for the commit. false: every answer waits for"
+      + " the commit (decisions D39).";
 
   public static final String INTAKE_LEAD_MS_CONFIG = "ordo.intake.lead.ms";
   private static final String INTAKE_LEAD_MS_DOC = "How much younger a command counts than its timestamp when"
@@ -167,6 +176,7 @@ public final class QueueConfig extends AbstractConfig {
           ROCKSDB_WRITE_BUFFER_RATIO_DOC)
       .define(REPLY_COMMIT_GAP_CONFIG, Type.LONG, 5L, Range.between(-1, 60_000), Importance.LOW,
           REPLY_COMMIT_GAP_DOC)
+      .define(REPLY_EARLY_CONFIG, Type.BOOLEAN, true, Importance.LOW, REPLY_EARLY_DOC)
       .define(INTAKE_LEAD_MS_CONFIG, Type.LONG, 1_000L, Range.between(0, 3_600_000), Importance.LOW,
           INTAKE_LEAD_MS_DOC)
       .define(METRICS_TOPICS_MAX_CONFIG, Type.INT, 1_000, Range.atLeast(1), Importance.LOW, METRICS_TOPICS_MAX_DOC)

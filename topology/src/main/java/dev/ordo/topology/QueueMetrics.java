@@ -54,6 +54,14 @@ public final class QueueMetrics {
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
   /** Dead letters written without the raw record they came of, which would have made them too large for Kafka. */
   public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
+  /** Answers sent before the commit, outside the transaction (decisions D39). */
+  public static final String EARLY_ANSWERS = "answers.early";
+  /** Answers sent with the stream thread's transaction: visible to their requester once committed. */
+  public static final String COMMITTED_ANSWERS = "answers.committed";
+  /** Answers that could have gone early but the producer could not take at once: sent with the commit. */
+  public static final String EARLY_ANSWER_REFUSED = "answers.early.refused";
+  /** Early answers the broker did not take (the requester's wait runs out). */
+  public static final String EARLY_ANSWER_FAILED = "answers.early.failed";
   /** Records Kafka refused as too large for it (skipped under at-least-once; decisions D21). */
   public static final String PRODUCE_TOO_LARGE = "produce.too_large";
   /**
@@ -67,7 +75,7 @@ public final class QueueMetrics {
       RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
       DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
-      TICKS);
+      TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED);
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
 

@@ -5,6 +5,7 @@ import dev.ordo.serde.AvroCodec;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.serde.SchemaRegistryClient;
 import dev.ordo.serde.WireFormat;
+import dev.ordo.topology.internal.EarlyAnswers;
 import dev.ordo.topology.internal.OversizedRecordHandler;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +15,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -31,6 +36,8 @@ public final class QueueService implements AutoCloseable {
   private final QueueMetrics metrics = new QueueMetrics();
   private final KafkaStreams streams;
   private final KafkaStreamsMetrics streamsMetrics;
+  /** The producer of early answers (decisions D39); null when {@link QueueConfig#REPLY_EARLY_CONFIG} is off. */
+  private final Producer<byte[], byte[]> earlyAnswerProducer;
 
   /**
    * @param streamsOverrides Kafka Streams settings; must hold {@code bootstrap.servers} and
@@ -59,7 +66,20 @@ public final class QueueService implements AutoCloseable {
     TopicMeters meters = registry == null ? TopicMeters.NONE : new TopicMeters(registry,
         config.getInt(QueueConfig.METRICS_TOPICS_MAX_CONFIG),
         Duration.ofMillis(config.getLong(QueueConfig.METRICS_TOPICS_IDLE_MS_CONFIG)), metrics, System::currentTimeMillis);
-    this.streams = new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions), p);
+    this.earlyAnswerProducer = config.getBoolean(QueueConfig.REPLY_EARLY_CONFIG)
+        ? new KafkaProducer<>(earlyAnswerProducerConfig(props, config.topics().applicationId()),
+            new ByteArraySerializer(), new ByteArraySerializer())
+        : null;
+    if (earlyAnswerProducer != null) {
+      try {
+        // Asks for the topic's metadata without waiting (max.block.ms 0), so that the first answers can go early.
+        earlyAnswerProducer.partitionsFor(config.topics().deliveries());
+      } catch (org.apache.kafka.common.KafkaException e) {
+        log.debug("The early answers' producer has no metadata yet: {}", e.toString());
+      }
+    }
+    EarlyAnswers early = earlyAnswerProducer == null ? EarlyAnswers.NONE : new EarlyAnswers(earlyAnswerProducer, metrics);
+    this.streams = new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions, early), p);
     if (registry != null) {
       this.streamsMetrics = new KafkaStreamsMetrics(streams);
       streamsMetrics.bindTo(registry);
@@ -101,6 +121,41 @@ public final class QueueService implements AutoCloseable {
     }
     return props;
   }
+
+  /**
+   * The settings of the producer of early answers, from the Kafka Streams {@code props}: their
+   * producer settings (bootstrap servers, security, anything {@code producer.}-prefixed, which wins as
+   * it does for Kafka Streams' producers), then what an early answer needs: no transaction, no linger,
+   * one acknowledgement (an answer lost with a broker is a wait that runs out, not lost data), and no
+   * blocking of the stream thread that sends ({@code max.block.ms} 0: a record the producer cannot take
+   * at once goes with the transaction instead).
+   */
+  static Map<String, Object> earlyAnswerProducerConfig(Map<String, Object> props, String applicationId) {
+    Map<String, Object> producer = new HashMap<>();
+    java.util.Set<String> names = ProducerConfig.configNames();
+    props.forEach((k, v) -> {
+      if (names.contains(k)) {
+        producer.put(k, v);
+      }
+    });
+    String prefix = StreamsConfig.PRODUCER_PREFIX;
+    props.forEach((k, v) -> {
+      if (k.startsWith(prefix) && names.contains(k.substring(prefix.length()))) {
+        producer.put(k.substring(prefix.length()), v);
+      }
+    });
+    producer.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+    producer.put(ProducerConfig.CLIENT_ID_CONFIG, applicationId + "-early-answers-" + EARLY_PRODUCERS.incrementAndGet());
+    producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+    producer.put(ProducerConfig.ACKS_CONFIG, "1");
+    producer.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    producer.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 0);
+    producer.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    producer.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    return producer;
+  }
+
+  private static final java.util.concurrent.atomic.AtomicInteger EARLY_PRODUCERS = new java.util.concurrent.atomic.AtomicInteger();
 
   /**
    * With a schema registry ({@link QueueConfig#SCHEMA_REGISTRY_URL_CONFIG}): registers the schema of each
@@ -168,6 +223,9 @@ public final class QueueService implements AutoCloseable {
   @Override
   public void close() {
     streams.close(Duration.ofSeconds(30));
+    if (earlyAnswerProducer != null) {
+      earlyAnswerProducer.close(Duration.ofSeconds(5));
+    }
     if (streamsMetrics != null) {
       streamsMetrics.close();
     }

@@ -4,6 +4,7 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.internal.CommandTimestamps;
 import dev.ordo.topology.internal.CommitHook;
+import dev.ordo.topology.internal.EarlyAnswers;
 import dev.ordo.topology.internal.LoadStore;
 import dev.ordo.topology.internal.NamespaceStore;
 import dev.ordo.topology.internal.Out;
@@ -39,6 +40,15 @@ public final class QueueTopology {
 
   /** The same, with per-topic meters ({@link TopicMeters}). */
   public static Topology build(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions) {
+    return build(config, metrics, meters, deliveriesPartitions, EarlyAnswers.NONE);
+  }
+
+  /**
+   * The same, answering requesters who wait through {@code earlyAnswers} before the commit where an
+   * answer may go early (decisions D39).
+   */
+  public static Topology build(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
+      EarlyAnswers earlyAnswers) {
     ClusterTopics topics = config.topics();
     // The item table: changelogged; its writes are held by the processor and written at each commit
     // through the hook, which does the record cache's job at a fraction of its cost (decisions D15).
@@ -57,7 +67,7 @@ public final class QueueTopology {
     // No reset policy of its own (null): the application's, as for items.
     topology.addSource((org.apache.kafka.streams.AutoOffsetReset) null, "commands", new CommandTimestamps(config.intakeLeadMs()), new ByteArrayDeserializer(),
         new ByteArrayDeserializer(), topics.commands());
-    topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, meters, deliveriesPartitions), "items", "commands");
+    topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, meters, deliveriesPartitions, earlyAnswers), "items", "commands");
     topology.addStateStore(store, "queue");
     topology.addStateStore(index, "queue");
     topology.addSink("out", Out.TOPIC, Out.KEY_SERIALIZER, new ByteArraySerializer(), Out.PARTITIONER, "queue");

@@ -23,6 +23,31 @@ class QueueServiceTest {
     assertEquals(Math.max(1, Math.min(cores - 1, 3)), QueueService.defaultStreamThreads(3));
   }
 
+  /** Decisions D39: the early answers' producer reaches the cluster as the stream threads do, without a transaction. */
+  @Test
+  void theEarlyAnswersProducerTakesTheClusterSettingsButNoTransactionNorLinger() {
+    Map<String, Object> streams = QueueService.streamsProperties(DEFAULTS, Map.of(
+        "bootstrap.servers", "broker:9093",
+        "security.protocol", "SASL_SSL",
+        "sasl.mechanism", "SCRAM-SHA-512",
+        "producer.sasl.mechanism", "PLAIN",
+        "sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required;",
+        "producer.transactional.id", "not-for-answers",
+        "producer.linger.ms", 100), 4);
+    Map<String, Object> p = QueueService.earlyAnswerProducerConfig(streams, "ordo-queue");
+    assertEquals("broker:9093", p.get("bootstrap.servers"));
+    assertEquals("SASL_SSL", p.get("security.protocol"));
+    assertEquals("PLAIN", p.get("sasl.mechanism"), "a producer.-prefixed setting wins, as for Kafka Streams' producers");
+    assertEquals("org.apache.kafka.common.security.plain.PlainLoginModule required;", p.get("sasl.jaas.config"));
+    assertFalse(p.containsKey("transactional.id"));
+    assertEquals(0, p.get("linger.ms"));
+    assertEquals(0, p.get("max.block.ms"), "never blocks the stream thread");
+    assertEquals("1", p.get("acks"));
+    assertEquals(false, p.get("enable.idempotence"));
+    assertFalse(p.keySet().stream().anyMatch(k -> k.startsWith("ordo.") || k.startsWith("producer.")
+        || k.equals("application.id") || k.equals("processing.guarantee")), "producer settings only: " + p.keySet());
+  }
+
   /** Decisions D34: small fetches per partition for the stream threads, unless the user sets them. */
   @Test
   void theStreamThreadsFetchLittleOfAPartitionAtATimeUnlessTheUserSaysOtherwise() {

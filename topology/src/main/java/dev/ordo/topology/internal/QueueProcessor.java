@@ -86,6 +86,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final long replyCommitGapMs;
   /** Paces the commits asked for answers; null: the stream thread's own ({@link CommitPacer#ofCurrentThread}). */
   private final CommitPacer commitPacer;
+  /** Answers someone waits for, sent before the commit where they may be (decisions D39). */
+  private final EarlyAnswers earlyAnswers;
   /** Items indexed per punctuation while the index is rebuilt ({@link QueueConfig#REBUILD_STEP_CONFIG}). */
   private final int rebuildStep;
   /** {@link QueueConfig#DLQ_MAX_RECORD_BYTES_CONFIG}. */
@@ -149,14 +151,17 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   /** When the task was initialized (wall ms). */
   private long initializedAt;
 
-  public QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions) {
-    this(config, metrics, meters, deliveriesPartitions, null);
+  /** {@code earlyAnswers}: where answers someone waits for go before the commit ({@link EarlyAnswers#NONE}: nowhere). */
+  public QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
+      EarlyAnswers earlyAnswers) {
+    this(config, metrics, meters, deliveriesPartitions, earlyAnswers, null);
   }
 
   /** {@code commitPacer}: a pacer of its own (tests), or null for the stream thread's. */
   QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
-      CommitPacer commitPacer) {
+      EarlyAnswers earlyAnswers, CommitPacer commitPacer) {
     this.commitPacer = commitPacer;
+    this.earlyAnswers = earlyAnswers;
     this.config = config;
     this.wire = config.wireFormat();
     this.metrics = metrics;
@@ -611,12 +616,20 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   // ---- output ----
 
-  /** {@code urgent}: the requester waits for this (see {@link #flushAnswers}). */
+  /**
+   * {@code urgent}: the requester waits for this. Such an answer goes at once, outside the
+   * transaction, where {@link EarlyAnswers} allows; otherwise with the transaction, and then it asks
+   * for a commit (see {@link #flushAnswers}).
+   */
   private void send(Requester requester, Object body, boolean urgent, long now) {
     Delivery delivery = new Delivery(requester.getId(), body);
     byte[] key = requester.getId().getBytes(StandardCharsets.UTF_8);
-    context.forward(new Record<>(new Out(topics.deliveries(), requester.getReplyPartition(), key),
-        wire.encode(OrdoSerdes.DELIVERY, topics.deliveries(), delivery), now));
+    byte[] value = wire.encode(OrdoSerdes.DELIVERY, topics.deliveries(), delivery);
+    if (earlyAnswers.trySend(urgent, body, topics.deliveries(), requester.getReplyPartition(), key, value)) {
+      return;
+    }
+    context.forward(new Record<>(new Out(topics.deliveries(), requester.getReplyPartition(), key), value, now));
+    metrics.increment(QueueMetrics.COMMITTED_ANSWERS);
     answeredUrgently |= urgent;
   }
 
