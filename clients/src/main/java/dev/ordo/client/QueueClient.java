@@ -109,6 +109,8 @@ public final class QueueClient implements AutoCloseable {
   private final int replyPartition;
   private final long requestTimeoutMs;
   private final long gatherMs;
+  /** {@link QueueClientConfig#DEQUEUE_STICKY_CONFIG}. */
+  private final long stickyMs;
   /**
    * How long the partitions asked by exact plans recently took to send their first items (written
    * by the poll thread only; see {@link PendingDequeue#widenAfter}).
@@ -134,6 +136,8 @@ public final class QueueClient implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
   private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
+  /** The partition that served this client's dequeues last, which its next ones prefer among equals. */
+  private volatile int lastServed = -1;
   /** Requester ids start with this: the client id and a random incarnation, so two clients given the same id never take each other's replies. */
   private final String requesterPrefix;
   private final Thread thread;
@@ -182,6 +186,7 @@ public final class QueueClient implements AutoCloseable {
     this.clientId = config.clientId();
     this.requestTimeoutMs = config.requestTimeout().toMillis();
     this.gatherMs = config.dequeueGather().toMillis();
+    this.stickyMs = config.getLong(QueueClientConfig.DEQUEUE_STICKY_CONFIG);
     this.minWaitMs = config.dequeueMinWait().toMillis();
     this.refreshMs = config.demandRefresh().toMillis();
     this.maxItems = config.dequeueMaxItems();
@@ -323,7 +328,7 @@ public final class QueueClient implements AutoCloseable {
       unreserve(q); // a refresh plans anew
     }
     List<DemandPlan.Entry> ready = stats.caughtUp().isDone() ? stats.readyEntries(q.namespace()) : List.of();
-    DemandPlan plan = DemandPlan.of(counts, ready, partitions);
+    DemandPlan plan = DemandPlan.of(counts, ready, partitions, new DemandPlan.Sticky(lastServed, stickyMs));
     long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
     Requester requester = new Requester(q.requesterId(), replyPartition);
     // A partition asked before but left out now (a refresh) must stop serving the old counts.
@@ -818,6 +823,7 @@ public final class QueueClient implements AutoCloseable {
       for (DeliveredItem item : Deliveries.items(delivery)) {
         int from = ItemId.parse(item.getItemId()).partition();
         stats.taken(item.getNamespace(), item.getTopic(), from);
+        lastServed = from;
         if (q != null) {
           synchronized (q) {
             String entry = DemandPlan.entryKey(from, item.getTopic());

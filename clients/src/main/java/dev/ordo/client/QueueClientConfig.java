@@ -63,6 +63,14 @@ public final class QueueClientConfig extends AbstractConfig {
       + " better priority order across partitions (their answers arrive up to a commit interval of the queue"
       + " apart) and fuller batches, more latency. 0: return with the first answer.";
 
+  public static final String DEQUEUE_STICKY_CONFIG = "ordo.client.dequeue.sticky.ms";
+  public static final String DEQUEUE_STICKY_DOC = "Among partitions whose best items have the same priority, a"
+      + " dequeue asks first the partition that served this client's last dequeue, as long as that partition's"
+      + " oldest ready item is at most this many milliseconds younger than the oldest ready item of the same"
+      + " priority anywhere (as the topics' stats show them). Concurrent dequeues then work one partition at a time"
+      + " instead of all of them, which under exactly-once makes each of the queue's transactions touch fewer"
+      + " partitions (decisions D40). 0: no preference; the partition holding the most ready items first.";
+
   public static final String DEQUEUE_MIN_WAIT_CONFIG = "ordo.client.dequeue.min.wait.ms";
   public static final String DEQUEUE_MIN_WAIT_DOC = "The shortest a dequeue waits for items, even when asked"
       + " not to wait: the round trip through the queue (produce, one commit interval of the queue's"
@@ -116,6 +124,8 @@ public final class QueueClientConfig extends AbstractConfig {
             REQUEST_TIMEOUT_DOC)
         .define(ACK_LINGER_CONFIG, Type.LONG, 5L, Range.between(0, 1_000), Importance.LOW, ACK_LINGER_DOC)
         .define(DEQUEUE_GATHER_CONFIG, Type.LONG, 50L, Range.between(0, 10_000), Importance.LOW, DEQUEUE_GATHER_DOC)
+        .define(DEQUEUE_STICKY_CONFIG, Type.LONG, 1_000L, Range.between(0, 3_600_000), Importance.LOW,
+            DEQUEUE_STICKY_DOC)
         .define(DEQUEUE_MIN_WAIT_CONFIG, Type.LONG, 250L, Range.between(0, 60_000), Importance.LOW,
             DEQUEUE_MIN_WAIT_DOC)
         .define(DEMAND_REFRESH_CONFIG, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,

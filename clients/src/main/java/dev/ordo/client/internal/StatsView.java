@@ -207,7 +207,8 @@ public final class StatsView {
       long ready = s.getReady() - takenSince.getOrDefault(e.getKey(), 0L)
           - reserved.getOrDefault(namespace + "/" + DemandPlan.entryKey(s.getPartition(), s.getTopic()), 0L);
       if (ready > 0) {
-        out.add(new DemandPlan.Entry(s.getPartition(), s.getTopic(), ready, s.getHeadPriority()));
+        out.add(new DemandPlan.Entry(s.getPartition(), s.getTopic(), ready, s.getHeadPriority(),
+            s.getOldestReadyAt() == null ? Long.MAX_VALUE : s.getOldestReadyAt()));
       }
     }
     return out;

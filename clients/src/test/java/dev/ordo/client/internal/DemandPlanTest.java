@@ -33,6 +33,47 @@ class DemandPlanTest {
     assertEquals(3, wide.partitions().size(), "then as few others as cover the rest: " + wide.asks());
   }
 
+  /** Decisions D40. */
+  @Test
+  void theLastServingPartitionGoesFirstAmongEqualHeadsWhileItsOldestItemIsNotTooYoung() {
+    List<DemandPlan.Entry> entries = List.of(
+        new DemandPlan.Entry(0, "t", 500, 3, 1_000),
+        new DemandPlan.Entry(1, "t", 100, 3, 1_400),
+        new DemandPlan.Entry(2, "t", 900, 3, 1_200));
+    assertEquals(Set.of(2), DemandPlan.of(Map.of("t", 50), entries, 3).partitions(), "no preference: the most ready");
+    assertEquals(Set.of(1), DemandPlan.of(Map.of("t", 50), entries, 3, new DemandPlan.Sticky(1, 1_000)).partitions(),
+        "partition 1 served last, its oldest 400 ms younger than the oldest: it stays");
+    assertEquals(Set.of(2), DemandPlan.of(Map.of("t", 50), entries, 3, new DemandPlan.Sticky(1, 300)).partitions(),
+        "items elsewhere waited more than 300 ms longer: the usual order");
+    assertEquals(Set.of(2), DemandPlan.of(Map.of("t", 50), entries, 3, new DemandPlan.Sticky(1, 0)).partitions(),
+        "0: no preference");
+    DemandPlan more = DemandPlan.of(Map.of("t", 300), entries, 3, new DemandPlan.Sticky(1, 1_000));
+    assertEquals(Map.of("t", 100), more.asks().get(1), "all the sticky partition holds");
+    assertEquals(Map.of("t", 200), more.asks().get(2), "then the usual order");
+  }
+
+  @Test
+  void theStickyPartitionNeverGoesAheadOfABetterPriority() {
+    List<DemandPlan.Entry> entries = List.of(
+        new DemandPlan.Entry(0, "t", 10, 1, 5_000),
+        new DemandPlan.Entry(1, "t", 100, 3, 1_000));
+    DemandPlan plan = DemandPlan.of(Map.of("t", 20), entries, 2, new DemandPlan.Sticky(1, 60_000));
+    assertEquals(10, plan.asks().get(0).get("t"), "priority 1 first, all 10");
+    assertEquals(10, plan.asks().get(1).get("t"));
+    assertEquals(Set.of(0), DemandPlan.of(Map.of("t", 5), entries, 2, new DemandPlan.Sticky(1, 60_000)).partitions());
+  }
+
+  @Test
+  void aStickyPartitionWithoutAnAgeInItsStatsIsNotPreferredOverOnesWithAnAge() {
+    List<DemandPlan.Entry> entries = List.of(
+        new DemandPlan.Entry(0, "t", 100, 3, 1_000),
+        new DemandPlan.Entry(1, "t", 100, 3));
+    assertEquals(Set.of(0), DemandPlan.of(Map.of("t", 5), entries, 2, new DemandPlan.Sticky(1, 60_000)).partitions());
+    List<DemandPlan.Entry> noAges = List.of(new DemandPlan.Entry(0, "t", 100, 3), new DemandPlan.Entry(1, "t", 50, 3));
+    assertEquals(Set.of(1), DemandPlan.of(Map.of("t", 5), noAges, 2, new DemandPlan.Sticky(1, 1_000)).partitions(),
+        "no ages at all (older stats records): stickiness alone");
+  }
+
   @Test
   void whatTheStatsCannotCoverIsAskedOfEveryPartition() {
     DemandPlan plan = DemandPlan.of(Map.of("t", 10), List.of(new DemandPlan.Entry(2, "t", 3, 1)), 4);
