@@ -371,9 +371,10 @@ public final class QueueClient implements AutoCloseable {
     everywhere.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now, false));
   }
 
+  /** Cancels the demands of {@code q} that may still be open: a partition drops one it served in full. */
   private void cancelDemands(PendingDequeue q, long now) {
     Requester requester = new Requester(q.requesterId(), replyPartition);
-    for (int p : q.asked()) {
+    for (int p : q.stillAsking()) {
       send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now, false))
           .whenComplete((m, e) -> {
             if (e != null) {
@@ -840,6 +841,7 @@ public final class QueueClient implements AutoCloseable {
           passOn(item, requesterId); // arrived after its dequeue finished
         } else {
           observeAnswer(q.offer(item, time.milliseconds()));
+          q.servedBy(from);
         }
       }
     }

@@ -14,6 +14,7 @@ import dev.ordo.api.ItemId;
 import dev.ordo.schema.Ack;
 import dev.ordo.schema.Acks;
 import dev.ordo.schema.DeliveredItem;
+import dev.ordo.schema.Demand;
 import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
@@ -523,6 +524,40 @@ class QueueClientTest {
     byte[] out = new byte[b.remaining()];
     b.get(out);
     return new String(out, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aDequeueServedInFullByThePartitionsItAskedSendsThemNoCancel(RealKafka kafka) throws Exception {
+    List<ItemId> ids = producer.enqueueAll(List.of(
+        item("served", "t", 0, "a").groupKey("one").build(),
+        item("served", "t", 0, "b").groupKey("one").build(),
+        item("served", "t", 0, "c").groupKey("one").build())).get(10, TimeUnit.SECONDS);
+    int partition = ids.get(0).partition();
+    await().atMost(Duration.ofSeconds(15)).until(() -> client.activeTopics("served").get().stream()
+        .anyMatch(t -> t.topic().equals("t") && t.ready() == 3));
+    List<DeliveredItem> got = client.dequeue("served", Map.of("t", 3), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    assertEquals(Set.copyOf(ids), ids(got), "the stats showed the three on one partition: one exact demand");
+    ackAll(got);
+
+    List<Demand> demands = new ArrayList<>();
+    TopicPartition commands = new TopicPartition(queue.topics.commands(), partition);
+    try (KafkaConsumer<byte[], byte[]> reader = new KafkaConsumer<>(kafka.clientProperties(),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      reader.assign(List.of(commands));
+      reader.seekToBeginning(List.of(commands));
+      long end = reader.endOffsets(List.of(commands)).get(commands);
+      while (reader.position(commands) < end) {
+        reader.poll(Duration.ofMillis(200)).forEach(r -> {
+          if (OrdoSerdes.COMMAND.decode(r.value()).getBody() instanceof Demand d && d.getNamespace().equals("served")) {
+            demands.add(d);
+          }
+        });
+      }
+    }
+    assertEquals(1, demands.size(), "the demand, and no cancel of a demand the partition dropped once served: " + demands);
+    Map<String, Integer> counts = new HashMap<>();
+    demands.get(0).getTopics().forEach((k, v) -> counts.put(k.toString(), v));
+    assertEquals(Map.of("t", 3), counts);
   }
 
   @Test

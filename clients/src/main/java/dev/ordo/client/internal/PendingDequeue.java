@@ -23,8 +23,14 @@ public final class PendingDequeue {
   private final List<DeliveredItem> received = new ArrayList<>();
   private long firstArrivalAt = -1;
   private long nextRefreshAt;
-  /** Every partition a demand of this dequeue went to, so that all of them are cancelled at the end. */
+  /** Every partition a demand of this dequeue went to. */
   private final Set<Integer> asked = new java.util.concurrent.ConcurrentSkipListSet<>();
+  /**
+   * Per partition of the last plan, the items its demand still owes this dequeue. A partition drops
+   * a demand it has served in full, so only those still owing (or asked by a plan before the last,
+   * which cancelled them) need a cancel at the end.
+   */
+  private final Map<Integer, Integer> owed = new java.util.concurrent.ConcurrentHashMap<>();
   /**
    * Partitions an exact plan asked that have not answered in full yet, with how many items each
    * still owes: a partition has answered when they all came, or when it said it has fewer.
@@ -78,6 +84,8 @@ public final class PendingDequeue {
    */
   public void planned(DemandPlan plan, long now, long widenAfterMs) {
     asked.addAll(plan.partitions());
+    owed.clear();
+    plan.asks().forEach((p, counts) -> owed.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
     plannedAt = now;
     exact = plan.exact();
     widenAt = exact ? now + widenAfterMs : -1;
@@ -126,6 +134,23 @@ public final class PendingDequeue {
 
   public Set<Integer> asked() {
     return asked;
+  }
+
+  /**
+   * An item leased to this dequeue's own demand (not one handed over from another dequeue) came from
+   * {@code partition}.
+   */
+  public void servedBy(int partition) {
+    owed.computeIfPresent(partition, (p, n) -> n > 1 ? n - 1 : null);
+  }
+
+  /**
+   * The partitions whose demand of this dequeue may still be open, to cancel at the end: those of
+   * the last plan that have not served all they were asked. (Partitions a refresh left out were
+   * cancelled by it.)
+   */
+  public Set<Integer> stillAsking() {
+    return Set.copyOf(owed.keySet());
   }
 
   /**

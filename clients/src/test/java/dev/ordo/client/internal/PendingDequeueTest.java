@@ -134,4 +134,23 @@ class PendingDequeueTest {
         .setAttempt(1).setPayload(ByteBuffer.wrap(new byte[0])).setEnqueuedAt(0).setLeaseExpiresAt(0)
         .setSemantics(DeliverySemantics.AT_LEAST_ONCE).build();
   }
+
+  @Test
+  void onlyPartitionsThatHaveNotServedAllTheyWereAskedAreStillAsking() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 5), 10_000, 1_000);
+    q.planned(DemandPlan.of(Map.of("t", 5), List.of(new DemandPlan.Entry(0, "t", 3, 1),
+        new DemandPlan.Entry(1, "t", 2, 1)), 2), 0, 50);
+    assertEquals(java.util.Set.of(0, 1), q.stillAsking());
+    q.servedBy(0);
+    q.servedBy(0);
+    assertEquals(java.util.Set.of(0, 1), q.stillAsking(), "partition 0 owes one more");
+    q.servedBy(0);
+    assertEquals(java.util.Set.of(1), q.stillAsking(), "served in full: the partition dropped the demand");
+    q.servedBy(1);
+    q.servedBy(1);
+    assertEquals(java.util.Set.of(), q.stillAsking());
+
+    q.planned(DemandPlan.widened(Map.of("t", 4), 2), 10, 50);
+    assertEquals(java.util.Set.of(0, 1), q.stillAsking(), "a new plan asks anew");
+  }
 }
