@@ -101,6 +101,11 @@ class SaslClusterTest {
       HttpResponse<String> acked = send(http, base, "POST", "/v1/items/" + id + "/ack",
           "{\"lease\": \"" + item[0].get("lease").asText() + "\"}");
       assertEquals(200, acked.statusCode(), acked.body());
+      // The answers' own producer (decisions D39) reached the secured broker too: answers went early.
+      String metrics = send(http, base, "GET", "/metrics", null).body();
+      java.util.regex.Matcher early = java.util.regex.Pattern
+          .compile("ordo_queue_events_total\\{event=\"answers.early\"} ([0-9.]+)").matcher(metrics);
+      assertTrue(early.find() && Double.parseDouble(early.group(1)) >= 1, "answers.early in /metrics");
 
       kafka.createTopics(1, "secured-target");
       HttpResponse<String> scheduled = send(http, base, "POST", "/v1/schedule",
