@@ -186,7 +186,7 @@ public final class QueueClient implements AutoCloseable {
     this.clientId = config.clientId();
     this.requestTimeoutMs = config.requestTimeout().toMillis();
     this.gatherMs = config.dequeueGather().toMillis();
-    this.stickyMs = config.getLong(QueueClientConfig.DEQUEUE_STICKY_CONFIG);
+    this.stickyMs = config.dequeueSticky().toMillis();
     this.minWaitMs = config.dequeueMinWait().toMillis();
     this.refreshMs = config.demandRefresh().toMillis();
     this.maxItems = config.dequeueMaxItems();

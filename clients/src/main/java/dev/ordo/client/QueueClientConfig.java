@@ -163,6 +163,10 @@ public final class QueueClientConfig extends AbstractConfig {
     return Duration.ofMillis(getLong(DEQUEUE_GATHER_CONFIG));
   }
 
+  public Duration dequeueSticky() {
+    return Duration.ofMillis(getLong(DEQUEUE_STICKY_CONFIG));
+  }
+
   public Duration dequeueMinWait() {
     return Duration.ofMillis(getLong(DEQUEUE_MIN_WAIT_CONFIG));
   }

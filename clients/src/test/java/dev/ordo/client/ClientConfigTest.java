@@ -18,17 +18,18 @@ import org.junit.jupiter.api.Test;
 
 /** Every key of every client configuration can be set, is documented, and is read back. */
 class ClientConfigTest {
-  private static final Map<String, Object> CLIENT = Map.of(
-      QueueClientConfig.CLUSTER_CONFIG, "c1",
-      QueueClientConfig.CLIENT_ID_CONFIG, "web-1",
-      QueueClientConfig.REPLY_PARTITION_CONFIG, 3,
-      QueueClientConfig.REQUEST_TIMEOUT_CONFIG, 1_234L,
-      QueueClientConfig.ACK_LINGER_CONFIG, 3L,
-      QueueClientConfig.DEQUEUE_GATHER_CONFIG, 7L,
-      QueueClientConfig.DEQUEUE_MIN_WAIT_CONFIG, 99L,
-      QueueClientConfig.DEMAND_REFRESH_CONFIG, 444L,
-      QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50,
-      QueueClientConfig.SCHEMA_REGISTRY_URL_CONFIG, "http://registry:8081");
+  private static final Map<String, Object> CLIENT = Map.ofEntries(
+      Map.entry(QueueClientConfig.CLUSTER_CONFIG, "c1"),
+      Map.entry(QueueClientConfig.CLIENT_ID_CONFIG, "web-1"),
+      Map.entry(QueueClientConfig.REPLY_PARTITION_CONFIG, 3),
+      Map.entry(QueueClientConfig.REQUEST_TIMEOUT_CONFIG, 1_234L),
+      Map.entry(QueueClientConfig.ACK_LINGER_CONFIG, 3L),
+      Map.entry(QueueClientConfig.DEQUEUE_GATHER_CONFIG, 7L),
+      Map.entry(QueueClientConfig.DEQUEUE_STICKY_CONFIG, 250L),
+      Map.entry(QueueClientConfig.DEQUEUE_MIN_WAIT_CONFIG, 99L),
+      Map.entry(QueueClientConfig.DEMAND_REFRESH_CONFIG, 444L),
+      Map.entry(QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50),
+      Map.entry(QueueClientConfig.SCHEMA_REGISTRY_URL_CONFIG, "http://registry:8081"));
 
   private static final Map<String, Object> CONSUMER = Map.ofEntries(
       Map.entry(LeaseConsumerConfig.GROUP_ID_CONFIG, "workers"),
@@ -62,6 +63,7 @@ class ClientConfigTest {
     assertEquals(Duration.ofMillis(1_234), c.requestTimeout());
     assertEquals(Duration.ofMillis(3), c.ackLinger());
     assertEquals(Duration.ofMillis(7), c.dequeueGather());
+    assertEquals(Duration.ofMillis(250), c.dequeueSticky());
     assertEquals(Duration.ofMillis(99), c.dequeueMinWait());
     assertEquals(Duration.ofMillis(444), c.demandRefresh());
     assertEquals(50, c.dequeueMaxItems());

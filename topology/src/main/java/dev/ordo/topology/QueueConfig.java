@@ -111,7 +111,8 @@ public final class QueueConfig extends AbstractConfig {
   public static final String REPLY_COMMIT_GAP_CONFIG = "ordo.reply.commit.gap.ms";
   private static final String REPLY_COMMIT_GAP_DOC = "Under exactly-once, what the queue writes for a requester"
       + " with the stream thread's transaction (the items leased to a demand, the outcome of an ack, nack, extend,"
-      + " release or cancel, unless it went early: see ordo.reply.early) becomes visible only when the thread commits. When the queue answers a requester it asks Kafka Streams to commit"
+      + " release or cancel, unless it went early: see ordo.reply.early) becomes visible only when the thread"
+      + " commits. When the queue answers a requester it asks Kafka Streams to commit"
       + " at once (at the end of the current batch of records) unless it asked less than this many milliseconds"
       + " ago, instead of waiting for commit.interval.ms: answers come about a commit interval sooner, and a busy"
       + " thread commits at most once per this gap more often (and less often while its commits take longer than"

@@ -32,6 +32,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class QueueService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueService.class);
+  /** Numbers the early answers' producers of this JVM, for distinct client ids (and JMX names). */
+  private static final java.util.concurrent.atomic.AtomicInteger EARLY_PRODUCERS =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   private final QueueMetrics metrics = new QueueMetrics();
   private final KafkaStreams streams;
@@ -79,7 +82,14 @@ public final class QueueService implements AutoCloseable {
       }
     }
     EarlyAnswers early = earlyAnswerProducer == null ? EarlyAnswers.NONE : new EarlyAnswers(earlyAnswerProducer, metrics);
-    this.streams = new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions, early), p);
+    try {
+      this.streams = new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions, early), p);
+    } catch (RuntimeException e) {
+      if (earlyAnswerProducer != null) {
+        earlyAnswerProducer.close(Duration.ZERO); // a Kafka Streams setting was refused: nothing will answer
+      }
+      throw e;
+    }
     if (registry != null) {
       this.streamsMetrics = new KafkaStreamsMetrics(streams);
       streamsMetrics.bindTo(registry);
@@ -154,8 +164,6 @@ public final class QueueService implements AutoCloseable {
     producer.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     return producer;
   }
-
-  private static final java.util.concurrent.atomic.AtomicInteger EARLY_PRODUCERS = new java.util.concurrent.atomic.AtomicInteger();
 
   /**
    * With a schema registry ({@link QueueConfig#SCHEMA_REGISTRY_URL_CONFIG}): registers the schema of each
