@@ -88,11 +88,15 @@ public final class PendingDequeue {
     plan.asks().forEach((p, counts) -> owed.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
     plannedAt = now;
     exact = plan.exact();
-    widenAt = exact ? now + widenAfterMs : -1;
+    // The poll thread may call widenDue() meanwhile, where an empty `awaiting` reads as "every
+    // partition answered": the widening is armed only once what the partitions owe is filled in.
+    // (Armed first, as it was, a CI run saw a dequeue of 5 ready items lease 17: widened at once.)
+    widenAt = -1;
     awaiting.clear();
     if (exact) {
       plan.asks().forEach((p, counts) -> awaiting.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
     }
+    widenAt = exact ? now + widenAfterMs : -1;
   }
 
   /**
