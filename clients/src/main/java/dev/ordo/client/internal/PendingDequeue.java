@@ -84,8 +84,10 @@ public final class PendingDequeue {
    */
   public void planned(DemandPlan plan, long now, long widenAfterMs) {
     asked.addAll(plan.partitions());
+    Map<Integer, Integer> asks = new java.util.HashMap<>();
+    plan.asks().forEach((p, counts) -> asks.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
     owed.clear();
-    plan.asks().forEach((p, counts) -> owed.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
+    owed.putAll(asks);
     plannedAt = now;
     exact = plan.exact();
     // The poll thread may call widenDue() meanwhile, where an empty `awaiting` reads as "every
@@ -94,7 +96,7 @@ public final class PendingDequeue {
     widenAt = -1;
     awaiting.clear();
     if (exact) {
-      plan.asks().forEach((p, counts) -> awaiting.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
+      awaiting.putAll(asks);
     }
     widenAt = exact ? now + widenAfterMs : -1;
   }
