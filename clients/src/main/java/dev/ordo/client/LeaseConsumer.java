@@ -5,6 +5,7 @@ import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Backoff;
 import dev.ordo.client.internal.CreditSplit;
+import dev.ordo.client.internal.InFlightLimit;
 import dev.ordo.client.internal.Job;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Delivery;
@@ -58,6 +59,12 @@ import org.slf4j.LoggerFactory;
  *       a few intervals, so the queue stops sending to a consumer that died and rebuilds demand lost
  *       when a queue task moved. When an item finishes, its slot is added back at once (a demand
  *       with replace=false).</li>
+ *   <li><b>Window.</b> The slots are {@code max.in.flight} while every item goes through; when even
+ *       the quickest items of a quarter second waited (for a worker here, or their acks at the
+ *       queue) longer than {@code queueing.target.ms} beyond the quickest of the last 30 s, the
+ *       consumer asks for fewer (a fifth, more the longer the delay, half at most), and grows back
+ *       while they do not ({@link InFlightLimit},
+ *       decisions D41).</li>
  *   <li><b>Work.</b> Each item delivered to it starts on a worker thread. What arrives beyond
  *       {@code max.in.flight} (demand crossing deliveries in flight) is released at once.</li>
  *   <li><b>Heartbeats.</b> When {@code heartbeat.fraction} of a running item's lease has passed,
@@ -95,6 +102,8 @@ public final class LeaseConsumer implements AutoCloseable {
   private static final String RUNNING = "ordo-running";
   /** Foreign items this close to their lease's end are not adopted: they are about to come back anyway. */
   private static final long ADOPT_MIN_LEASE_LEFT_MS = 500;
+  /** The fewest items the window shrinks to (or the workers, when more; never more than max.in.flight). */
+  private static final int MIN_WINDOW = 8;
 
   private enum State { NEW, RUNNING, CLOSING, CLOSED }
 
@@ -106,6 +115,8 @@ public final class LeaseConsumer implements AutoCloseable {
   private final String namespace;
   private final List<String> topicNames;
   private final int maxInFlight;
+  /** The window: how many of its max.in.flight the consumer asks for now (decisions D41). */
+  private final InFlightLimit window;
   private final long refreshMs;
   private final long validityMs;
   private final double heartbeatFraction;
@@ -159,6 +170,8 @@ public final class LeaseConsumer implements AutoCloseable {
     this.namespace = config.namespace();
     this.topicNames = List.copyOf(config.topicNames());
     this.maxInFlight = config.maxInFlight();
+    this.window = new InFlightLimit(maxInFlight, Math.max(MIN_WINDOW, config.workers()),
+        config.queueingTarget().toNanos());
     this.refreshMs = config.demandRefresh().toMillis();
     this.validityMs = config.demandValidity().toMillis();
     this.heartbeatFraction = config.heartbeatFraction();
@@ -211,7 +224,7 @@ public final class LeaseConsumer implements AutoCloseable {
 
   /** A snapshot of what this consumer did so far. */
   public LeaseConsumerStats stats() {
-    return counters.snapshot(jobs.size());
+    return counters.snapshot(jobs.size(), window.limit());
   }
 
   /** This consumer's requester id, {@code <group>/m-<random>}. */
@@ -220,6 +233,14 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   // ---- low level, through the embedded client ----
+
+  /**
+   * How many items this consumer asks the queue to hold leased to it now: {@code max.in.flight}, or
+   * fewer while more would only queue ({@link LeaseConsumerConfig#QUEUEING_TARGET_CONFIG}).
+   */
+  public int window() {
+    return window.limit();
+  }
 
   /** {@link QueueClient#dequeue} in this consumer's namespace. */
   public CompletableFuture<List<DeliveredItem>> dequeue(Map<String, Integer> topics, Duration wait) {
@@ -291,6 +312,9 @@ public final class LeaseConsumer implements AutoCloseable {
           }
         }
         long now = time.milliseconds();
+        if (window.advance(System.nanoTime())) {
+          nextResync = now; // a smaller window: take back the demand beyond it now
+        }
         creditFinished();
         if (state.get() == State.RUNNING && now >= nextResync) {
           resync(now);
@@ -386,7 +410,8 @@ public final class LeaseConsumer implements AutoCloseable {
     if (adopted) {
       counters.adopted.incrementAndGet();
     }
-    workers.execute(() -> work(job));
+    long queuedAt = System.nanoTime();
+    workers.execute(() -> work(job, queuedAt));
   }
 
   /** Gives back a finished item's slot to its partition at once, rather than at the next resync. */
@@ -417,7 +442,7 @@ public final class LeaseConsumer implements AutoCloseable {
   private Map<Integer, Integer> credits() {
     Map<Integer, Integer> inFlight = new HashMap<>();
     inFlightByPartition.forEach((p, n) -> inFlight.put(p, n.get()));
-    return CreditSplit.credits(maxInFlight, new ArrayList<>(owned.keySet()), inFlight, jobs.size(), rotation);
+    return CreditSplit.credits(window.limit(), new ArrayList<>(owned.keySet()), inFlight, jobs.size(), rotation);
   }
 
   private Map<String, Integer> counts(int n) {
@@ -544,7 +569,8 @@ public final class LeaseConsumer implements AutoCloseable {
 
   // ---- workers ----
 
-  private void work(Job job) {
+  private void work(Job job, long queuedAt) {
+    long waited = System.nanoTime() - queuedAt;
     boolean ok = false;
     Throwable failure = null;
     boolean bound = job.bind(Thread.currentThread());
@@ -560,7 +586,7 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     try {
       if (bound && !crashed) {
-        settle(job, ok, failure);
+        settle(job, ok, failure, waited);
       }
     } catch (RuntimeException e) {
       log.error("Could not settle item {}; it returns when its lease runs out", job.id(), e);
@@ -575,14 +601,16 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   /** Acks, nacks or releases a finished item as its handler's ending asks. */
-  private void settle(Job job, boolean ok, Throwable failure) {
+  private void settle(Job job, boolean ok, Throwable failure, long waited) {
     DeliveredItem item = job.item();
     if (job.released()) {
       return; // close already gave it back
     }
     if (ok) {
+      long sentAt = System.nanoTime();
       track(client.ackBatched(item)).whenComplete((o, e) -> {
         if (o != null && o.getResult() == OutcomeResult.APPLIED) {
+          window.sample(waited + System.nanoTime() - sentAt);
           counters.acked.incrementAndGet();
         } else {
           counters.ackRefused.incrementAndGet();
@@ -772,9 +800,9 @@ public final class LeaseConsumer implements AutoCloseable {
     final AtomicLong leaseLost = new AtomicLong();
     final AtomicLong heartbeats = new AtomicLong();
 
-    LeaseConsumerStats snapshot(int running) {
+    LeaseConsumerStats snapshot(int running, int window) {
       return new LeaseConsumerStats(delivered.get(), adopted.get(), acked.get(), ackRefused.get(), nacked.get(),
-          deadLettered.get(), released.get(), leaseLost.get(), heartbeats.get(), running);
+          deadLettered.get(), released.get(), leaseLost.get(), heartbeats.get(), running, window);
     }
   }
 }

@@ -48,6 +48,16 @@ public final class LeaseConsumerConfig extends AbstractConfig {
       + " through the queue (delivery, ack, new demand) rather than the handler is the limit, and more items"
       + " whose leases a crash leaves to expire.";
 
+  public static final String QUEUEING_TARGET_CONFIG = "ordo.consumer.queueing.target.ms";
+  public static final String QUEUEING_TARGET_DOC = "The consumer holds fewer than max.in.flight items when more would"
+      + " only queue: when even the shortest delay of a quarter second (an item's wait here for a worker plus its"
+      + " ack's round trip through the queue, the handler's time not counted) is longer than the shortest of the"
+      + " last 30 s by more than this, it asks the queue for fewer (a fifth, more the longer the delay, half at"
+      + " most; never below the workers, at least 8), and"
+      + " grows back by 5% a quarter second while the delays stay within it. Items that only queue hold leases a"
+      + " crash leaves to expire, and wait, here or as acks and demands ahead of new items at the queue, without"
+      + " adding throughput. 0: always max.in.flight.";
+
   public static final String WORKERS_CONFIG = "ordo.consumer.workers";
   public static final String WORKERS_DOC = "Worker threads running the handler; 0 means as many as max.in.flight,"
       + " so that every leased item runs at once. Fewer: leased items wait in order for a worker, their leases"
@@ -94,6 +104,8 @@ public final class LeaseConsumerConfig extends AbstractConfig {
           Importance.HIGH, NAMESPACE_DOC)
       .define(TOPICS_CONFIG, Type.LIST, "*", Validators.topics(), Importance.HIGH, TOPICS_DOC)
       .define(MAX_IN_FLIGHT_CONFIG, Type.INT, 10, Range.between(1, 10_000), Importance.HIGH, MAX_IN_FLIGHT_DOC)
+      .define(QUEUEING_TARGET_CONFIG, Type.LONG, 25L, Range.between(0, 60_000), Importance.LOW,
+          QUEUEING_TARGET_DOC)
       .define(WORKERS_CONFIG, Type.INT, 0, Range.between(0, 10_000), Importance.MEDIUM, WORKERS_DOC)
       .define(DEMAND_REFRESH_CONFIG, Type.LONG, 500L, Range.between(10, 60_000), Importance.LOW, DEMAND_REFRESH_DOC)
       .define(DEMAND_VALIDITY_CONFIG, Type.LONG, 3_000L, Range.between(20, 600_000), Importance.LOW,
@@ -168,6 +180,11 @@ public final class LeaseConsumerConfig extends AbstractConfig {
   public int workers() {
     int w = getInt(WORKERS_CONFIG);
     return w == 0 ? maxInFlight() : Math.min(w, maxInFlight());
+  }
+
+  /** {@code ordo.consumer.queueing.target.ms}: zero keeps the window at max.in.flight. */
+  public Duration queueingTarget() {
+    return Duration.ofMillis(getLong(QUEUEING_TARGET_CONFIG));
   }
 
   public Duration demandRefresh() {

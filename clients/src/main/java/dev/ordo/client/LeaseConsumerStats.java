@@ -13,6 +13,8 @@ package dev.ordo.client;
  * @param leaseLost handlers interrupted because their lease was lost
  * @param heartbeats lease extensions the queue applied
  * @param running handlers running now
+ * @param window how many items it asks the queue to hold leased to it now: {@code max.in.flight}, or
+ *     fewer while more would only queue ({@link LeaseConsumer#window})
  */
 public record LeaseConsumerStats(long delivered, long adopted, long acked, long ackRefused, long nacked,
-    long deadLettered, long released, long leaseLost, long heartbeats, int running) {}
+    long deadLettered, long released, long leaseLost, long heartbeats, int running, int window) {}

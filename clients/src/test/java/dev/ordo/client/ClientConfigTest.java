@@ -37,6 +37,7 @@ class ClientConfigTest {
       Map.entry(LeaseConsumerConfig.TOPICS_CONFIG, "a,b"),
       Map.entry(LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 3),
       Map.entry(LeaseConsumerConfig.WORKERS_CONFIG, 2),
+      Map.entry(LeaseConsumerConfig.QUEUEING_TARGET_CONFIG, 40L),
       Map.entry(LeaseConsumerConfig.DEMAND_REFRESH_CONFIG, 100L),
       Map.entry(LeaseConsumerConfig.DEMAND_VALIDITY_CONFIG, 900L),
       Map.entry(LeaseConsumerConfig.HEARTBEAT_FRACTION_CONFIG, 0.3),
@@ -84,6 +85,7 @@ class ClientConfigTest {
     assertEquals(List.of("a", "b"), c.topicNames());
     assertEquals(3, c.maxInFlight());
     assertEquals(2, c.workers());
+    assertEquals(Duration.ofMillis(40), c.queueingTarget());
     assertEquals(Duration.ofMillis(100), c.demandRefresh());
     assertEquals(Duration.ofMillis(900), c.demandValidity());
     assertEquals(0.3, c.heartbeatFraction());

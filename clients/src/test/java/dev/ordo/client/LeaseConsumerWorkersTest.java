@@ -60,6 +60,59 @@ class LeaseConsumerWorkersTest extends LeaseConsumerTestBase {
     assertTrue(c.stats().heartbeats() > 0, "waiting items were heartbeated");
   }
 
+  /**
+   * Items that only wait for the worker shrink the window (decisions D41): with one worker and a
+   * handler of 10 ms, a window of 100 holds up to a second of waiting; the consumer asks for fewer
+   * while a backlog remains, every item still runs once, and with the target at 0 the window stays.
+   */
+  @Test
+  void itemsThatOnlyWaitForAWorkerShrinkTheWindowWhileNoneIsLost() throws Exception {
+    int n = 400;
+    LeaseConsumer c = consumer("narrowing", "narrow", Map.of(
+        LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 100,
+        LeaseConsumerConfig.WORKERS_CONFIG, 1,
+        LeaseConsumerConfig.QUEUEING_TARGET_CONFIG, 25L));
+    Set<ItemId> handled = ConcurrentHashMap.newKeySet();
+    AtomicInteger runs = new AtomicInteger();
+    AtomicInteger waitingAtThreeQuarters = new AtomicInteger(-1);
+    AtomicInteger smallestWindow = new AtomicInteger(Integer.MAX_VALUE);
+    c.start(item -> {
+      int run = runs.incrementAndGet();
+      smallestWindow.accumulateAndGet(c.window(), Math::min);
+      if (run == n * 3 / 4) {
+        waitingAtThreeQuarters.set((int) (c.stats().delivered() - run)); // leased to it, not started yet
+      }
+      Thread.sleep(10);
+      handled.add(item.id());
+    });
+    awaitAssigned(c);
+    Set<ItemId> ids = enqueue("narrow", n, i -> item("narrow", "q" + i)
+        .groupKey(QueueClientTest.keyFor(i % TestQueue.PARTITIONS)));
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> c.stats().acked() == ids.size());
+    assertEquals(ids, handled);
+    assertEquals(ids.size(), runs.get(), "every item ran once");
+    assertTrue(smallestWindow.get() < 100, "the window shrank: " + smallestWindow.get());
+    assertTrue(waitingAtThreeQuarters.get() < 90,
+        "with a quarter of the items still queued, " + waitingAtThreeQuarters.get() + " waited on the consumer");
+    c.close();
+
+    LeaseConsumer fixed = consumer("fixed-window", "narrow", Map.of(
+        LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 100,
+        LeaseConsumerConfig.WORKERS_CONFIG, 1,
+        LeaseConsumerConfig.QUEUEING_TARGET_CONFIG, 0L));
+    AtomicInteger fixedSmallest = new AtomicInteger(Integer.MAX_VALUE);
+    fixed.start(item -> {
+      fixedSmallest.accumulateAndGet(fixed.window(), Math::min);
+      Thread.sleep(10);
+    });
+    awaitAssigned(fixed);
+    enqueue("narrow", 200, i -> item("narrow", "f" + i).groupKey(QueueClientTest.keyFor(i % TestQueue.PARTITIONS)));
+    await().atMost(Duration.ofSeconds(60)).until(() -> fixed.stats().acked() == 200);
+    assertEquals(100, fixedSmallest.get(), "a target of 0 keeps max.in.flight");
+    fixed.close();
+  }
+
   @Test
   void acksToOnePartitionTravelTogetherAsOneCommand() throws Exception {
     long from = commandsEnd();

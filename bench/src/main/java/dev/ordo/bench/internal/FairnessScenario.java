@@ -60,12 +60,13 @@ public final class FairnessScenario {
    * part of the wait before the queue took the item in (enqueue to {@link ArrivalWatch} seeing it).
    * {@code dispatchesRead} are the entries of her partition's dispatch order read back,
    * {@code dispatchesCounted} the queue's count over the same time: equal when the counts the
-   * turns are made of line up.
+   * turns are made of line up. {@code smallestWindow} is the smallest window ({@link
+   * dev.ordo.client.LeaseConsumer#window}) of a lease consumer while Bob's backlog drained.
    */
   public record Backlog(Stats.Latency aliceAlone, Stats.Latency aliceAloneIntake, long aliceAloneEnqueued,
       long aliceAloneDelivered, Stats.Latency aliceBehind, Stats.Latency aliceBehindIntake, long aliceEnqueued,
       long aliceDelivered, long bobEnqueued, long bobDelivered, double bobPerSec, FairOrder.TurnSummary turns,
-      long dispatchesRead, long dispatchesCounted) {
+      long dispatchesRead, long dispatchesCounted, int smallestWindow) {
     /** Alice's p99 behind Bob over her p99 alone. */
     public double p99BehindOverAlone() {
       return aliceBehind.p99() / aliceAlone.p99();
@@ -161,6 +162,7 @@ public final class FairnessScenario {
       String deliveries = c.topics().deliveries();
       long from = DispatchLog.end(kafka, deliveries, plan.partition());
       List<Offer> sent = new ArrayList<>();
+      int smallestWindow = Integer.MAX_VALUE; // of the consumers, sampled at each of Alice's items
       ArrivalWatch.Bounds arrivals;
       try (ArrivalWatch watch = new ArrivalWatch(m);
            Workers w = workers(c, "fair-backlog", NS_BACKLOG, k, rec)) {
@@ -173,6 +175,7 @@ public final class FairnessScenario {
             throw new IllegalStateException("Bob's backlog: the handler had " + rec.delivered(bob) + " of "
                 + backlog + " items after " + timeoutFor(backlog).toSeconds() + " s; consumers: " + w.stats());
           }
+          smallestWindow = Math.min(smallestWindow, w.windows().stream().mapToInt(Integer::intValue).min().orElse(0));
           long dispatched = arrivals.sinceStart(m.get(QueueMetrics.DISPATCHED));
           long at = System.nanoTime();
           sent.add(new Offer(a.enqueue(NS_BACKLOG, TOPIC, PRIORITY, alice), dispatched, at));
@@ -199,7 +202,7 @@ public final class FairnessScenario {
       return new Backlog(alone.waits(), alone.intake(), alone.enqueued(), alone.delivered(),
           Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6), sent.size(),
           rec.delivered(alice), backlog, rec.delivered(bob), backlog / rec.spanSeconds(bob), FairOrder.summary(turns),
-          order.size(), counted);
+          order.size(), counted, smallestWindow);
     }
   }
 

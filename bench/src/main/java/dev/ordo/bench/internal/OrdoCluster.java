@@ -172,6 +172,8 @@ public final class OrdoCluster implements AutoCloseable {
     c.put(LeaseConsumerConfig.WORKERS_CONFIG, workers);
     c.put("consumer." + ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
     c.put("consumer." + ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
+    // Experiments: -Dordo.bench.consumer.<key>=<value> overrides a lease consumer setting.
+    overrides("ordo.bench.consumer.", c);
     return kafka.withRegistry(c);
   }
 

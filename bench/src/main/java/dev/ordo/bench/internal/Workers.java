@@ -161,6 +161,11 @@ public final class Workers implements AutoCloseable {
     return metrics.get(QueueMetrics.ACKED);
   }
 
+  /** Each consumer's window now ({@link LeaseConsumer#window}). */
+  public List<Integer> windows() {
+    return consumers.stream().map(LeaseConsumer::window).toList();
+  }
+
   public List<LeaseConsumerStats> stats() {
     return consumers.stream().map(LeaseConsumer::stats).toList();
   }
