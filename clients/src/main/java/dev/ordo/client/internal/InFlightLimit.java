@@ -12,8 +12,8 @@ package dev.ordo.client.internal;
  * stream thread, where a new item is taken in behind them (issue 14's Alice behind Bob).
  *
  * <p><b>The rule.</b> Every {@link #INTERVAL_NANOS} the smallest delay of the interval is compared
- * with the smallest of the last {@link #BASE_INTERVALS} intervals (the base: the pipeline with
- * nothing queued). When even the interval's smallest delay exceeds the base by more than the target,
+ * with the smallest of the last {@link #BASE_INTERVALS} intervals that had acks (30 s while acks
+ * flow; the base: the pipeline with nothing queued). When even the interval's smallest delay exceeds the base by more than the target,
  * no item of the interval went through without queueing: a standing queue, and the window shrinks
  * by at least a fifth ({@link #DECREASE}), by as much as the delay exceeds base plus target when that
  * is more, but never by more than half ({@link #DEEPEST_DECREASE}) at once; then it holds until the
@@ -26,7 +26,7 @@ package dev.ordo.client.internal;
  */
 public final class InFlightLimit {
   static final long INTERVAL_NANOS = 250_000_000L;
-  /** 30 s of intervals: how long the base remembers the shortest delay. */
+  /** Intervals with acks (30 s of them) the base remembers the shortest delay of. */
   static final int BASE_INTERVALS = 120;
   static final double DECREASE = 0.8;
   /** The most one step takes off: half the window, when the delay is far above the base and target. */
