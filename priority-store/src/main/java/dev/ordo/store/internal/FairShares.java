@@ -51,7 +51,20 @@ public final class FairShares {
 
   private final Map<Key, long[]> entries = new HashMap<>();
   /** Leased items per (namespace, group key), summed over the group's entries: its concurrency. */
-  private final Map<java.util.List<String>, long[]> leasedByGroup = new HashMap<>();
+  private final Map<GroupName, long[]> leasedByGroup = new HashMap<>();
+
+  /** A group key in its namespace, hashed by {@link Hashing#combine} (not {@code List.of}'s polynomial hash). */
+  private record GroupName(String namespace, String group) {
+    @Override
+    public int hashCode() {
+      return Hashing.combine(namespace.hashCode(), group.hashCode());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof GroupName n && group.equals(n.group) && namespace.equals(n.namespace);
+    }
+  }
 
   /** Accounts for an item going from {@code before} to {@code after} (either may be null). */
   public void change(StoredItem before, StoredItem after) {
@@ -60,33 +73,97 @@ public final class FairShares {
     if (!was && !is) {
       return;
     }
-    Key topicBefore = was ? topicKey(before) : null;
-    Key groupBefore = was ? groupKey(before) : null;
-    if (was) {
-      add(topicBefore, before, -1);
-      if (groupBefore != null) {
-        add(groupBefore, before, -1);
-      }
+    if (was && is && sameEntries(before, after) && move(before, after)) {
+      return; // a lease, a release, a nack to READY, an extension: the same entries, one look-up each
     }
-    if (is) {
-      Key topicAfter = topicKey(after);
-      long[] t = add(topicAfter, after, +1);
+    if (!is) { // an ack, a delay, a cancel: out of its entries, each looked up once
+      Key topic = topicKey(before);
+      dropIfIdle(topic, add(topic, before, -1));
+      Key group = groupKey(before);
+      if (group != null) {
+        dropIfIdle(group, add(group, before, -1));
+      }
+      return;
+    }
+    if (!was) { // a new item, or one back from DELAYED or PARKED: into its entries, each looked up once
+      Key topic = topicKey(after);
+      long[] t = add(topic, after, +1);
       if (after.getState() == ItemState.LEASED) {
-        // A lease: the virtual time moves up to its slot. Any change to LEASED counts (an extension
-        // changes nothing, its slot is in already), so that a change seen coalesced (DELAYED to
-        // LEASED in one restored record, RestoreFollower) or none at all (a rebuild) counts too.
-        t[SLOT] = Math.max(t[SLOT], after.getSlot());
+        t[SLOT] = Math.max(t[SLOT], after.getSlot()); // the virtual time (see the comment below)
       }
-      Key groupAfter = groupKey(after);
-      if (groupAfter != null) {
-        long[] g = add(groupAfter, after, +1);
+      dropIfIdle(topic, t);
+      Key group = groupKey(after);
+      if (group != null) {
+        long[] g = add(group, after, +1);
         g[SLOT] = Math.max(g[SLOT], after.getSlot());
+        dropIfIdle(group, g);
       }
-      dropIfIdle(topicAfter);
-      dropIfIdle(groupAfter);
+      return;
     }
+    // Counted before and after under other entries (its priority changed): out of the old ones, into the new.
+    Key topicBefore = topicKey(before);
+    Key groupBefore = groupKey(before);
+    add(topicBefore, before, -1);
+    if (groupBefore != null) {
+      add(groupBefore, before, -1);
+    }
+    Key topicAfter = topicKey(after);
+    long[] t = add(topicAfter, after, +1);
+    if (after.getState() == ItemState.LEASED) {
+      // A lease: the virtual time moves up to its slot. Any change to LEASED counts (an extension
+      // changes nothing, its slot is in already), so that a change seen coalesced (DELAYED to
+      // LEASED in one restored record, RestoreFollower) or none at all (a rebuild) counts too.
+      t[SLOT] = Math.max(t[SLOT], after.getSlot());
+    }
+    Key groupAfter = groupKey(after);
+    if (groupAfter != null) {
+      long[] g = add(groupAfter, after, +1);
+      g[SLOT] = Math.max(g[SLOT], after.getSlot());
+    }
+    dropIfIdle(topicAfter);
+    dropIfIdle(groupAfter);
     dropIfIdle(topicBefore);
     dropIfIdle(groupBefore);
+  }
+
+  /**
+   * An item counted before and after under the same entries: its count moves between READY and
+   * LEASED within them, and the slots move up as {@link #change}'s general path moves them. False,
+   * changing nothing, when an entry is missing (not expected: the item was counted in it).
+   */
+  private boolean move(StoredItem before, StoredItem after) {
+    Key topic = topicKey(after);
+    long[] t = entries.get(topic);
+    Key group = groupKey(after);
+    long[] g = group == null ? null : entries.get(group);
+    if (t == null || group != null && g == null) {
+      return false;
+    }
+    int from = before.getState() == ItemState.LEASED ? LEASED : READY;
+    int to = after.getState() == ItemState.LEASED ? LEASED : READY;
+    if (from != to) {
+      t[from]--;
+      t[to]++;
+    }
+    if (to == LEASED) {
+      t[SLOT] = Math.max(t[SLOT], after.getSlot());
+    }
+    if (g != null) {
+      if (from != to) {
+        g[from]--;
+        g[to]++;
+        addLeased(group, to == LEASED ? +1 : -1);
+      }
+      g[SLOT] = Math.max(g[SLOT], after.getSlot());
+    }
+    return true;
+  }
+
+  private static boolean sameEntries(StoredItem a, StoredItem b) {
+    dev.ordo.schema.Item x = a.getItem();
+    dev.ordo.schema.Item y = b.getItem();
+    return x == y || x.getPriority() == y.getPriority() && x.getNamespace().equals(y.getNamespace())
+        && x.getTopic().equals(y.getTopic()) && java.util.Objects.equals(x.getGroupKey(), y.getGroupKey());
   }
 
   /** The topic priority's virtual time: 0 when it has nothing ready or leased. */
@@ -137,7 +214,7 @@ public final class FairShares {
   }
 
   private void addLeased(Key key, long delta) {
-    java.util.List<String> g = java.util.List.of(key.namespace(), key.group());
+    GroupName g = new GroupName(key.namespace(), key.group());
     long[] n = leasedByGroup.computeIfAbsent(g, k -> new long[1]);
     n[0] += delta;
     if (n[0] <= 0) {
@@ -147,8 +224,14 @@ public final class FairShares {
 
   /** Items of a group key leased, over its namespace's topics and priorities on this partition. */
   public long leased(String namespace, String group) {
-    long[] n = leasedByGroup.get(java.util.List.of(namespace, group));
+    long[] n = leasedByGroup.get(new GroupName(namespace, group));
     return n == null ? 0 : n[0];
+  }
+
+  private void dropIfIdle(Key key, long[] e) {
+    if (e[READY] <= 0 && e[LEASED] <= 0) {
+      entries.remove(key);
+    }
   }
 
   private void dropIfIdle(Key key) {

@@ -396,7 +396,10 @@ public final class QueuePlanner {
     /** Outcomes of an {@link Acks} command while it is planned, answered together; otherwise null. */
     private List<Outcome> collected;
     /** The slots this plan gave, by (namespace, topic, priority, group): the store learns them when it is applied. */
-    private Map<List<Object>, Long> groupSlots;
+    private Map<GroupSlotKey, Long> groupSlots;
+
+    /** A key of {@link #groupSlots}: a record, not a {@code List.of} of four boxed parts. */
+    private record GroupSlotKey(String namespace, String topic, int priority, String group) {}
     /** Items this plan moved to the backlog lane, by (namespace, topic), as entries of that lane; or null. */
     private Map<List<String>, List<ReadyEntry>> sidelinedPerTopic;
     /** Leases left under the dispatch rate of namespaces that have one, by namespace, as of this plan. */
@@ -975,7 +978,7 @@ public final class QueuePlanner {
       if (groupSlots == null) {
         groupSlots = new HashMap<>();
       }
-      List<Object> key = List.of(i.getNamespace(), i.getTopic(), i.getPriority(), group);
+      GroupSlotKey key = new GroupSlotKey(i.getNamespace(), i.getTopic(), i.getPriority(), group);
       Long last = groupSlots.get(key);
       if (last == null) {
         last = view.groupLastSlot(i.getNamespace(), i.getTopic(), i.getPriority(), group);
