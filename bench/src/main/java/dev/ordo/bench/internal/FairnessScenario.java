@@ -61,12 +61,13 @@ public final class FairnessScenario {
    * {@code dispatchesRead} are the entries of her partition's dispatch order read back,
    * {@code dispatchesCounted} the queue's count over the same time: equal when the counts the
    * turns are made of line up. {@code smallestWindow} is the smallest window ({@link
-   * dev.ordo.client.LeaseConsumer#window}) of a lease consumer while Bob's backlog drained.
+   * dev.ordo.client.LeaseConsumer#window}) of a lease consumer while Bob's backlog drained;
+   * {@code loop} where the queue's stream threads spent their loop meanwhile ({@link LoopShares}).
    */
   public record Backlog(Stats.Latency aliceAlone, Stats.Latency aliceAloneIntake, long aliceAloneEnqueued,
       long aliceAloneDelivered, Stats.Latency aliceBehind, Stats.Latency aliceBehindIntake, long aliceEnqueued,
       long aliceDelivered, long bobEnqueued, long bobDelivered, double bobPerSec, FairOrder.TurnSummary turns,
-      long dispatchesRead, long dispatchesCounted, int smallestWindow) {
+      long dispatchesRead, long dispatchesCounted, int smallestWindow, LoopShares.Mean loop) {
     /** Alice's p99 behind Bob over her p99 alone. */
     public double p99BehindOverAlone() {
       return aliceBehind.p99() / aliceAlone.p99();
@@ -163,6 +164,7 @@ public final class FairnessScenario {
       long from = DispatchLog.end(kafka, deliveries, plan.partition());
       List<Offer> sent = new ArrayList<>();
       int smallestWindow = Integer.MAX_VALUE; // of the consumers, sampled at each of Alice's items
+      LoopShares loop = new LoopShares(); // the stream threads', sampled at each of Alice's items
       ArrivalWatch.Bounds arrivals;
       try (ArrivalWatch watch = new ArrivalWatch(m);
            Workers w = workers(c, "fair-backlog", NS_BACKLOG, k, rec)) {
@@ -176,6 +178,7 @@ public final class FairnessScenario {
                 + backlog + " items after " + timeoutFor(backlog).toSeconds() + " s; consumers: " + w.stats());
           }
           smallestWindow = Math.min(smallestWindow, w.windows().stream().mapToInt(Integer::intValue).min().orElse(0));
+          loop.sample(c.service().streams().metrics());
           long dispatched = arrivals.sinceStart(m.get(QueueMetrics.DISPATCHED));
           long at = System.nanoTime();
           sent.add(new Offer(a.enqueue(NS_BACKLOG, TOPIC, PRIORITY, alice), dispatched, at));
@@ -202,7 +205,7 @@ public final class FairnessScenario {
       return new Backlog(alone.waits(), alone.intake(), alone.enqueued(), alone.delivered(),
           Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6), sent.size(),
           rec.delivered(alice), backlog, rec.delivered(bob), backlog / rec.spanSeconds(bob), FairOrder.summary(turns),
-          order.size(), counted, smallestWindow);
+          order.size(), counted, smallestWindow, loop.mean());
     }
   }
 

@@ -1,0 +1,79 @@
+package dev.ordo.bench.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.junit.jupiter.api.Test;
+
+class LoopSharesTest {
+  private static final String THREADS = "stream-thread-metrics";
+
+  @Test
+  void averagesEachThreadsRatiosOverTheSamples() {
+    LoopShares shares = new LoopShares();
+    Map<MetricName, Metric> first = new HashMap<>();
+    put(first, THREADS, "t1", "process-ratio", 0.2);
+    put(first, THREADS, "t1", "commit-ratio", 0.5);
+    put(first, THREADS, "t1", "poll-ratio", 0.3);
+    put(first, THREADS, "t2", "process-ratio", 0.4);
+    put(first, THREADS, "t2", "commit-ratio", 0.3);
+    put(first, THREADS, "t2", "poll-ratio", 0.3);
+    shares.sample(first);
+    Map<MetricName, Metric> second = new HashMap<>();
+    put(second, THREADS, "t1", "process-ratio", 0.6);
+    put(second, THREADS, "t1", "commit-ratio", 0.1);
+    put(second, THREADS, "t1", "poll-ratio", 0.3);
+    shares.sample(second);
+
+    LoopShares.Mean mean = shares.mean();
+    assertEquals(0.4, mean.process(), 1e-9);
+    assertEquals(0.3, mean.commit(), 1e-9);
+    assertEquals(0.3, mean.poll(), 1e-9);
+  }
+
+  @Test
+  void skipsOtherGroupsOtherMetricsUnmeasuredValuesAndIncompleteThreads() {
+    LoopShares shares = new LoopShares();
+    Map<MetricName, Metric> m = new HashMap<>();
+    put(m, THREADS, "t1", "process-ratio", 0.5);
+    put(m, THREADS, "t1", "commit-ratio", 0.25);
+    put(m, THREADS, "t1", "poll-ratio", 0.25);
+    put(m, THREADS, "t1", "punctuate-ratio", 0.9);
+    put(m, "consumer-metrics", "t1", "commit-ratio", 0.9);
+    put(m, THREADS, "t2", "process-ratio", Double.NaN); // a thread that has not looped yet
+    put(m, THREADS, "t2", "commit-ratio", 0.9);
+    put(m, THREADS, "t2", "poll-ratio", 0.9);
+    put(m, THREADS, "t3", "commit-ratio", 0.9); // only one of the three
+    shares.sample(m);
+
+    LoopShares.Mean mean = shares.mean();
+    assertEquals(0.5, mean.process(), 1e-9);
+    assertEquals(0.25, mean.commit(), 1e-9);
+    assertEquals(0.25, mean.poll(), 1e-9);
+  }
+
+  @Test
+  void nothingSampledIsNaN() {
+    LoopShares.Mean mean = new LoopShares().mean();
+    assertTrue(Double.isNaN(mean.process()) && Double.isNaN(mean.commit()) && Double.isNaN(mean.poll()));
+  }
+
+  private static void put(Map<MetricName, Metric> metrics, String group, String thread, String name, double value) {
+    MetricName n = new MetricName(name, group, "", Map.of("thread-id", thread));
+    metrics.put(n, new Metric() {
+      @Override
+      public MetricName metricName() {
+        return n;
+      }
+
+      @Override
+      public Object metricValue() {
+        return value;
+      }
+    });
+  }
+}
