@@ -36,8 +36,9 @@ public final class FairOrder {
    * One of Alice's items in the order: {@code position} items were dispatched before it;
    * {@code sinceEnqueue} of them after she enqueued it (its transit from the producer to the
    * queue's stream thread included); between {@code afterArrivalAtLeast} and
-   * {@code afterArrivalAtMost} of them after the queue took it in (the ready item waiting its
-   * turn); {@code behindBacklog}: Bob still had an item not dispatched when she enqueued it.
+   * {@code afterArrivalAtMost} of them after its turn began: after the queue took it in, or after
+   * her previous item was dispatched if that was later (the ready item waiting its turn);
+   * {@code behindBacklog}: Bob still had an item not dispatched when she enqueued it.
    */
   public record Turn(long sequence, long position, long sinceEnqueue, long afterArrivalAtLeast,
       long afterArrivalAtMost, boolean behindBacklog) {}
@@ -85,8 +86,14 @@ public final class FairOrder {
       }
       // Bob's last item is entry lastBob: it was not dispatched yet while at most lastBob entries were.
       boolean behind = s.dispatchedAtEnqueue() <= lastBob;
-      out.add(new Turn(s.sequence(), k, k - s.dispatchedAtEnqueue(), Math.max(0, k - s.arrivalAtMost()),
-          k - s.arrivalAtLeast(), behind));
+      // Its turn starts when the queue took it in or when her previous item went, whichever is later:
+      // items of hers taken in together (one poll) each wait for her earlier ones and for one of Bob's
+      // between them, which is the round-robin, not a place lost to him.
+      Long previous = firstOfAlice.get(s.sequence() - 1);
+      long turnAtLeast = previous == null ? s.arrivalAtLeast() : Math.max(s.arrivalAtLeast(), previous + 1);
+      long turnAtMost = previous == null ? s.arrivalAtMost() : Math.max(s.arrivalAtMost(), previous + 1);
+      out.add(new Turn(s.sequence(), k, k - s.dispatchedAtEnqueue(), Math.max(0, k - turnAtMost),
+          Math.max(0, k - turnAtLeast), behind));
     }
     return out;
   }

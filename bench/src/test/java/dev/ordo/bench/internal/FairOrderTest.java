@@ -26,6 +26,24 @@ class FairOrderTest {
   }
 
   @Test
+  void itemsTakenInTogetherEachWaitFromTheirTurnNotFromTheirArrival() {
+    //                                 0    1    2    3    4    5    6    7    8
+    List<Dispatch> order = FairOrder.of("b", "b", "a", "b", "a", "b", "a", "b", "b");
+    // All three of hers taken in by one poll, after 2 dispatches (exactly): the queue alternates.
+    List<Turn> turns = FairOrder.turns(order, "a", "b", List.of(
+        new Sent(0, 0, 2, 2), new Sent(1, 0, 2, 2), new Sent(2, 0, 2, 2)));
+    assertEquals(List.of(0L, 1L, 1L), turns.stream().map(Turn::afterArrivalAtLeast).toList(),
+        "each waited for one of Bob's after her previous one, not for her own earlier items");
+    assertEquals(List.of(0L, 1L, 1L), turns.stream().map(Turn::afterArrivalAtMost).toList());
+    assertEquals(List.of(2L, 4L, 6L), turns.stream().map(Turn::sinceEnqueue).toList(), "since enqueue: unchanged");
+
+    // The same order with Bob served twice in a row between her items: the turn shows it.
+    List<Turn> unfair = FairOrder.turns(FairOrder.of("b", "b", "a", "b", "b", "b", "a"), "a", "b", List.of(
+        new Sent(0, 0, 2, 2), new Sent(1, 0, 2, 2)));
+    assertEquals(3, unfair.get(1).afterArrivalAtLeast(), "three of Bob's after her previous one");
+  }
+
+  @Test
   void anItemEnqueuedAfterBobsLastWasDispatchedIsNotBehindHisBacklog() {
     List<Dispatch> order = FairOrder.of("b", "b", "a", "b", "a");
     List<Turn> turns = FairOrder.turns(order, "a", "b", List.of(new Sent(0, 0, 0, 0), new Sent(1, 3, 4, 4),
