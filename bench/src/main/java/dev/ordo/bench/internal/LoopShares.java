@@ -1,5 +1,6 @@
 package dev.ordo.bench.internal;
 
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -26,7 +27,7 @@ public final class LoopShares {
 
   /** Adds the current ratios of every stream thread among these metrics (a thread without all three is skipped). */
   void sample(Map<MetricName, ? extends Metric> metrics) {
-    java.util.Map<String, double[]> byThread = new java.util.HashMap<>();
+    Map<String, double[]> byThread = new HashMap<>();
     metrics.forEach((name, metric) -> {
       int index = switch (name.name()) {
         case "process-ratio" -> 0;

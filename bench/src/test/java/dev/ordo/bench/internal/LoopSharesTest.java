@@ -29,10 +29,7 @@ class LoopSharesTest {
     put(second, THREADS, "t1", "poll-ratio", 0.3);
     shares.sample(second);
 
-    LoopShares.Mean mean = shares.mean();
-    assertEquals(0.4, mean.process(), 1e-9);
-    assertEquals(0.3, mean.commit(), 1e-9);
-    assertEquals(0.3, mean.poll(), 1e-9);
+    assertMean(0.4, 0.3, 0.3, shares.mean());
   }
 
   @Test
@@ -50,16 +47,19 @@ class LoopSharesTest {
     put(m, THREADS, "t3", "commit-ratio", 0.9); // only one of the three
     shares.sample(m);
 
-    LoopShares.Mean mean = shares.mean();
-    assertEquals(0.5, mean.process(), 1e-9);
-    assertEquals(0.25, mean.commit(), 1e-9);
-    assertEquals(0.25, mean.poll(), 1e-9);
+    assertMean(0.5, 0.25, 0.25, shares.mean());
   }
 
   @Test
   void nothingSampledIsNaN() {
     LoopShares.Mean mean = new LoopShares().mean();
     assertTrue(Double.isNaN(mean.process()) && Double.isNaN(mean.commit()) && Double.isNaN(mean.poll()));
+  }
+
+  private static void assertMean(double process, double commit, double poll, LoopShares.Mean mean) {
+    assertEquals(process, mean.process(), 1e-9, "process");
+    assertEquals(commit, mean.commit(), 1e-9, "commit");
+    assertEquals(poll, mean.poll(), 1e-9, "poll");
   }
 
   private static void put(Map<MetricName, Metric> metrics, String group, String thread, String name, double value) {

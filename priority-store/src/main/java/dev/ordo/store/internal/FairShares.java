@@ -1,5 +1,6 @@
 package dev.ordo.store.internal;
 
+import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
 import dev.ordo.schema.StoredItem;
 import java.nio.ByteBuffer;
@@ -160,8 +161,8 @@ public final class FairShares {
   }
 
   private static boolean sameEntries(StoredItem a, StoredItem b) {
-    dev.ordo.schema.Item x = a.getItem();
-    dev.ordo.schema.Item y = b.getItem();
+    Item x = a.getItem();
+    Item y = b.getItem();
     return x == y || x.getPriority() == y.getPriority() && x.getNamespace().equals(y.getNamespace())
         && x.getTopic().equals(y.getTopic()) && java.util.Objects.equals(x.getGroupKey(), y.getGroupKey());
   }
