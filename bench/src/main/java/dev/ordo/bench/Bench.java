@@ -529,14 +529,15 @@ public final class Bench {
 
   private static void printFairness(PrintStream out, FairnessScenario.Result f) {
     FairnessScenario.Backlog q = f.backlog();
-    out.printf(Locale.ROOT, "  Fairness: Alice alone p50/p99 %.1f/%.1f ms (taken in %.1f/%.1f), behind Bob's %,d"
-            + " p50/p99 %.1f/%.1f ms (taken in %.1f/%.1f; p99 ratio %.2f, %d items); dispatched before her after"
+    out.printf(Locale.ROOT, "  Fairness: Alice alone p50/p99 %.1f/%.1f ms (taken in %.1f/%.1f, acked %.1f/%.1f), behind Bob's %,d"
+            + " p50/p99 %.1f/%.1f ms (taken in %.1f/%.1f, acked %.1f/%.1f; p99 ratio %.2f, %d items); dispatched before her after"
             + " arrival p99 %.0f max %d (at least %d), since enqueue p99 %.0f max %d; Bob drained at %,.0f items/s"
             + " (a consumer's window down to %,d; the queue's stream thread: process %.0f%%, commit %.0f%%, poll %.0f%% of"
             + " its loop); weights served %d:%d (%.2f)%n",
         q.aliceAlone().p50(), q.aliceAlone().p99(), q.aliceAloneIntake().p50(), q.aliceAloneIntake().p99(),
+        q.aliceAloneAcked().p50(), q.aliceAloneAcked().p99(),
         q.bobEnqueued(), q.aliceBehind().p50(), q.aliceBehind().p99(), q.aliceBehindIntake().p50(),
-        q.aliceBehindIntake().p99(),
+        q.aliceBehindIntake().p99(), q.aliceBehindAcked().p50(), q.aliceBehindAcked().p99(),
         q.p99BehindOverAlone(), q.turns().items(), q.turns().afterArrivalP99(), q.turns().afterArrivalMax(),
         q.turns().afterArrivalAtLeastMax(), q.turns().sinceEnqueueP99(), q.turns().sinceEnqueueMax(), q.bobPerSec(),
         q.smallestWindow(), 100 * q.loop().process(), 100 * q.loop().commit(), 100 * q.loop().poll(),
@@ -556,9 +557,11 @@ public final class Bench {
         plan.backlog(), (int) FairPlan.ALICE_INTERVAL.toMillis(), FairPlan.ACTIVE_GROUPS,
         medianLatency(q.stream().map(b -> latency(b.aliceAlone())).toList()),
         medianLatency(q.stream().map(b -> latency(b.aliceAloneIntake())).toList()),
+        medianLatency(q.stream().map(b -> latency(b.aliceAloneAcked())).toList()),
         medianOf(q, b -> b.aliceAlone().count()),
         medianLatency(q.stream().map(b -> latency(b.aliceBehind())).toList()),
         medianLatency(q.stream().map(b -> latency(b.aliceBehindIntake())).toList()),
+        medianLatency(q.stream().map(b -> latency(b.aliceBehindAcked())).toList()),
         medianOf(q, b -> b.aliceBehind().count()), Stats.median(ratios), ratios,
         medianOf(q, b -> b.turns().afterArrivalP50()), medianOf(q, b -> b.turns().afterArrivalP99()),
         Stats.median(afterMax), afterMax,

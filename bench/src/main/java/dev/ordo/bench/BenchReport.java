@@ -115,15 +115,16 @@ public record BenchReport(
    * {@code aliceAloneItems} items) and behind the backlog ({@code aliceBehindMs}, her
    * {@code aliceBehindItems} items enqueued while Bob had items not dispatched), and the ratio of
    * their p99s (the median of the rounds' ratios, and each round's); the part of each wait before
-   * the queue took her item in ({@code aliceAloneIntakeMs}, {@code aliceBehindIntakeMs}). The items her partition
+   * the queue took her item in ({@code aliceAloneIntakeMs}, {@code aliceBehindIntakeMs}), and of that the part
+   * before the broker acknowledged her write ({@code aliceAloneAckedMs}, {@code aliceBehindAckedMs}). The items her partition
    * dispatched before each of hers: after the queue took it in (p50, p99 and max of the upper bound;
    * the max of the lower bound), and since she enqueued it (its transit to the queue included),
    * beside the {@code activeGroups} the issue bounds it by. {@code dispatchesRead} entries of her
    * partition's dispatch order were read against {@code dispatchesCounted} by the queue.
    */
   public record FairQueue(String bobKey, String aliceKey, int partition, int backlogItems, int aliceIntervalMs,
-      int activeGroups, Latency aliceAloneMs, Latency aliceAloneIntakeMs, double aliceAloneItems, Latency aliceBehindMs,
-      Latency aliceBehindIntakeMs, double aliceBehindItems,
+      int activeGroups, Latency aliceAloneMs, Latency aliceAloneIntakeMs, Latency aliceAloneAckedMs, double aliceAloneItems,
+      Latency aliceBehindMs, Latency aliceBehindIntakeMs, Latency aliceBehindAckedMs, double aliceBehindItems,
       double p99BehindOverAlone, List<Double> roundRatios, double afterArrivalP50, double afterArrivalP99,
       double afterArrivalMax,
       List<Double> roundAfterArrivalMax, double afterArrivalAtLeastMax, double sinceEnqueueP99,
@@ -287,10 +288,11 @@ public record BenchReport(
             + " topic, priority and partition (%d); %d active groups%n", q.backlogItems(), q.bobKey(), q.aliceKey(),
         q.aliceIntervalMs(), q.partition(), q.activeGroups()));
     b.append(String.format(Locale.ROOT, row, "  Alice alone, enqueue -> handler", latency(q.aliceAloneMs()),
-        count(q.aliceAloneItems()) + " items; taken in " + latencyShort(q.aliceAloneIntakeMs()) + " ms"));
+        count(q.aliceAloneItems()) + " items; taken in " + latencyShort(q.aliceAloneIntakeMs()) + " ms, acked "
+            + latencyShort(q.aliceAloneAckedMs()) + " ms"));
     b.append(String.format(Locale.ROOT, row, "  Alice behind Bob's backlog", latency(q.aliceBehindMs()),
         count(q.aliceBehindItems()) + " items; taken in " + latencyShort(q.aliceBehindIntakeMs())
-            + " ms; Bob drained at " + rate(q.bobItemsPerSec(), "items/s")));
+            + " ms, acked " + latencyShort(q.aliceBehindAckedMs()) + " ms; Bob drained at " + rate(q.bobItemsPerSec(), "items/s")));
     b.append(String.format(Locale.ROOT, row, "  dispatched before her, after she arrived",
         "p50 " + count(q.afterArrivalP50()) + ", p99 " + count(q.afterArrivalP99()) + ", max "
             + count(q.afterArrivalMax()) + " (at most)",
@@ -610,9 +612,11 @@ public record BenchReport(
     node.put("activeGroups", q.activeGroups());
     latency(node.putObject("aliceAloneMs"), q.aliceAloneMs());
     latency(node.putObject("aliceAloneIntakeMs"), q.aliceAloneIntakeMs());
+    latency(node.putObject("aliceAloneAckedMs"), q.aliceAloneAckedMs());
     num(node, "aliceAloneItems", q.aliceAloneItems());
     latency(node.putObject("aliceBehindMs"), q.aliceBehindMs());
     latency(node.putObject("aliceBehindIntakeMs"), q.aliceBehindIntakeMs());
+    latency(node.putObject("aliceBehindAckedMs"), q.aliceBehindAckedMs());
     num(node, "aliceBehindItems", q.aliceBehindItems());
     num(node, "p99BehindOverAlone", q.p99BehindOverAlone());
     values(node.putArray("rounds"), q.roundRatios());

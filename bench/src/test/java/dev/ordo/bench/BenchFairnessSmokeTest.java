@@ -82,6 +82,8 @@ class BenchFairnessSmokeTest {
     assertEquals(2_000, fq.path("bobDelivered").asInt(), () -> "fairness.queue in " + root);
     assertTrue(fq.path("aliceAloneMs").has("p99"));
     assertTrue(fq.path("aliceBehindMs").has("p99"));
+    assertTrue(fq.path("aliceAloneAckedMs").path("p99").isNumber(), () -> "fairness.queue in " + root);
+    assertTrue(fq.path("aliceBehindAckedMs").has("p99"), () -> "fairness.queue in " + root);
     assertTrue(fq.has("afterArrivalMax"));
     assertEquals(40, root.path("fairness").path("weights").path("heavyDelivered").asInt());
     assertTrue(root.path("fairness").path("cost").path("withGroupKeys").path("itemsPerSec").isNumber());

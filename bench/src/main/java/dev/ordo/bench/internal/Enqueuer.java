@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 
 /**
  * Writes the bench's items through one {@link QueueProducer}: spread over {@link #TOPICS} topics and
@@ -79,11 +80,23 @@ public final class Enqueuer implements AutoCloseable {
    * {@link System#nanoTime()} now; returns its sequence number.
    */
   public long enqueue(String namespace, String topic, int priority, String groupKey) {
+    return enqueue(namespace, topic, priority, groupKey, acked -> { });
+  }
+
+  /**
+   * As {@link #enqueue(String, String, int, String)}, and passes {@code acked} the time
+   * ({@link System#nanoTime()}) the broker acknowledged the write, on the producer's I/O thread;
+   * never when the write failed.
+   */
+  public long enqueue(String namespace, String topic, int priority, String groupKey, LongConsumer acked) {
     long seq = sequence++;
-    watch(EnqueueRequest.builder(namespace, topic, Payloads.of(payloadBytes, seq, System.nanoTime()))
-        .priority(priority)
-        .groupKey(groupKey)
-        .build());
+    CompletableFuture<ItemId> f = producer.enqueue(
+        EnqueueRequest.builder(namespace, topic, Payloads.of(payloadBytes, seq, System.nanoTime()))
+            .priority(priority)
+            .groupKey(groupKey)
+            .build());
+    f.thenRun(() -> acked.accept(System.nanoTime()));
+    watch(f);
     return seq;
   }
 

@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -57,15 +59,19 @@ public final class FairnessScenario {
   /**
    * Alice alone and behind Bob's backlog. Waits in ms; {@code aliceBehind} covers her items
    * enqueued while Bob had items not dispatched ({@code turns.items()} of them). The intakes are the
-   * part of the wait before the queue took the item in (enqueue to {@link ArrivalWatch} seeing it).
+   * part of the wait before the queue took the item in (enqueue to {@link ArrivalWatch} seeing it), and
+   * the {@code acked} figures the part of that before the broker acknowledged her write (the
+   * producer's callback): what her record spent reaching Kafka, apart from what it then waited for
+   * the queue's stream thread.
    * {@code dispatchesRead} are the entries of her partition's dispatch order read back,
    * {@code dispatchesCounted} the queue's count over the same time: equal when the counts the
    * turns are made of line up. {@code smallestWindow} is the smallest window ({@link
    * dev.ordo.client.LeaseConsumer#window}) of a lease consumer while Bob's backlog drained;
    * {@code loop} where the queue's stream threads spent their loop meanwhile ({@link LoopShares}).
    */
-  public record Backlog(Stats.Latency aliceAlone, Stats.Latency aliceAloneIntake, long aliceAloneEnqueued,
-      long aliceAloneDelivered, Stats.Latency aliceBehind, Stats.Latency aliceBehindIntake, long aliceEnqueued,
+  public record Backlog(Stats.Latency aliceAlone, Stats.Latency aliceAloneIntake, Stats.Latency aliceAloneAcked,
+      long aliceAloneEnqueued, long aliceAloneDelivered, Stats.Latency aliceBehind, Stats.Latency aliceBehindIntake,
+      Stats.Latency aliceBehindAcked, long aliceEnqueued,
       long aliceDelivered, long bobEnqueued, long bobDelivered, double bobPerSec, FairOrder.TurnSummary turns,
       long dispatchesRead, long dispatchesCounted, int smallestWindow, LoopShares.Mean loop) {
     /** Alice's p99 behind Bob over her p99 alone. */
@@ -95,8 +101,8 @@ public final class FairnessScenario {
     }
   }
 
-  /** Alice alone: her waits and intakes (ms), her items enqueued and delivered. */
-  private record Alone(Stats.Latency waits, Stats.Latency intake, long enqueued, long delivered) {}
+  /** Alice alone: her waits, intakes and writes acknowledged (ms), her items enqueued and delivered. */
+  private record Alone(Stats.Latency waits, Stats.Latency intake, Stats.Latency acked, long enqueued, long delivered) {}
 
   /** One of Alice's items behind Bob: its sequence, the dispatches counted when she enqueued it, and when that was. */
   private record Offer(long sequence, long dispatched, long atNanos) {}
@@ -111,6 +117,7 @@ public final class FairnessScenario {
     GroupRecorder rec = new GroupRecorder(Set.of(alice));
     int n = plan.baselineItems();
     long[] sentAt = new long[n];
+    AtomicLongArray ackedAt = new AtomicLongArray(n);
     ArrivalWatch.Bounds arrivals;
     try (Enqueuer a = new Enqueuer(c, payloadBytes);
          Workers w = workers(c, "fair-empty", NS_EMPTY, k, rec);
@@ -122,7 +129,8 @@ public final class FairnessScenario {
       for (int i = 0; i < n; i++) {
         pacer.awaitNext(end);
         sentAt[i] = System.nanoTime();
-        a.enqueue(NS_EMPTY, TOPIC, PRIORITY, alice);
+        int item = i;
+        a.enqueue(NS_EMPTY, TOPIC, PRIORITY, alice, at -> ackedAt.set(item, at));
       }
       a.flush();
       a.check();
@@ -137,7 +145,12 @@ public final class FairnessScenario {
     for (int i = 0; i < intake.length; i++) {
       intake[i] = arrivals.seenAt(i) - sentAt[i];
     }
-    return new Alone(Stats.latency(waits, n, 1e6), Stats.latency(intake, intake.length, 1e6), n, rec.delivered(alice));
+    long[] acked = new long[n];
+    for (int i = 0; i < n; i++) {
+      acked[i] = ackedAt.get(i) - sentAt[i];
+    }
+    return new Alone(Stats.latency(waits, n, 1e6), Stats.latency(intake, intake.length, 1e6),
+        Stats.latency(acked, n, 1e6), n, rec.delivered(alice));
   }
 
   private static Backlog behindBob(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes,
@@ -163,6 +176,7 @@ public final class FairnessScenario {
       String deliveries = c.topics().deliveries();
       long from = DispatchLog.end(kafka, deliveries, plan.partition());
       List<Offer> sent = new ArrayList<>();
+      Map<Long, Long> ackedAt = new ConcurrentHashMap<>(); // her sequence -> when the broker acknowledged it
       int smallestWindow = Integer.MAX_VALUE; // of the consumers, sampled at each of Alice's items
       LoopShares loop = new LoopShares(); // the stream threads', sampled at each of Alice's items
       ArrivalWatch.Bounds arrivals;
@@ -181,7 +195,9 @@ public final class FairnessScenario {
           loop.sample(c.service().streams().metrics());
           long dispatched = arrivals.sinceStart(m.get(QueueMetrics.DISPATCHED));
           long at = System.nanoTime();
-          sent.add(new Offer(a.enqueue(NS_BACKLOG, TOPIC, PRIORITY, alice), dispatched, at));
+          long seq = a.nextSequence();
+          sent.add(new Offer(a.enqueue(NS_BACKLOG, TOPIC, PRIORITY, alice, acked -> ackedAt.put(seq, acked)), dispatched,
+              at));
         } while (rec.delivered(bob) < backlog);
         a.flush();
         a.check();
@@ -202,8 +218,11 @@ public final class FairnessScenario {
       long[] waits = behind.stream().mapToLong(t -> rec.waitNanos(alice, t.sequence())).filter(v -> v >= 0).toArray();
       long[] intake = behind.stream().mapToInt(t -> Math.toIntExact(t.sequence()))
           .mapToLong(i -> arrivals.seenAt(i) - sent.get(i).atNanos()).toArray();
-      return new Backlog(alone.waits(), alone.intake(), alone.enqueued(), alone.delivered(),
-          Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6), sent.size(),
+      long[] acked = behind.stream()
+          .mapToLong(t -> ackedAt.get(t.sequence()) - sent.get(Math.toIntExact(t.sequence())).atNanos()).toArray();
+      return new Backlog(alone.waits(), alone.intake(), alone.acked(), alone.enqueued(), alone.delivered(),
+          Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6),
+          Stats.latency(acked, acked.length, 1e6), sent.size(),
           rec.delivered(alice), backlog, rec.delivered(bob), backlog / rec.spanSeconds(bob), FairOrder.summary(turns),
           order.size(), counted, smallestWindow, loop.mean());
     }
