@@ -50,7 +50,7 @@ public final class FairShares {
   private static final int LEASED = 1;
   private static final int SLOT = 2;
 
-  private final Map<Key, long[]> entries = new HashMap<>();
+  private final Entries entries = new Entries();
   /** Leased items per (namespace, group key), summed over the group's entries: its concurrency. */
   private final Map<GroupName, long[]> leasedByGroup = new HashMap<>();
 
@@ -204,8 +204,114 @@ public final class FairShares {
     entries.forEach((k, v) -> action.accept(k, v.clone()));
   }
 
+  /**
+   * The entries, the topics' apart from the groups', each table with the entry it last found.
+   *
+   * <p>Why: a profile of the stream thread in the end-to-end run with 1,000 group keys had most of
+   * fair queueing's cost in these look-ups, and most of that in {@link Key#equals} (it reads three
+   * strings behind three pointers of a key stored among thousands): the topic priority's entry,
+   * looked up for every item, cost several times what it cost without group keys, where it shared
+   * its table with nothing. And one record looks up the same entry several times (an item's
+   * arrival: its slot reads the virtual time and the group's last slot, the index its group's ready
+   * count, then both counts change), each time with a key made of the same item's strings: the
+   * entry last found is kept with those strings and given again when all of them are the same
+   * objects and the priority the same, which compares four references and reads no string. It is
+   * dropped with its entry, so it never names an entry the table no longer holds.
+   */
+  private static final class Entries {
+    private final Table topics = new Table();
+    private final Table groups = new Table();
+
+    private Table of(Key key) {
+      return key.group() == null ? topics : groups;
+    }
+
+    long[] get(Key key) {
+      return of(key).get(key);
+    }
+
+    long[] getOrAdd(Key key) {
+      return of(key).getOrAdd(key);
+    }
+
+    void remove(Key key) {
+      of(key).remove(key);
+    }
+
+    void put(Key key, long[] entry) {
+      of(key).put(key, entry);
+    }
+
+    int size() {
+      return topics.map.size() + groups.map.size();
+    }
+
+    void clear() {
+      topics.clear();
+      groups.clear();
+    }
+
+    void forEach(BiConsumer<Key, long[]> action) {
+      topics.map.forEach(action);
+      groups.map.forEach(action);
+    }
+  }
+
+  /** One table of {@link Entries}, with the entry it last found and the key that found it. */
+  private static final class Table {
+    final Map<Key, long[]> map = new HashMap<>();
+    private Key lastKey;
+    private long[] last;
+
+    long[] get(Key key) {
+      if (last != null && sameObjects(key, lastKey)) {
+        return last;
+      }
+      long[] e = map.get(key);
+      remember(key, e);
+      return e;
+    }
+
+    long[] getOrAdd(Key key) {
+      long[] e = get(key);
+      if (e == null) {
+        e = new long[3];
+        map.put(key, e);
+        remember(key, e);
+      }
+      return e;
+    }
+
+    void remove(Key key) {
+      if (map.remove(key) != null && lastKey != null && key.equals(lastKey)) {
+        remember(null, null);
+      }
+    }
+
+    void put(Key key, long[] entry) {
+      map.put(key, entry);
+      remember(null, null);
+    }
+
+    void clear() {
+      map.clear();
+      remember(null, null);
+    }
+
+    private void remember(Key key, long[] e) {
+      lastKey = e == null ? null : key;
+      last = e;
+    }
+
+    /** The same strings (not merely equal ones) and priority: the same entry, known without reading a string. */
+    private static boolean sameObjects(Key a, Key b) {
+      return a.priority() == b.priority() && a.namespace() == b.namespace() && a.topic() == b.topic()
+          && a.group() == b.group();
+    }
+  }
+
   private long[] add(Key key, StoredItem item, int delta) {
-    long[] e = entries.computeIfAbsent(key, k -> new long[3]);
+    long[] e = entries.getOrAdd(key);
     boolean leased = item.getState() == ItemState.LEASED;
     e[leased ? LEASED : READY] += delta;
     if (leased && key.group() != null) {
