@@ -207,11 +207,11 @@ public final class FairShares {
   /**
    * The entries, the topics' apart from the groups', each table with the entry it last found.
    *
-   * <p>Why: a profile of the stream thread in the end-to-end run with 1,000 group keys had most of
-   * fair queueing's cost in these look-ups, and most of that in {@link Key#equals} (it reads three
-   * strings behind three pointers of a key stored among thousands): the topic priority's entry,
-   * looked up for every item, cost several times what it cost without group keys, where it shared
-   * its table with nothing. And one record looks up the same entry several times (an item's
+   * <p>Why: in a profile of the stream thread in the end-to-end run with 1,000 group keys the
+   * largest leaf was {@link Key#equals} (it reads three strings behind pointers of a key stored
+   * among thousands), and the topic priority's entry, looked up for every item, cost almost three
+   * times what it cost without group keys, where its table held the topics alone (docs/store.md,
+   * "Fair shares, topics apart from groups"). And one record looks up the same entry several times (an item's
    * arrival: its slot reads the virtual time and the group's last slot, the index its group's ready
    * count, then both counts change), each time with a key made of the same item's strings: the
    * entry last found is kept with those strings and given again when all of them are the same
