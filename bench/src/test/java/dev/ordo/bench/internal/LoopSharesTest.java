@@ -16,17 +16,11 @@ class LoopSharesTest {
   void averagesEachThreadsRatiosOverTheSamples() {
     LoopShares shares = new LoopShares();
     Map<MetricName, Metric> first = new HashMap<>();
-    put(first, THREADS, "t1", "process-ratio", 0.2);
-    put(first, THREADS, "t1", "commit-ratio", 0.5);
-    put(first, THREADS, "t1", "poll-ratio", 0.3);
-    put(first, THREADS, "t2", "process-ratio", 0.4);
-    put(first, THREADS, "t2", "commit-ratio", 0.3);
-    put(first, THREADS, "t2", "poll-ratio", 0.3);
+    putLoop(first, "t1", 0.2, 0.5, 0.3);
+    putLoop(first, "t2", 0.4, 0.3, 0.3);
     shares.sample(first);
     Map<MetricName, Metric> second = new HashMap<>();
-    put(second, THREADS, "t1", "process-ratio", 0.6);
-    put(second, THREADS, "t1", "commit-ratio", 0.1);
-    put(second, THREADS, "t1", "poll-ratio", 0.3);
+    putLoop(second, "t1", 0.6, 0.1, 0.3);
     shares.sample(second);
 
     assertMean(0.4, 0.3, 0.3, shares.mean());
@@ -36,14 +30,10 @@ class LoopSharesTest {
   void skipsOtherGroupsOtherMetricsUnmeasuredValuesAndIncompleteThreads() {
     LoopShares shares = new LoopShares();
     Map<MetricName, Metric> m = new HashMap<>();
-    put(m, THREADS, "t1", "process-ratio", 0.5);
-    put(m, THREADS, "t1", "commit-ratio", 0.25);
-    put(m, THREADS, "t1", "poll-ratio", 0.25);
+    putLoop(m, "t1", 0.5, 0.25, 0.25);
     put(m, THREADS, "t1", "punctuate-ratio", 0.9);
     put(m, "consumer-metrics", "t1", "commit-ratio", 0.9);
-    put(m, THREADS, "t2", "process-ratio", Double.NaN); // a thread that has not looped yet
-    put(m, THREADS, "t2", "commit-ratio", 0.9);
-    put(m, THREADS, "t2", "poll-ratio", 0.9);
+    putLoop(m, "t2", Double.NaN, 0.9, 0.9); // a thread that has not looped yet
     put(m, THREADS, "t3", "commit-ratio", 0.9); // only one of the three
     shares.sample(m);
 
@@ -60,6 +50,14 @@ class LoopSharesTest {
     assertEquals(process, mean.process(), 1e-9, "process");
     assertEquals(commit, mean.commit(), 1e-9, "commit");
     assertEquals(poll, mean.poll(), 1e-9, "poll");
+  }
+
+  /** A stream thread's three loop ratios. */
+  private static void putLoop(Map<MetricName, Metric> metrics, String thread, double process, double commit,
+      double poll) {
+    put(metrics, THREADS, thread, "process-ratio", process);
+    put(metrics, THREADS, thread, "commit-ratio", commit);
+    put(metrics, THREADS, thread, "poll-ratio", poll);
   }
 
   private static void put(Map<MetricName, Metric> metrics, String group, String thread, String name, double value) {
