@@ -28,7 +28,7 @@ final class Clusters {
     return props;
   }
 
-  /** Creates the tier topics (3 partitions), the dlq and any extra topics (3 partitions each). */
+  /** Creates the tier topics (3 partitions), the dlq and any extra topics (3 partitions each); returns once they take writes. */
   static void createTopics(RealKafka kafka, DelayTiersConfig config, String... extra) throws Exception {
     List<NewTopic> topics = new ArrayList<>(DelayTiers.newTopics(config, 3, (short) 1));
     topics.add(new NewTopic(config.topics().dlq(), 1, (short) 1));
@@ -38,6 +38,7 @@ final class Clusters {
     try (Admin admin = kafka.admin()) {
       admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
     }
+    kafka.awaitTopics(topics.stream().map(NewTopic::name).toArray(String[]::new));
   }
 
   /** Waits until the forwarder groups of {@code tiers} have all 3 partitions of their topic assigned. */

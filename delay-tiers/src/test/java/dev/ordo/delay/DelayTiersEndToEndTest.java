@@ -8,8 +8,6 @@ import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,7 +42,7 @@ class DelayTiersEndToEndTest {
       }
       assertTrue(paths.size() >= 20, "only " + paths.size() + " combinations of tiers");
 
-      CompletableFuture.allOf(work.writes.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+      work.awaitWritten(client, Duration.ofSeconds(90));
       await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(100))
           .until(() -> arrivals.count() >= 1000);
       // Nothing more comes: a duplicate would arrive within a forwarder's transaction or two.

@@ -8,7 +8,6 @@ import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +41,7 @@ class ForwarderCrashTest {
       await().atMost(Duration.ofSeconds(30)).until(arrivals::ready);
 
       Workload work = new Workload(target).schedule(client, 1000, Duration.ofSeconds(10), 11);
-      CompletableFuture.allOf(work.writes.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+      work.awaitWritten(client, Duration.ofSeconds(90));
 
       assertTrue(crashing.crashed.await(30, TimeUnit.SECONDS), "the 500ms forwarder did not crash");
       doomed.thread().join(30_000);
@@ -88,7 +87,7 @@ class ForwarderCrashTest {
       Clusters.awaitForwarders(kafka, a, a.tiers());
 
       Workload work = new Workload(target).schedule(client, 400, Duration.ofSeconds(8), 13);
-      CompletableFuture.allOf(work.writes.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+      work.awaitWritten(client, Duration.ofSeconds(90));
       assertTrue(crashing.crashed.await(30, TimeUnit.SECONDS), "the 200ms forwarder of node-a did not crash");
       assertTrue(crashing.producer.sendsInCrashedTransaction > 0, "the crashed transaction held no records");
       System.out.println("[delay-tiers] node-a's 200ms forwarder crashed with "
@@ -130,7 +129,7 @@ class ForwarderCrashTest {
       for (Duration tier : one.tiers()) {
         forwarders.start(two, tier);  // joins again: partitions move back
       }
-      CompletableFuture.allOf(work.writes.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+      work.awaitWritten(client, Duration.ofSeconds(90));
       await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> arrivals.count() >= 400);
       await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> arrivals.count() == 400);
       System.out.println("[delay-tiers] across forwarders leaving and joining: " + work.verify(arrivals.all()));

@@ -43,6 +43,7 @@ class MalformedEnvelopeTest {
       admin.createTopics(List.of(new NewTopic(small, 1, (short) 1).configs(Map.of("max.message.bytes", "1024"))))
           .all().get(30, TimeUnit.SECONDS);
     }
+    kafka.awaitTopics(small);
     String tier = config.topics().delayTier(Duration.ofMillis(200));
     long now = System.currentTimeMillis();
     byte[] garbage = "not an envelope".getBytes(StandardCharsets.UTF_8);

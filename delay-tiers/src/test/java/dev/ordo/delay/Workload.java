@@ -63,6 +63,37 @@ final class Workload {
   }
 
   /**
+   * Waits until the broker acknowledged every scheduled record's first write. On a timeout it fails with
+   * what was still pending (ids, delays, how many the client still held) and the stacks of the client's
+   * and producers' threads, so a stall says where it was.
+   */
+  void awaitWritten(DelayClient client, Duration timeout) throws Exception {
+    try {
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+          .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      List<String> pending = new ArrayList<>();
+      for (int i = 0; i < writes.size(); i++) {
+        if (!writes.get(i).isDone()) {
+          pending.add(scheduled.get(i).id() + "@" + scheduled.get(i).delay() + "ms");
+        }
+      }
+      StringBuilder stacks = new StringBuilder();
+      Thread.getAllStackTraces().forEach((t, frames) -> {
+        if (t.getName().startsWith("ordo-delay-client") || t.getName().startsWith("kafka-producer-network-thread")) {
+          stacks.append('\n').append(t.getName()).append(' ').append(t.getState());
+          for (StackTraceElement f : frames) {
+            stacks.append("\n    at ").append(f);
+          }
+        }
+      });
+      throw new AssertionError(pending.size() + " of " + writes.size() + " writes not acknowledged after " + timeout
+          + " (the client holds " + client.held() + "; load " + loadAverage() + "): "
+          + pending.subList(0, Math.min(20, pending.size())) + stacks, e);
+    }
+  }
+
+  /**
    * Sends a few records along every tier once and waits for them: the first transaction of each
    * forwarder and the first records to a topic pay for metadata, coordinators and group joins.
    */

@@ -1,5 +1,7 @@
 package dev.ordo.testing;
 
+import dev.ordo.api.TopicsReady;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -143,9 +145,12 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
   }
 
   /**
-   * Waits (30 s at most) until the metadata of every running broker has the topics. A topic
-   * exists for the controller before the brokers learn of it, so a client that asks a broker right
-   * after {@code createTopics} may not see it yet; use this after creating topics with your own Admin.
+   * Waits (30 s at most each) until the metadata of every running broker has the topics, then until
+   * every partition's leader takes writes ({@link TopicsReady}). A topic exists for the controller
+   * before the brokers learn of it, and in a broker's metadata before its partitions are open: a
+   * client that asks right after {@code createTopics} may not see it, and an idempotent producer
+   * racing the opening can be stuck until its delivery timeout. Use this after creating topics with
+   * your own Admin.
    */
   public void awaitTopics(String... names) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -159,6 +164,9 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for topics " + List.of(names), e);
       }
+    }
+    try (Admin admin = admin()) {
+      TopicsReady.await(admin, List.of(names), Duration.ofSeconds(30));
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.ordo.bench.internal;
 
+import dev.ordo.api.TopicsReady;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -16,7 +17,6 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
@@ -103,31 +103,9 @@ public final class BenchKafka implements AutoCloseable {
 
   public void createTopics(Collection<NewTopic> topics) {
     get(admin.createTopics(topics).all());
-    // A topic exists for the controller before every broker knows it: wait until it is described.
-    List<String> names = topics.stream().map(NewTopic::name).toList();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-    while (true) {
-      try {
-        Map<String, TopicDescription> d = get(admin.describeTopics(names).allTopicNames());
-        if (d.values().stream().allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null))) {
-          // Only the leader answers ListOffsets: once every partition does, produce requests find it
-          // ready (a producer racing the leader election got OUT_OF_ORDER_SEQUENCE_NUMBER forever).
-          Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-          d.values().forEach(t -> t.partitions().forEach(p ->
-              latest.put(new TopicPartition(t.name(), p.partition()), OffsetSpec.latest())));
-          get(admin.listOffsets(latest).all());
-          return;
-        }
-      } catch (IllegalStateException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("topics " + names + " have no leaders after " + TIMEOUT_S + " s");
-      }
-      sleep(20);
-    }
+    // Not before every partition's leader answers: a producer racing the partition's opening got
+    // OUT_OF_ORDER_SEQUENCE_NUMBER forever (see TopicsReady).
+    TopicsReady.await(admin, topics.stream().map(NewTopic::name).toList(), Duration.ofSeconds(TIMEOUT_S));
   }
 
   public void createTopics(int partitions, String... names) {
@@ -168,11 +146,10 @@ public final class BenchKafka implements AutoCloseable {
   public long endOffsetsSum(String prefix) {
     Set<String> names = get(admin.listTopics().names()).stream().filter(t -> t.startsWith(prefix))
         .collect(java.util.stream.Collectors.toSet());
-    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> request = new java.util.HashMap<>();
+    Map<TopicPartition, OffsetSpec> request = new HashMap<>();
     for (var d : get(admin.describeTopics(names).allTopicNames()).values()) {
       for (var p : d.partitions()) {
-        request.put(new org.apache.kafka.common.TopicPartition(d.name(), p.partition()),
-            org.apache.kafka.clients.admin.OffsetSpec.latest());
+        request.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
       }
     }
     long sum = 0;

@@ -1,9 +1,11 @@
 package dev.ordo.server.internal;
 
+import dev.ordo.api.TopicsReady;
 import dev.ordo.server.ClusterLayout;
 import dev.ordo.server.ServerConfig;
 import dev.ordo.server.StartupException;
 import dev.ordo.server.TopicSpec;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -26,7 +28,6 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,10 +76,11 @@ public final class TopicProvisioner {
         LOG.info("Created topics {}", sorted(made));
         created.addAll(made);
       }
-      // A topic is in the controller's metadata before every broker knows it: wait until it can be
-      // described, so that components (and the checks below) find it.
-      awaitVisible(made);
-      awaitVisible(raced);
+      // A topic is in the controller's metadata before every broker knows it, and in a broker's
+      // metadata before its partitions take writes: wait until every partition's leader answers, so
+      // that components (and the checks below) find it and the first writes are not refused.
+      awaitReady(made);
+      awaitReady(raced);
       if (raced.isEmpty()) {
         return new Result(layout, sorted(created));
       }
@@ -160,32 +162,11 @@ public final class TopicProvisioner {
     }
   }
 
-  private void awaitVisible(List<String> names) {
-    if (names.isEmpty()) {
-      return;
-    }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-    while (true) {
-      try {
-        admin.describeTopics(names).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS);
-        return;
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
-          throw new StartupException("topics " + names + " were created but cannot be described: "
-              + Messages.oneLine(e), e);
-        }
-      } catch (TimeoutException e) {
-        throw new StartupException("topics " + names + " were created but cannot be described within " + TIMEOUT_S + " s");
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StartupException("interrupted while waiting for new topics");
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StartupException("interrupted while waiting for new topics");
-      }
+  private void awaitReady(List<String> names) {
+    try {
+      TopicsReady.await(admin, names, Duration.ofSeconds(TIMEOUT_S));
+    } catch (IllegalStateException e) {
+      throw new StartupException("topics " + names + " were created but are not ready: " + Messages.oneLine(e), e);
     }
   }
 

@@ -51,6 +51,7 @@ class ScheduleApiTest {
       admin.createTopics(List.of(new NewTopic(TARGET, 1, (short) 1)
           .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get();
     }
+    kafka.awaitTopics(TARGET);
     server = TestServer.start(kafka, "sched", tmp.resolve("server"), "200ms,500ms");
   }
 

@@ -81,6 +81,7 @@ class ParkedItemsTravelTheTiersTest {
     try (Admin admin = kafka.admin()) {
       admin.createTopics(specs).all().get(30, TimeUnit.SECONDS);
     }
+    kafka.awaitTopics(specs.stream().map(NewTopic::name).toArray(String[]::new));
     queue = new QueueService(
         Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
             StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ordo-park").toString()),
