@@ -2,6 +2,7 @@ package dev.ordo.client;
 
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Names;
+import dev.ordo.client.internal.KafkaProps;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -74,13 +74,9 @@ public final class NamespaceAdmin implements AutoCloseable {
 
   /** Every namespace's policy, by namespace, as the topic holds them now (read to its end). */
   public Map<String, NamespacePolicy> all() {
-    Map<String, Object> c = new HashMap<>(kafkaConfig);
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.remove(ConsumerConfig.GROUP_ID_CONFIG);
     Map<String, NamespacePolicy> out = new TreeMap<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaProps.positionReader(kafkaConfig),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = consumer.partitionsFor(topics.namespaces(), TIMEOUT).stream()
           .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
       consumer.assign(parts);

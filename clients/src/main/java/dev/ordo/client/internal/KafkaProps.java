@@ -1,6 +1,7 @@
 package dev.ordo.client.internal;
 
 import java.util.HashMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import java.util.Map;
 import java.util.Set;
 
@@ -37,4 +38,23 @@ public final class KafkaProps {
     });
     return props;
   }
+
+  /**
+   * Settings of a consumer that reads by position what is already on a topic (a range, a topic to
+   * its end): no group, no commits, read_committed, and a broker that answers a fetch finding nothing
+   * new within {@value #POSITION_READER_FETCH_WAIT_MS} ms. Kafka's default wait, 500 ms, is for a
+   * consumer waiting for new records; here a fetch the broker holds keeps the next partition's fetch,
+   * and the consumer's close, waiting: listing the dead letters of four partitions took 2.1 s with it.
+   */
+  public static Map<String, Object> positionReader(Map<String, Object> consumerConfig) {
+    Map<String, Object> c = new HashMap<>(consumerConfig);
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, POSITION_READER_FETCH_WAIT_MS);
+    c.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    c.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+    return c;
+  }
+
+  public static final int POSITION_READER_FETCH_WAIT_MS = 10;
 }

@@ -1,12 +1,12 @@
 package dev.ordo.client.dlq.internal;
 
+import dev.ordo.client.internal.KafkaProps;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
@@ -26,11 +26,7 @@ public final class DlqLog implements AutoCloseable {
   private final String topic;
 
   public DlqLog(Map<String, Object> kafkaConfig, String topic) {
-    Map<String, Object> c = new HashMap<>(kafkaConfig);
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    c.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+    Map<String, Object> c = KafkaProps.positionReader(kafkaConfig);
     this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.topic = topic;
   }
