@@ -46,6 +46,7 @@ class BrokerFailureTest {
     try (Admin admin = kafka.admin()) {
       admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 3)
           .configs(Map.of("min.insync.replicas", "2")))).all().get(30, TimeUnit.SECONDS);
+      kafka.awaitTopics(TOPIC);
       TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC);
       victim = d.partitions().get(0).leader().id();
     }
