@@ -28,7 +28,10 @@ final class Clusters {
     return props;
   }
 
-  /** Creates the tier topics (3 partitions), the dlq and any extra topics (3 partitions each); returns once they take writes. */
+  /**
+   * Creates the tier topics (3 partitions), the dlq and any extra topics (3 partitions each); returns
+   * once they take writes.
+   */
   static void createTopics(RealKafka kafka, DelayTiersConfig config, String... extra) throws Exception {
     List<NewTopic> topics = new ArrayList<>(DelayTiers.newTopics(config, 3, (short) 1));
     topics.add(new NewTopic(config.topics().dlq(), 1, (short) 1));

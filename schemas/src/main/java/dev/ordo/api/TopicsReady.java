@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 
@@ -75,11 +76,12 @@ public final class TopicsReady {
         throw new IllegalStateException("interrupted while waiting for topics " + List.copyOf(topics), e);
       }
     }
+    Throwable cause = last == null || last.getCause() == null ? last : last.getCause();
     throw new IllegalStateException("topics " + List.copyOf(topics) + " have no leader answering ListOffsets after "
-        + timeout.toMillis() + " ms" + (last == null ? "" : " (last: " + (last.getCause() != null ? last.getCause() : last) + ")"), last);
+        + timeout.toMillis() + " ms" + (cause == null ? "" : " (last: " + cause + ")"), last);
   }
 
-  private static <T> T get(org.apache.kafka.common.KafkaFuture<T> future, long deadline)
+  private static <T> T get(KafkaFuture<T> future, long deadline)
       throws ExecutionException, InterruptedException, TimeoutException {
     long left = Math.max(1, deadline - System.nanoTime());
     return future.get(left, TimeUnit.NANOSECONDS);

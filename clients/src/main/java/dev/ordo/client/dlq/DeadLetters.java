@@ -87,7 +87,8 @@ public final class DeadLetters implements AutoCloseable {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
     this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-    this.stateReader = new KafkaConsumer<>(KafkaProps.positionReader(consumerConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.stateReader = new KafkaConsumer<>(KafkaProps.positionReader(consumerConfig), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
     this.statePartition = new TopicPartition(topics.dlqState(), 0);
     stateReader.assign(List.of(statePartition));
     stateReader.seekToBeginning(List.of(statePartition));

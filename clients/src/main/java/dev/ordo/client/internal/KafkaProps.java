@@ -1,9 +1,9 @@
 package dev.ordo.client.internal;
 
 import java.util.HashMap;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * Splits a client configuration into the settings of its Kafka clients: every key not starting
@@ -13,6 +13,8 @@ import java.util.Set;
 public final class KafkaProps {
   public static final String CONSUMER_PREFIX = "consumer.";
   public static final String PRODUCER_PREFIX = "producer.";
+  /** How long the broker may hold a {@link #positionReader}'s fetch that finds nothing new, in ms. */
+  public static final int POSITION_READER_FETCH_WAIT_MS = 10;
 
   private KafkaProps() {}
 
@@ -55,6 +57,4 @@ public final class KafkaProps {
     c.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
     return c;
   }
-
-  public static final int POSITION_READER_FETCH_WAIT_MS = 10;
 }
