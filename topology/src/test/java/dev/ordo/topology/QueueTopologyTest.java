@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ordo.store.internal.KeyFamily;
 
+import dev.ordo.schema.Ack;
 import dev.ordo.schema.CommandKind;
 import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.Demand;
@@ -87,6 +88,56 @@ class QueueTopologyTest {
     String zero3 = q.enqueue(item("t", 0).build()); // same ready time as zero2: enqueue order breaks the tie
     q.demand(ALICE, "t", 10);
     assertEquals(List.of(min, neg, zero1, zero2, zero3, one, max), ids(q.delivered()));
+  }
+
+  @Test
+  void aDemandLargerThanTheDispatchStepGetsTheRestStepByStepInOrderAndNewItemsQueueBehind() {
+    try (QueueDriver d = new QueueDriver(Map.of(QueueConfig.DISPATCH_STEP_CONFIG, 4))) {
+      List<String> ids = new java.util.ArrayList<>();
+      for (int i = 0; i < 14; i++) {
+        ids.add(d.enqueue(item("t", 5).build()));
+      }
+      d.demand(ALICE, "t", 15);
+      assertEquals(ids.subList(0, 4), ids(d.delivered()), "the demand's record leases one step");
+      // An arrival is not leased on arrival ahead of the ready items; its record's dispatch serves a
+      // step of the demand in the queue's order.
+      String late = d.enqueue(item("t", 5).build());
+      assertEquals(ids.subList(4, 8), ids(d.delivered()));
+      // The continuation's first punctuation after a record lets the thread poll; the next serves a step.
+      d.advance(Duration.ofMillis(1));
+      assertEquals(List.of(), ids(d.delivered()), "a step right after a record");
+      d.advance(Duration.ofMillis(1));
+      assertEquals(ids.subList(8, 12), ids(d.delivered()));
+      d.advance(Duration.ofMillis(1));
+      List<String> rest = new java.util.ArrayList<>(ids.subList(12, 14));
+      rest.add(late);
+      assertEquals(rest, ids(d.delivered()), "the rest, the late item last");
+      d.advance(Duration.ofMillis(1));
+      assertEquals(List.of(), ids(d.delivered()), "the demand had its 15");
+    }
+  }
+
+  @Test
+  void aPendingDispatchStepsOnWithinATenthOfASecondWhileRecordsKeepComing() {
+    try (QueueDriver d = new QueueDriver(Map.of(QueueConfig.DISPATCH_STEP_CONFIG, 4))) {
+      for (int i = 0; i < 10; i++) {
+        d.enqueue(item("t", 5).build());
+      }
+      d.demand(ALICE, "t", 10);
+      assertEquals(4, d.delivered().size());
+      int steps = 0;
+      for (int ms = 1; ms <= 100; ms++) {
+        d.command(BOB, new Ack("0-999", "a1-0")); // a record before every punctuation (an unknown item)
+        d.advance(Duration.ofMillis(1));
+        int n = d.delivered().size();
+        if (n > 0) {
+          assertEquals(4, n, "one step");
+          assertTrue(ms >= 100, "a step " + ms + " ms after the last, with a record since the last punctuation");
+          steps++;
+        }
+      }
+      assertEquals(1, steps, "a step at the latest 100 ms after the last");
+    }
   }
 
   @Test

@@ -52,11 +52,18 @@ import java.util.SplittableRandom;
 public final class QueuePlanner {
   /** The settings a planner decides with. */
   public record Settings(QueueDefaults defaults, List<Duration> tiers, int payloadLimit, int timerBatch,
-      long redeliveryDelayMs, boolean ttlDeadLetter, int deliveriesPartitions, int headersLimit) {
-    /** The settings with the default headers limit (8 KiB, {@code ordo.headers.max.bytes}). */
+      long redeliveryDelayMs, boolean ttlDeadLetter, int deliveriesPartitions, int headersLimit, int dispatchStep) {
+    /** The settings with the default headers limit (8 KiB, {@code ordo.headers.max.bytes}) and no dispatch step. */
     public Settings(QueueDefaults defaults, List<Duration> tiers, int payloadLimit, int timerBatch,
         long redeliveryDelayMs, boolean ttlDeadLetter, int deliveriesPartitions) {
-      this(defaults, tiers, payloadLimit, timerBatch, redeliveryDelayMs, ttlDeadLetter, deliveriesPartitions, 8 * 1024);
+      this(defaults, tiers, payloadLimit, timerBatch, redeliveryDelayMs, ttlDeadLetter, deliveriesPartitions, 8 * 1024,
+          0);
+    }
+
+    /** The same settings with {@code dispatchStep} (items one record or timer run leases at most; 0 for no bound). */
+    public Settings withDispatchStep(int dispatchStep) {
+      return new Settings(defaults, tiers, payloadLimit, timerBatch, redeliveryDelayMs, ttlDeadLetter,
+          deliveriesPartitions, headersLimit, dispatchStep);
     }
   }
 
@@ -80,6 +87,12 @@ public final class QueuePlanner {
    * offers them to dispatch again once a lease is allowed.
    */
   private final java.util.Set<List<String>> throttled = new java.util.LinkedHashSet<>();
+  /**
+   * A plan stopped leasing at the dispatch step ({@link Settings#dispatchStep}) while an open demand
+   * still wanted items that were ready: {@link #continueDispatch} goes on serving the open demands,
+   * and until then no arrival is leased on arrival (it could pass ready items).
+   */
+  private boolean dispatchPending;
   /** When the arrival rates were last pruned. */
   private long prunedAt = Long.MIN_VALUE;
   private static final long PRUNE_EVERY_MS = 10_000;
@@ -312,6 +325,36 @@ public final class QueuePlanner {
     return plan.effects;
   }
 
+  /**
+   * True while open demand was left unserved at the dispatch step with items ready for it, until
+   * {@link #continueDispatch} has served it.
+   */
+  public boolean dispatchPending() {
+    return dispatchPending;
+  }
+
+  /**
+   * Goes on serving the open demands a dispatch step left unserved: round-robin, one dispatch step
+   * in all. Nothing when no dispatch is pending or the index is being rebuilt.
+   */
+  public Effects continueDispatch(QueueView view, long now) {
+    demands.expireDue(now); // a lapsed demand must not be served
+    Plan plan = new Plan(view, now, false);
+    if (!dispatchPending || view.rebuilding()) {
+      return plan.effects;
+    }
+    dispatchPending = false;
+    for (DemandBook.Open open : demands.all()) {
+      if (plan.stepLeft == 0) {
+        dispatchPending = true; // the demands after this one wait for the next step
+        return plan.effects;
+      }
+      plan.serve(open);
+      demands.afterServing(open);
+    }
+    return plan.effects;
+  }
+
   /** True while demand waits for a namespace's dispatch rate: only the passing of time serves it. */
   public boolean throttling() {
     return !throttled.isEmpty();
@@ -404,11 +447,14 @@ public final class QueuePlanner {
     private Map<List<String>, List<ReadyEntry>> sidelinedPerTopic;
     /** Leases left under the dispatch rate of namespaces that have one, by namespace, as of this plan. */
     private Map<String, Allowance> allowances;
+    /** Leases this plan may still make ({@link Settings#dispatchStep}). */
+    int stepLeft;
 
     Plan(QueueView view, long now, boolean urgent) {
       this.view = view;
       this.now = now;
       this.urgent = urgent;
+      this.stepLeft = settings.dispatchStep() > 0 ? settings.dispatchStep() : Integer.MAX_VALUE;
     }
 
     StoredItem get(long offset) {
@@ -518,8 +564,9 @@ public final class QueuePlanner {
         serve(open);
         demands.afterServing(open);
       }
-      if (demand.getAnswerShort() && !open.satisfied()) {
+      if (demand.getAnswerShort() && !open.satisfied() && !dispatchPending) {
         // The requester counts on this partition's items: say at once that not all of them are here.
+        // (Not while a dispatch step left demand pending: the rest may well be here, and comes.)
         Outcome shortAnswer = outcome("", CommandKind.DEMAND, OutcomeResult.APPLIED, null);
         shortAnswer.setPartition(partition);
         effects.answer(requester, shortAnswer, urgent);
@@ -666,10 +713,12 @@ public final class QueuePlanner {
      * being written as READY: after every record and timer run no open demand wants a topic that has
      * ready items (they would have been dispatched), so the new item is its topic's head, and the
      * demand first in the round-robin order that wants it gets it, as a dispatch would give it.
+     * That holds unless a dispatch step left demand unserved ({@link #dispatchPending}): then the
+     * item goes READY, behind the ready items, and the continuation serves it in order.
      */
     boolean leaseOnArrival(long offset, StoredItem ready) {
-      if (demands.isEmpty()) {
-        return false;
+      if (demands.isEmpty() || dispatchPending || stepLeft == 0) {
+        return false; // with a dispatch pending, ready items may come before this one
       }
       String topic = ready.getItem().getTopic();
       List<DemandBook.Open> wanting = demands.wanting(ready.getItem().getNamespace(), topic);
@@ -756,6 +805,14 @@ public final class QueuePlanner {
       if (n <= 0 || topics.isEmpty()) {
         return 0;
       }
+      boolean cut = n > stepLeft;
+      if (cut) {
+        n = stepLeft;
+        if (n == 0) {
+          dispatchPending = true;
+          return 0;
+        }
+      }
       ReadyMerge merge = new ReadyMerge(open.namespace(), topics, n);
       int served = 0;
       ReadyMerge.Candidate c;
@@ -778,6 +835,9 @@ public final class QueuePlanner {
         if (group != null && c.fromStore()) {
           merge.continueGroup(c, group);
         }
+      }
+      if (cut && served == n) {
+        dispatchPending = true; // the step ran out, maybe before the ready items did
       }
       return served;
     }
@@ -914,6 +974,7 @@ public final class QueuePlanner {
       String leaseId = "a" + (item.getAttempts() + 1) + "-" + Long.toHexString(random.nextLong());
       StoredItem leased = Lifecycle.lease(item, leaseId, requester, now);
       change(offset, before, leased);
+      stepLeft--;
       Item i = leased.getItem();
       if (i.getGroupKey() != null) {
         if (leasedPerGroup == null) {

@@ -118,6 +118,19 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private long coarseMs;
   /** The fine tick while the task needs it ({@link Ticks}), else null: the coarse tick alone runs. */
   private Cancellable fineTick;
+  /** While a dispatch step left demand unserved ({@link QueuePlanner#dispatchPending}): its continuation, else null. */
+  private Cancellable continuation;
+  /** The task processed a record since the continuation last fired. */
+  private boolean recordSinceContinuation;
+  /** When the continuation last served a step (or was armed). */
+  private long continuedAt;
+  /** The continuation's interval: it fires at the stream thread's next punctuation check. */
+  static final long CONTINUATION_MS = 1;
+  /**
+   * The longest the continuation waits for the task's records to run out: a thread whose polls never
+   * come back empty would otherwise leave the pending demand to the records' own dispatches.
+   */
+  static final long CONTINUATION_MAX_WAIT_MS = 100;
   /** When a tick last looked at the stats. */
   private long statsTickAt = Long.MIN_VALUE / 4;
   /** When the index writes held on the heap were last applied. */
@@ -179,7 +192,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     return new QueuePlanner.Settings(config.defaults(), config.delayTiers(),
         config.getInt(QueueConfig.PAYLOAD_MAX_BYTES_CONFIG), config.getInt(QueueConfig.TIMER_BATCH_CONFIG),
         config.getLong(QueueConfig.REDELIVERY_DELAY_MS_CONFIG), config.getBoolean(QueueConfig.TTL_DEAD_LETTER_CONFIG),
-        deliveriesPartitions, config.getInt(QueueConfig.HEADERS_MAX_BYTES_CONFIG));
+        deliveriesPartitions, config.getInt(QueueConfig.HEADERS_MAX_BYTES_CONFIG),
+        config.getInt(QueueConfig.DISPATCH_STEP_CONFIG));
   }
 
   @Override
@@ -285,6 +299,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       log.info("Partition {}: first record {} ms after the task started, while rebuilding", partition, now - initializedAt);
     }
     recordSeen = true;
+    recordSinceContinuation = true;
     pacer().working(now);
     maybeStartGeneration();
     RecordMetadata meta = context.recordMetadata().orElseThrow();
@@ -301,11 +316,49 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       flushAnswers(now);
       store.markChanges();
     }
-    if (now - indexFlushedAt >= fineMs) {
-      flushIndexWrites(now);
-    }
+    flushIndexWritesWhenDue(now);
     if (fineTick == null) {
       settleTicks(now); // a record may have brought work for the fine tick (a near due time, OVERFLOW)
+    }
+    settleContinuation();
+  }
+
+  /**
+   * The rest of a demand a dispatch step left unserved, one step at a time: only once the task has
+   * processed the records the stream thread had for it, so that the thread polls between two steps
+   * (it polls only when an iteration processed no record; a punctuation runs after every iteration)
+   * and a new item or another requester's command waits at most for one step, not for the whole
+   * demand (decisions D44). At the latest {@link #CONTINUATION_MAX_WAIT_MS} after the last step.
+   */
+  private void onContinuation(long now) {
+    if (recordSinceContinuation && now - continuedAt < CONTINUATION_MAX_WAIT_MS) {
+      recordSinceContinuation = false;
+      return;
+    }
+    recordSinceContinuation = false;
+    continuedAt = now;
+    pacer().working(now);
+    maybeStartGeneration();
+    try {
+      apply(planner.continueDispatch(store, now), now);
+      dispatch(now);
+    } finally {
+      flushAnswers(now);
+      store.markChanges();
+    }
+    flushIndexWritesWhenDue(now);
+    settleContinuation();
+  }
+
+  /** Arms the continuation while a dispatch is pending, cancels it when none is. */
+  private void settleContinuation() {
+    if (planner.dispatchPending() && continuation == null) {
+      continuedAt = context.currentSystemTimeMs();
+      continuation = context.schedule(Duration.ofMillis(CONTINUATION_MS), PunctuationType.WALL_CLOCK_TIME,
+          this::onContinuation);
+    } else if (!planner.dispatchPending() && continuation != null) {
+      continuation.cancel();
+      continuation = null;
     }
   }
 
@@ -512,6 +565,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       store.markChanges();
       flushIndexWrites(now);
     }
+    settleContinuation();
   }
 
   /**
@@ -523,6 +577,13 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void flushIndexWrites(long now) {
     store.flushIndexWrites();
     indexFlushedAt = now;
+  }
+
+  /** {@link #flushIndexWrites} when a fine interval has passed since the last: after a record or a dispatch step. */
+  private void flushIndexWritesWhenDue(long now) {
+    if (now - indexFlushedAt >= fineMs) {
+      flushIndexWrites(now);
+    }
   }
 
   /** True while a task's index rebuild waits for its first record ({@link #REBUILD_HOLD_MS}). */

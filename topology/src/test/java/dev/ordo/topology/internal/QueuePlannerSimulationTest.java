@@ -45,7 +45,7 @@ import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A seeded simulation: random enqueues (priorities, delays short and long), demands, acks, batch
@@ -110,13 +110,20 @@ class QueuePlannerSimulationTest {
   private final List<DeliveredItem> leasedThisStep = new ArrayList<>();
   private final Map<String, DeadLetterReason> expectedDeadLetters = new HashMap<>();
 
-  @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1, 2, 3, 42, 20261124})
-  void plannerAgreesWithTheModel(long seed) {
+  /**
+   * With a dispatch step ({@code dispatchStep} > 0) a record or timer run leases at most that many
+   * items, and the continuations that follow (run here until none is pending, as the processor's
+   * continuation would) serve the rest: the model, which serves every demand in full at once, must
+   * agree all the same.
+   */
+  @ParameterizedTest(name = "seed {0}, dispatch step {1}")
+  @CsvSource({"1, 0", "2, 0", "3, 0", "42, 0", "20261124, 0", "1, 2", "2, 3", "42, 1", "20261124, 4"})
+  void plannerAgreesWithTheModel(long seed, int dispatchStep) {
     rnd = new SplittableRandom(seed);
     store = newStore();
     planner = new QueuePlanner(new QueuePlanner.Settings(new QueueDefaults(LEASE_MS, MAX_ATTEMPTS, null, PARK_AFTER_MS),
-        List.of(Duration.ofSeconds(1), Duration.ofSeconds(2)), 10_000, 100_000, 0, true, 1), 0, new SplittableRandom(seed));
+        List.of(Duration.ofSeconds(1), Duration.ofSeconds(2)), 10_000, 100_000, 0, true, 1).withDispatchStep(dispatchStep), 0,
+        new SplittableRandom(seed));
     for (int step = 0; step < 3_000; step++) {
       int op = rnd.nextInt(100);
       if (op < 25) {
@@ -380,6 +387,14 @@ class QueuePlannerSimulationTest {
   // ---- applying, as the processor does, and checking ----
 
   private void applyAndDispatch(Effects effects) {
+    applyAndDispatchOnce(effects);
+    for (int run = 0; planner.dispatchPending(); run++) {
+      assertTrue(run < 10_000, "a dispatch still pending after " + run + " timer runs");
+      applyAndDispatchOnce(planner.continueDispatch(store, now));
+    }
+  }
+
+  private void applyAndDispatchOnce(Effects effects) {
     apply(effects);
     if (!readyTopics.isEmpty()) {
       apply(planner.dispatch(readyTopics, store, now));
