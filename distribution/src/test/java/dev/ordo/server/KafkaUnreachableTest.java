@@ -32,8 +32,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Kafka unreachable (issue 17): {@code ordo server}'s HTTP API and a Java {@link QueueProducer}
@@ -60,8 +58,6 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * {@code delivery.timeout.ms} (2 min), past which Kafka itself gives buffered records up.
  */
 @KafkaCluster
-// Its minute without Kafka is idle: it runs beside the module's other classes (junit-platform.properties, D45).
-@Execution(ExecutionMode.CONCURRENT)
 class KafkaUnreachableTest {
   static final Duration OUTAGE = Duration.ofSeconds(60);
   private static final String NS = "outage";
