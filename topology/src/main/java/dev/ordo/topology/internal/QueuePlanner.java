@@ -713,12 +713,18 @@ public final class QueuePlanner {
      * being written as READY: after every record and timer run no open demand wants a topic that has
      * ready items (they would have been dispatched), so the new item is its topic's head, and the
      * demand first in the round-robin order that wants it gets it, as a dispatch would give it.
-     * That holds unless a dispatch step left demand unserved ({@link #dispatchPending}): then the
-     * item goes READY, behind the ready items, and the continuation serves it in order.
+     * While a dispatch step left demand unserved ({@link #dispatchPending}) that holds only when its
+     * namespace has no READY item (the step took the last ones): with one, the item goes READY, behind
+     * it, and the continuation serves both in order. Without that case, every item arriving while a
+     * step was pending went through the ready index even with nothing before it (docs/benchmarks.md,
+     * "Dispatch steps that lease on arrival").
      */
     boolean leaseOnArrival(long offset, StoredItem ready) {
-      if (demands.isEmpty() || dispatchPending || stepLeft == 0) {
-        return false; // with a dispatch pending, ready items may come before this one
+      if (demands.isEmpty()) {
+        return false;
+      }
+      if (dispatchPending && view.namespaceCounts(ready.getItem().getNamespace()).ready() > 0) {
+        return false; // ready items of its namespace may come before this one
       }
       String topic = ready.getItem().getTopic();
       List<DemandBook.Open> wanting = demands.wanting(ready.getItem().getNamespace(), topic);

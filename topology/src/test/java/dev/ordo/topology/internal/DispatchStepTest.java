@@ -82,6 +82,41 @@ class DispatchStepTest {
   }
 
   @Test
+  void anItemArrivingWhileADispatchIsPendingWithNothingReadyIsLeasedOnArrival() {
+    planner(2);
+    enqueue(5);
+    enqueue(5);
+    assertEquals(List.of(0L, 1L), leasedOffsets(demand(A, 5)));
+    assertTrue(planner.dispatchPending(), "the step ran out with the demand wanting 3 more");
+    assertEquals(0, store.counts(NS, "t").ready());
+
+    // Nothing ready comes before item 2: it goes to the waiting demand at once, as without a step.
+    assertEquals(List.of(2L), leasedOffsets(enqueue(5)), "waited READY for the continuation");
+    assertEquals(0, store.counts(NS, "t").ready());
+    assertEquals(3, store.counts(NS, "t").leased(), "items 0-2 leased");
+    assertEquals(List.of(), leasedOffsets(apply(planner.continueDispatch(store, ++now))));
+    assertFalse(planner.dispatchPending());
+  }
+
+  @Test
+  void anItemArrivingWhileADispatchIsPendingWaitsBehindReadyItemsOfItsNamespacesOtherTopics() {
+    planner(1);
+    enqueue(5);
+    enqueue("u", 5);
+    Command any = new Command(A, now, new Demand(NS, Map.of(DemandBook.ANY_TOPIC, 3), 60_000L, true, false), false);
+    assertEquals(List.of(0L), leasedOffsets(apply(planner.onCommand(any, store, now))));
+    assertTrue(planner.dispatchPending());
+
+    // The demand takes any topic, and topic u's item 1 is ready before it: item 2 must not go first.
+    assertEquals(List.of(), leasedOffsets(enqueue(5)), "leased on arrival ahead of another topic's ready item");
+    List<Long> rest = new ArrayList<>();
+    while (planner.dispatchPending()) {
+      rest.addAll(leasedOffsets(apply(planner.continueDispatch(store, ++now))));
+    }
+    assertEquals(List.of(1L, 2L), rest);
+  }
+
+  @Test
   void pendingDispatchServesTheRequestersInTurn() {
     planner(2);
     for (int i = 0; i < 8; i++) {
@@ -135,7 +170,11 @@ class DispatchStepTest {
   private final Map<String, String> requesterByItem = new java.util.HashMap<>();
 
   private List<DeliveredItem> enqueue(int priority) {
-    Item item = Item.newBuilder().setNamespace(NS).setTopic("t").setPriority(priority)
+    return enqueue("t", priority);
+  }
+
+  private List<DeliveredItem> enqueue(String topic, int priority) {
+    Item item = Item.newBuilder().setNamespace(NS).setTopic(topic).setPriority(priority)
         .setPayload(ByteBuffer.wrap(new byte[] {1})).build();
     return apply(planner.onItem(nextOffset++, now, item, store, now));
   }
