@@ -144,7 +144,9 @@ public final class QueueConfig extends AbstractConfig {
       + " a partition's task chooses between the buffered heads of its items and commands partitions (it takes the"
       + " older): a new item goes before the commands sent up to this many milliseconds before it, so a command"
       + " sent right after an enqueue finds the item; commands wait at most this long behind a stream of new"
-      + " items. 0: plain timestamp order.";
+      + " items. 0: plain timestamp order. While the intake lags by more than this (its newest item read is"
+      + " older), acks, nacks, extensions, releases and lease consumers' demands go right after the items already read"
+      + " instead (their clients mark them: decisions D46).";
 
   public static final String METRICS_TOPICS_MAX_CONFIG = "ordo.metrics.topics.max";
   private static final String METRICS_TOPICS_MAX_DOC = "(namespace, topic) label sets an instance exports at most"

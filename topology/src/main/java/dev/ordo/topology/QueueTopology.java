@@ -3,6 +3,8 @@ package dev.ordo.topology;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.internal.CommandTimestamps;
+import dev.ordo.topology.internal.IntakeClock;
+import dev.ordo.topology.internal.ItemTimestamps;
 import dev.ordo.topology.internal.CommitHook;
 import dev.ordo.topology.internal.EarlyAnswers;
 import dev.ordo.topology.internal.LoadStore;
@@ -63,9 +65,13 @@ public final class QueueTopology {
         .withLoggingDisabled()
         .withCachingDisabled();
     Topology topology = new Topology();
-    topology.addSource("items", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.items());
-    // No reset policy of its own (null): the application's, as for items.
-    topology.addSource((org.apache.kafka.streams.AutoOffsetReset) null, "commands", new CommandTimestamps(config.intakeLeadMs()), new ByteArrayDeserializer(),
+    // No reset policy of their own (null): the application's. The intake clock tells the commands'
+    // extractor how far the intake has read (decisions D46).
+    IntakeClock intake = new IntakeClock();
+    topology.addSource((org.apache.kafka.streams.AutoOffsetReset) null, "items", new ItemTimestamps(intake),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.items());
+    topology.addSource((org.apache.kafka.streams.AutoOffsetReset) null, "commands",
+        new CommandTimestamps(config.intakeLeadMs(), intake, System::currentTimeMillis), new ByteArrayDeserializer(),
         new ByteArrayDeserializer(), topics.commands());
     topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, meters, deliveriesPartitions, earlyAnswers), "items", "commands");
     topology.addStateStore(store, "queue");

@@ -1,18 +1,31 @@
 package dev.ordo.client.internal;
 
 import dev.ordo.api.ClusterTopics;
+import dev.ordo.api.CommandOrder;
+import dev.ordo.schema.Ack;
+import dev.ordo.schema.Acks;
 import dev.ordo.schema.Command;
 import dev.ordo.schema.Demand;
+import dev.ordo.schema.Extend;
+import dev.ordo.schema.Nack;
+import dev.ordo.schema.Release;
 import dev.ordo.schema.Requester;
 import dev.ordo.serde.OrdoSerdes;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * The records clients write to {@code <cluster>.commands}. An item's command goes to the item's
- * partition, keyed by item ID; a demand to the partition it asks, keyed by requester id.
+ * partition, keyed by item ID; a demand to the partition it asks, keyed by requester id. A command
+ * that cannot need an item the queue has yet to take in carries {@link CommandOrder#HEADER}, so that
+ * it is not held behind a lagging intake (decisions D46): an ack, a nack, an extension or a release (it names
+ * a leased item), and a lease consumer's standing demand. The demand must come along: a partition's
+ * records are taken in their order, so a demand still held behind new items would hold every ack
+ * written after it on the same partition. A dequeue that a caller waits on (urgent, or answered short)
+ * keeps the intake's order, so that it finds an item enqueued just before it.
  */
 public final class Commands {
   private Commands() {}
@@ -25,8 +38,22 @@ public final class Commands {
   public static ProducerRecord<byte[], byte[]> forItem(ClusterTopics topics, int partition, String itemId,
       Requester requester, long now, Object body, boolean urgent) {
     Command command = new Command(requester, now, body, urgent);
-    return new ProducerRecord<>(topics.commands(), partition, itemId.getBytes(StandardCharsets.UTF_8),
-        OrdoSerdes.COMMAND.encode(command));
+    return new ProducerRecord<>(topics.commands(), partition, null, itemId.getBytes(StandardCharsets.UTF_8),
+        OrdoSerdes.COMMAND.encode(command), order(namesLeasedItem(body)));
+  }
+
+  /** An ack, a nack, an extension or a release: a command on an item the queue leased, so took in before. */
+  static boolean namesLeasedItem(Object body) {
+    return body instanceof Ack || body instanceof Acks || body instanceof Nack || body instanceof Extend
+        || body instanceof Release;
+  }
+
+  private static RecordHeaders order(boolean first) {
+    RecordHeaders headers = new RecordHeaders();
+    if (first) {
+      headers.add(CommandOrder.HEADER, CommandOrder.first());
+    }
+    return headers;
   }
 
   /**
@@ -46,7 +73,7 @@ public final class Commands {
       boolean answerShort) {
     Command command = new Command(requester, now,
         new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace, answerShort), urgent);
-    return new ProducerRecord<>(topics.commands(), partition, requester.getId().getBytes(StandardCharsets.UTF_8),
-        OrdoSerdes.COMMAND.encode(command));
+    return new ProducerRecord<>(topics.commands(), partition, null, requester.getId().getBytes(StandardCharsets.UTF_8),
+        OrdoSerdes.COMMAND.encode(command), order(!urgent && !answerShort));
   }
 }
