@@ -24,8 +24,9 @@ import org.apache.kafka.streams.processor.TimestampExtractor;
  *       those up to the items' head.</li>
  * </ul>
  * The processor reads no command's record timestamp (a command carries its own {@code sentAt});
- * the time extracted here only orders the two partitions, and stays recent, for it is also the
- * time of the store writes the command causes.
+ * the time extracted here only orders the two partitions (it is also the time of the store writes
+ * the command causes, on compacted changelogs: a marked command's may be as old as the newest item
+ * read).
  */
 public final class CommandTimestamps implements TimestampExtractor {
   private final long leadMs;
