@@ -13,6 +13,7 @@ import dev.ordo.topology.QueueMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -220,12 +221,34 @@ public final class FairnessScenario {
           .mapToLong(i -> arrivals.seenAt(i) - sent.get(i).atNanos()).toArray();
       long[] acked = behind.stream()
           .mapToLong(t -> ackedAt.get(t.sequence()) - sent.get(Math.toIntExact(t.sequence())).atNanos()).toArray();
+      if (Boolean.getBoolean("ordo.bench.trace")) {
+        printTimeline(behind, sent, arrivals, rec, alice);
+      }
       return new Backlog(alone.waits(), alone.intake(), alone.acked(), alone.enqueued(), alone.delivered(),
           Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6),
           Stats.latency(acked, acked.length, 1e6), sent.size(),
           rec.delivered(alice), backlog, rec.delivered(bob), backlog / rec.spanSeconds(bob), FairOrder.summary(turns),
           order.size(), counted, smallestWindow, loop.mean());
     }
+  }
+
+  /**
+   * With {@code -Dordo.bench.trace=true}: each of Alice's items behind Bob, when it was sent (ms after her
+   * first), its intake and its wait (ms), and the dispatches counted when she sent it; shows where in
+   * Bob's drain her slowest items fall.
+   */
+  private static void printTimeline(List<Turn> behind, List<Offer> sent, ArrivalWatch.Bounds arrivals,
+      GroupRecorder rec, String alice) {
+    long first = sent.get(0).atNanos();
+    StringBuilder sb = new StringBuilder("  Alice behind Bob, each item: sent (ms after her first), intake, wait (ms),"
+        + " dispatches counted when sent\n");
+    for (Turn t : behind) {
+      int i = Math.toIntExact(t.sequence());
+      Offer o = sent.get(i);
+      sb.append(String.format(Locale.ROOT, "  %7d %7.1f %7.1f %,9d%n", (o.atNanos() - first) / 1_000_000,
+          (arrivals.seenAt(i) - o.atNanos()) / 1e6, rec.waitNanos(alice, i) / 1e6, o.dispatched()));
+    }
+    System.out.print(sb);
   }
 
   private static Weights weights(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {

@@ -3,9 +3,12 @@ package dev.ordo.topology.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ordo.schema.AttemptRecord;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Item;
@@ -14,6 +17,9 @@ import dev.ordo.schema.Requester;
 import dev.ordo.schema.StoredItem;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.specific.SpecificData;
 import org.junit.jupiter.api.Test;
 
 /** The item life cycle, alone: pure functions of the item, the command and the time. */
@@ -34,6 +40,39 @@ class LifecycleTest {
       s = Lifecycle.lease(StoredItem.newBuilder(s).setState(ItemState.READY).build(), "a" + (i + 1), HOLDER, NOW - 100);
     }
     return s;
+  }
+
+  @Test
+  void aTransitionCarriesEveryFieldAndSharesTheItemInsteadOfCopyingIt() {
+    StoredItem s = StoredItem.newBuilder()
+        .setItem(item().setGroupKey("g").build())
+        .setState(ItemState.LEASED)
+        .setAttempts(2)
+        .setEnqueuedAt(NOW - 9)
+        .setReadyAt(NOW - 8)
+        .setLeaseDurationMs(7)
+        .setMaxAttempts(6)
+        .setSemantics(DeliverySemantics.AT_MOST_ONCE)
+        .setExpiresAt(NOW + 5)
+        .setLeaseId("a2")
+        .setLeasedAt(NOW - 4)
+        .setLeaseExpiresAt(NOW + 3)
+        .setLeaseHolder(HOLDER)
+        .setSidelined(true)
+        .setSlot(42)
+        .setHistory(List.of(new AttemptRecord(1, NOW - 7, NOW - 6, "NACK", "boom")))
+        .build();
+    StoredItem copied = Lifecycle.copy(s).build();
+    for (Schema.Field f : StoredItem.getClassSchema().getFields()) {
+      // A field the fixture leaves at its default would pass whether or not copy() carries it.
+      if (f.hasDefaultValue()) {
+        assertNotEquals(SpecificData.get().getDefaultValue(f), s.get(f.pos()),
+            () -> "give " + f.name() + " a value other than its default here");
+      }
+      assertEquals(s.get(f.pos()), copied.get(f.pos()), () -> f.name() + " was not carried");
+    }
+    assertSame(s.getItem(), copied.getItem(), "the item (and its payload) is shared, not deep-copied");
+    assertSame(s.getItem(), Lifecycle.extend(s, 1_000, NOW).getItem());
   }
 
   @Test
