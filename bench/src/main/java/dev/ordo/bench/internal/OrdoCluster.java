@@ -157,6 +157,8 @@ public final class OrdoCluster implements AutoCloseable {
     Map<String, Object> c = new HashMap<>();
     c.put("bootstrap.servers", kafka.bootstrapServers());
     c.put(QueueProducerConfig.CLUSTER_CONFIG, topics.cluster());
+    // Experiments: -Dordo.bench.producer.<key>=<value> overrides a queue producer setting.
+    overrides("ordo.bench.producer.", c);
     return kafka.withRegistry(c);
   }
 
