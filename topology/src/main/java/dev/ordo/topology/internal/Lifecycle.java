@@ -217,7 +217,7 @@ public final class Lifecycle {
    * copied: stored items are values here (every change makes a new one, and nothing changes an item,
    * its payload, its holder or its history in place), as the store's decoded-items cache already
    * assumes. Avro's {@code newBuilder(StoredItem)} deep-copied every field, the payload included, on
-   * every transition (a lease, an ack, an extension). Every field of the schema is set, so {@code
+   * every transition (a lease, a nack, an extension). Every field of the schema is set, so {@code
    * build()} copies no default in; {@code LifecycleTest} fails when a field is added and not carried.
    */
   static StoredItem.Builder copy(StoredItem s) {
