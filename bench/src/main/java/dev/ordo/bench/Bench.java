@@ -151,6 +151,9 @@ public final class Bench {
       if (options.runs(Scenario.HTTP) && http != null) {
         warmUpHttp(kafka, runId, http, options, out, notes);
       }
+      if (options.runs(Scenario.FAIRNESS)) {
+        warmUpFairness(kafka, runId, sizes, options, out, notes);
+      }
       JitClock jit = new JitClock();
       for (int r = 0; r < rounds; r++) {
         double load = loadAverage();
@@ -435,6 +438,48 @@ public final class Bench {
       }
     }
     out.printf(Locale.ROOT, "    JIT compiler: %.0f%% of a core during the http warm-up%n", 100 * jit.share());
+  }
+
+  /**
+   * Uncounted rounds of the fairness scenario at a smaller size (a backlog of at most 50,000, a few of
+   * Alice's items alone, at most 2,000 weighted items each) and of its end-to-end run with group keys,
+   * until the JIT compiler settles as in {@link #warmUp} (one round at least): the code of a group-keyed
+   * queue (group queues, fair shares) and of a drain from a large backlog compiles in them, which the
+   * lease consumers' warm-up (no group keys, no backlog) does not run. Without it the JIT compiler took
+   * 75-90% of a core through the whole of the first counted drain of Bob's backlog (`top -H`, fourteenth
+   * session), beside the queue's stream thread, and Alice's figures measured the compiler.
+   */
+  private static void warmUpFairness(BenchKafka kafka, String runId, OrdoScenarios.Sizes sizes, BenchOptions options,
+      PrintStream out, List<String> notes) {
+    BenchOptions.Fairness f = options.fairness();
+    FairPlan plan = FairPlan.of(options.partitions(), Math.min(f.backlog(), 50_000), Math.min(f.baselineItems(), 10),
+        Math.min(f.weightedItems(), 2_000), f.groupKeys());
+    int warmItems = Math.max(1, Math.min(options.items() / 2, 30_000));
+    OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), warmItems, sizes.payloadBytes(),
+        sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(), sizes.delayItems(),
+        sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
+    long deadline = System.nanoTime() + options.warmUpSeconds() * 1_000_000_000L;
+    long started = System.nanoTime();
+    JitClock jit = new JitClock();
+    double share;
+    int n = 0;
+    do {
+      n++;
+      jit.restart();
+      try {
+        FairnessScenario.run(kafka, runId + "-fairwarm" + n, plan,
+            new FairnessScenario.Consumers(options.consumers(), options.maxInFlight(), options.workers()),
+            options.payloadBytes(), false);
+        OrdoScenarios.endToEnd(kafka, runId + "-fairwarmk" + n, "at_least_once", warm, Map.of(), f.groupKeys());
+      } catch (RuntimeException e) {
+        notes.add("the fairness warm-up failed: " + e.getMessage());
+        return;
+      }
+      share = jit.share();
+      out.printf(Locale.ROOT, "  fairness (warm-up %d, not counted): JIT compiler %.0f%% of a core%n", n, 100 * share);
+    } while (share >= JIT_SETTLED && System.nanoTime() < deadline);
+    notes.add(String.format(Locale.ROOT, "fairness warm-up: %d uncounted rounds in %.0f s; the JIT compiler took %.0f%%"
+        + " of a core in the last one", n, (System.nanoTime() - started) / 1e9, 100 * share));
   }
 
   /** The JIT compiler's share of one core below which the warm-up counts it as settled. */

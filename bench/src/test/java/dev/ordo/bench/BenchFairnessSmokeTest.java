@@ -38,6 +38,8 @@ class BenchFairnessSmokeTest {
     BenchReport report = Bench.run(kafka.bootstrapServers(), options, new PrintStream(printed, true, StandardCharsets.UTF_8));
 
     assertTrue(report.notes().stream().noneMatch(n -> n.contains("failed")), () -> "notes: " + report.notes());
+    assertTrue(report.notes().stream().anyMatch(n -> n.startsWith("fairness warm-up: 1 uncounted rounds")),
+        () -> "--warm-up-seconds 0 runs exactly one uncounted fairness round: " + report.notes());
     assertNull(report.exactlyOnce(), "only the named scenario ran");
     assertNull(report.surge());
     BenchReport.FairQueue q = report.fairness().queue();

@@ -240,8 +240,9 @@ public final class FairnessScenario {
   private static void printTimeline(List<Turn> behind, List<Offer> sent, ArrivalWatch.Bounds arrivals,
       GroupRecorder rec, String alice) {
     long first = sent.get(0).atNanos();
-    StringBuilder sb = new StringBuilder("  Alice behind Bob, each item: sent (ms after her first), intake, wait (ms),"
-        + " dispatches counted when sent\n");
+    java.time.Instant firstAt = java.time.Instant.now().minusNanos(System.nanoTime() - first);
+    StringBuilder sb = new StringBuilder("  Alice behind Bob, each item: sent (ms after her first, " + firstAt
+        + "), intake, wait (ms), dispatches counted when sent\n");
     for (Turn t : behind) {
       int i = Math.toIntExact(t.sequence());
       Offer o = sent.get(i);
