@@ -391,29 +391,50 @@ public final class Bench {
    */
   private static void warmUp(BenchKafka kafka, String runId, OrdoScenarios.Sizes sizes, BenchOptions options,
       PrintStream out, List<String> notes) {
+    OrdoScenarios.Sizes warm = warmSizes(sizes, options);
+    WarmUp w = untilSettled(options, n -> {
+      String guarantee = n % 2 == 1 ? "exactly_once_v2" : "at_least_once";
+      String what = String.format(Locale.ROOT, "%s (warm-up %d, not counted)", guarantee, n);
+      endToEnd(out, notes, -1, what, () -> OrdoScenarios.endToEnd(kafka, runId + "-warmup" + n, guarantee, warm));
+      return true;
+    }, (n, share) -> out.printf(Locale.ROOT, "    JIT compiler: %.0f%% of a core during warm-up %d%n", 100 * share, n));
+    notes.add(String.format(Locale.ROOT, "warm-up: %d uncounted Ordo rounds in %.0f s; the JIT compiler took %.0f%%"
+        + " of a core in the last one%s", w.rounds(), w.seconds(), 100 * w.share(),
+        w.share() >= JIT_SETTLED ? " (not settled within --warm-up-seconds: early rounds include compilation)" : ""));
+  }
+
+  /** The warm-up rounds' sizes: half the items, at most 30,000, and a latency phase of a second. */
+  private static OrdoScenarios.Sizes warmSizes(OrdoScenarios.Sizes sizes, BenchOptions options) {
     int warmItems = Math.max(1, Math.min(options.items() / 2, 30_000));
-    OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), warmItems, sizes.payloadBytes(),
-        sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(), sizes.delayItems(),
-        sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
+    return new OrdoScenarios.Sizes(sizes.partitions(), warmItems, sizes.payloadBytes(), sizes.consumers(),
+        sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(), sizes.delayItems(), sizes.delayMaxMs(),
+        sizes.delayTiers(), sizes.keepTopics());
+  }
+
+  /** How a warm-up ended: its rounds, its seconds, the JIT compiler's share of a core in its last round. */
+  private record WarmUp(int rounds, double seconds, double share) {}
+
+  /**
+   * Runs {@code round} (given its number, from 1; false: stop) until the JIT compiler compiled for
+   * less than {@link #JIT_SETTLED} of a core's time over a round or {@code --warm-up-seconds} passed,
+   * one round at least; {@code after} is told each round's share.
+   */
+  private static WarmUp untilSettled(BenchOptions options, java.util.function.IntPredicate round,
+      java.util.function.ObjDoubleConsumer<Integer> after) {
     long deadline = System.nanoTime() + options.warmUpSeconds() * 1_000_000_000L;
     long started = System.nanoTime();
     JitClock jit = new JitClock();
     double share;
     int n = 0;
+    boolean more;
     do {
       n++;
-      String guarantee = n % 2 == 1 ? "exactly_once_v2" : "at_least_once";
       jit.restart();
-      String what = String.format(Locale.ROOT, "%s (warm-up %d, not counted)", guarantee, n);
-      int k = n;
-      endToEnd(out, notes, -1, what,
-          () -> OrdoScenarios.endToEnd(kafka, runId + "-warmup" + k, guarantee, warm));
+      more = round.test(n);
       share = jit.share();
-      out.printf(Locale.ROOT, "    JIT compiler: %.0f%% of a core during warm-up %d%n", 100 * share, n);
-    } while (share >= JIT_SETTLED && System.nanoTime() < deadline);
-    notes.add(String.format(Locale.ROOT, "warm-up: %d uncounted Ordo rounds in %.0f s; the JIT compiler took %.0f%%"
-        + " of a core in the last one%s", n, (System.nanoTime() - started) / 1e9, 100 * share,
-        share >= JIT_SETTLED ? " (not settled within --warm-up-seconds: early rounds include compilation)" : ""));
+      after.accept(n, share);
+    } while (more && share >= JIT_SETTLED && System.nanoTime() < deadline);
+    return new WarmUp(n, (System.nanoTime() - started) / 1e9, share);
   }
 
   /**
@@ -454,32 +475,22 @@ public final class Bench {
     BenchOptions.Fairness f = options.fairness();
     FairPlan plan = FairPlan.of(options.partitions(), Math.min(f.backlog(), 50_000), Math.min(f.baselineItems(), 10),
         Math.min(f.weightedItems(), 2_000), f.groupKeys());
-    int warmItems = Math.max(1, Math.min(options.items() / 2, 30_000));
-    OrdoScenarios.Sizes warm = new OrdoScenarios.Sizes(sizes.partitions(), warmItems, sizes.payloadBytes(),
-        sizes.consumers(), sizes.maxInFlight(), sizes.workers(), 1, sizes.backlogItems(), sizes.delayItems(),
-        sizes.delayMaxMs(), sizes.delayTiers(), sizes.keepTopics());
-    long deadline = System.nanoTime() + options.warmUpSeconds() * 1_000_000_000L;
-    long started = System.nanoTime();
-    JitClock jit = new JitClock();
-    double share;
-    int n = 0;
-    do {
-      n++;
-      jit.restart();
+    OrdoScenarios.Sizes warm = warmSizes(sizes, options);
+    WarmUp w = untilSettled(options, n -> {
       try {
         FairnessScenario.run(kafka, runId + "-fairwarm" + n, plan,
             new FairnessScenario.Consumers(options.consumers(), options.maxInFlight(), options.workers()),
             options.payloadBytes(), false);
         OrdoScenarios.endToEnd(kafka, runId + "-fairwarmk" + n, "at_least_once", warm, Map.of(), f.groupKeys());
+        return true;
       } catch (RuntimeException e) {
         notes.add("the fairness warm-up failed: " + e.getMessage());
-        return;
+        return false;
       }
-      share = jit.share();
-      out.printf(Locale.ROOT, "  fairness (warm-up %d, not counted): JIT compiler %.0f%% of a core%n", n, 100 * share);
-    } while (share >= JIT_SETTLED && System.nanoTime() < deadline);
+    }, (n, share) -> out.printf(Locale.ROOT, "  fairness (warm-up %d, not counted): JIT compiler %.0f%% of a core%n", n,
+        100 * share));
     notes.add(String.format(Locale.ROOT, "fairness warm-up: %d uncounted rounds in %.0f s; the JIT compiler took %.0f%%"
-        + " of a core in the last one", n, (System.nanoTime() - started) / 1e9, 100 * share));
+        + " of a core in the last one", w.rounds(), w.seconds(), 100 * w.share()));
   }
 
   /** The JIT compiler's share of one core below which the warm-up counts it as settled. */
