@@ -4,6 +4,7 @@
 #   priority-store/bench.sh                 # PopBenchmark with its defaults (5-7 minutes on 2 cores)
 #   priority-store/bench.sh PopBenchmark -p popped=0 -p cursors=kept   # any JMH options
 #   priority-store/bench.sh paired          # PairedPops: before and after in alternating slices (about 5 minutes)
+#   priority-store/bench.sh groups          # GroupPops: a store with 1,000 group keys against one without (about 2 minutes)
 #
 # Builds the module's test classes, then runs org.openjdk.jmh.Main in a plain JVM on the test
 # class path (JMH forks need a real class path, which exec:java inside Maven's JVM lacks).
@@ -21,6 +22,10 @@ rm -rf target/bench-templates
 if [ "${1:-}" = paired ]; then
   shift
   exec java -Xms2g -Xmx2g -cp "$cp" dev.ordo.store.bench.PairedPops "$@"
+fi
+if [ "${1:-}" = groups ]; then
+  shift
+  exec java -Xms1g -Xmx1g -cp "$cp" dev.ordo.store.bench.GroupPops "$@"
 fi
 if [ $# -eq 0 ]; then
   set -- PopBenchmark

@@ -873,9 +873,9 @@ public final class PriorityStore implements QueueView {
       if (group == null) {
         removeReady(rp, rk);
       } else {
-        removeFromGroup(ns, topic, priority, group, rp, rk,
-            GroupQueueKeySchema.key(GroupQueueKeySchema.prefix(ns, topic, priority, group), old.getSidelined(),
-                old.getSlot(), old.getReadyAt(), offset));
+        byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
+        removeFromGroup(ns, topic, priority, group, rp, rk, gp,
+            GroupQueueKeySchema.key(gp, old.getSidelined(), old.getSlot(), old.getReadyAt(), offset));
       }
       byte[] ap = AgeKeySchema.prefix(ns, topic, old.getSidelined());
       byte[] ak = AgeKeySchema.key(ap, old.getReadyAt(), offset);
@@ -903,8 +903,8 @@ public final class PriorityStore implements QueueView {
    * and, when it was the group's head, out of the ready index, and brings the group's next item in:
    * the ready index holds the group's first item only.
    */
-  private void removeFromGroup(String ns, String topic, int priority, String group, byte[] rp, byte[] rk, byte[] gk) {
-    byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
+  private void removeFromGroup(String ns, String topic, int priority, String group, byte[] rp, byte[] rk, byte[] gp,
+      byte[] gk) {
     if (fair.ready(ns, topic, priority, group) <= 1) {
       // The fair shares (changed after the index) count this item alone: it is the head, and the
       // queue is empty after it. No look-up, and none later reaches the store.
@@ -913,14 +913,13 @@ public final class PriorityStore implements QueueView {
       removeReady(rp, rk);
       return;
     }
-    byte[] first = firstOfGroup(gp); // before the delete: a read of the store applies the held writes
+    // Before the delete: a read of the store applies the held writes, and finds the item and its next.
+    HeadCache.Removal removal = groupHeads.removedFrom(gp, gk, groupLoader(gp));
     writes.delete(gk);
-    groupHeads.removed(gp, gk);
-    if (first != null && Arrays.equals(first, gk)) {
+    if (removal.wasFirst()) {
       removeReady(rp, rk);
-      byte[] next = firstOfGroup(gp);
-      if (next != null) {
-        putReady(rp, readyKeyOf(rp, priority, next));
+      if (removal.next() != null) {
+        putReady(rp, readyKeyOf(rp, priority, removal.next()));
       }
     }
   }
@@ -948,13 +947,13 @@ public final class PriorityStore implements QueueView {
                 && previous.getItem().getPriority() == priority ? 1 : 0);
         byte[] first;
         if (othersReady <= 0) {
-          groupHeads.empty(gp);
+          groupHeads.only(gp, gk);
           first = null;
         } else {
-          first = firstOfGroup(gp);
+          // Before the write: a read of the store here must not find the item already.
+          first = groupHeads.firstThenInserted(gp, gk, groupLoader(gp));
         }
         writes.putNew(gk, EMPTY);
-        groupHeads.inserted(gp, gk);
         if (first == null || OrderedBytes.compare(gk, first) < 0) {
           if (first != null) {
             removeReady(rp, readyKeyOf(rp, priority, first));
@@ -993,10 +992,9 @@ public final class PriorityStore implements QueueView {
     heads.removed(prefix, key);
   }
 
-  /** The first key of a group's queue, or null when it has no ready item. */
-  private byte[] firstOfGroup(byte[] groupPrefix) {
-    List<byte[]> keys = groupHeads.first(groupPrefix, 1, loader(GroupQueueKeySchema.upperBound(groupPrefix)));
-    return keys.isEmpty() ? null : keys.get(0);
+  /** Reads a group's queue (prefix {@code gp}) from the store; its upper bound made only when it reads. */
+  private HeadCache.Loader groupLoader(byte[] gp) {
+    return (from, max) -> loader(GroupQueueKeySchema.upperBound(gp)).load(from, max);
   }
 
   /** The ready key of the item a group-queue key names. */

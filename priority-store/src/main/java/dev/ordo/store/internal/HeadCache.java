@@ -1,11 +1,10 @@
 package dev.ordo.store.internal;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * The first live keys of each key prefix (a topic's ready range, its age range), held on the heap
@@ -73,7 +72,7 @@ public final class HeadCache {
   }
 
   private static final class Head {
-    final TreeSet<byte[]> keys = new TreeSet<>(OrderedBytes::compare);
+    final SortedKeys keys = new SortedKeys();
     byte[] frontier;
 
     Head(byte[] frontier) {
@@ -105,6 +104,51 @@ public final class HeadCache {
     if (n <= 0) {
       return out;
     }
+    Head h = held(prefix);
+    load(h, n, loader);
+    for (int i = 0; i < n && i < h.keys.size(); i++) {
+      out.add(h.keys.get(i));
+    }
+    trim(h, Math.max(capacity, n));
+    return out;
+  }
+
+  /**
+   * The first live key of {@code prefix} (null when none), read before {@code key}, a key the
+   * prefix did not hold, is {@link #inserted}: the two in one look-up of the prefix, for an item
+   * joining its group's queue ({@code PriorityStore.index}). The caller writes the key to the
+   * store after this call, so that a read of the store here does not find it already.
+   */
+  public byte[] firstThenInserted(byte[] prefix, byte[] key, Loader loader) {
+    Head h = held(prefix);
+    load(h, 1, loader);
+    byte[] first = h.keys.isEmpty() ? null : h.keys.get(0);
+    insert(h, key);
+    return first;
+  }
+
+  /** What {@link #removedFrom} found: whether the key was the prefix's first, and if so the next (null: none). */
+  public record Removal(boolean wasFirst, byte[] next) {}
+
+  /**
+   * {@link #removed}, telling whether the key was the prefix's first live key and, if so, the live
+   * key after it: in one look-up of the prefix, for an item leaving its group's queue
+   * ({@code PriorityStore.removeFromGroup}). The caller deletes the key from the store after this
+   * call: the key and the one after it are read first (a read of the store finds both), so the next
+   * is known without reading the store again.
+   */
+  public Removal removedFrom(byte[] prefix, byte[] key, Loader loader) {
+    Head h = held(prefix);
+    load(h, 2, loader);
+    boolean wasFirst = !h.keys.isEmpty() && Arrays.equals(h.keys.get(0), key);
+    h.keys.remove(key);
+    byte[] next = wasFirst && !h.keys.isEmpty() ? h.keys.get(0) : null;
+    trim(h, capacity);
+    return new Removal(wasFirst, next);
+  }
+
+  /** The prefix's held keys, made (nothing known, the frontier at the prefix) when not held. */
+  private Head held(byte[] prefix) {
     Prefix p = new Prefix(prefix);
     Head h = heads.get(p);
     if (h == null) {
@@ -114,18 +158,19 @@ public final class HeadCache {
       h = new Head(prefix);
       heads.put(p, h);
     }
+    return h;
+  }
+
+  /** Reads from the store until {@code n} keys are held or none are left past the frontier. */
+  private void load(Head h, int n, Loader loader) {
     while (h.keys.size() < n && h.frontier != null) {
       int want = Math.max(minLoad, Math.max(n, capacity / 4) - h.keys.size());
       List<byte[]> loaded = loader.load(h.frontier, want);
-      h.keys.addAll(loaded);
+      for (byte[] k : loaded) {
+        h.keys.add(k);
+      }
       h.frontier = loaded.size() < want ? null : OrderedBytes.successor(loaded.get(loaded.size() - 1));
     }
-    Iterator<byte[]> it = h.keys.iterator();
-    while (out.size() < n && it.hasNext()) {
-      out.add(it.next());
-    }
-    trim(h, Math.max(capacity, n));
-    return out;
   }
 
   /**
@@ -135,22 +180,42 @@ public final class HeadCache {
    * frontier, so an empty set with no frontier is exact.
    */
   public void empty(byte[] prefix) {
+    emptied(prefix);
+  }
+
+  private Head emptied(byte[] prefix) {
     Prefix p = new Prefix(prefix);
     Head h = heads.get(p);
     if (h == null) {
       if (heads.size() >= MAX_PREFIXES) {
         heads.clear();
       }
-      heads.put(p, new Head(null));
+      h = new Head(null);
+      heads.put(p, h);
     } else {
       h.keys.clear();
       h.frontier = null;
     }
+    return h;
+  }
+
+  /**
+   * {@link #empty}, then {@link #inserted} {@code key}: the caller knows that {@code key} is the
+   * prefix's only live key once written (its group had no other ready item), in one look-up.
+   */
+  public void only(byte[] prefix, byte[] key) {
+    emptied(prefix).keys.add(key);
   }
 
   public void inserted(byte[] prefix, byte[] key) {
     Head h = heads.get(new Prefix(prefix));
-    if (h != null && (h.frontier == null || OrderedBytes.compare(key, h.frontier) < 0)) {
+    if (h != null) {
+      insert(h, key);
+    }
+  }
+
+  private void insert(Head h, byte[] key) {
+    if (h.frontier == null || OrderedBytes.compare(key, h.frontier) < 0) {
       h.keys.add(key);
       trim(h, capacity);
     }

@@ -15,15 +15,26 @@ import net.jqwik.api.Provide;
  * {@link HeadCache} against a sorted set standing for the store: random inserts, removals and reads
  * of one prefix with a small capacity, so loads past the frontier, dropping past the capacity and
  * reads bigger than the capacity all occur, and now and then the prefix is emptied and declared
- * empty ({@link HeadCache#empty}). Every read must give the set's first keys.
+ * empty ({@link HeadCache#empty}), or emptied and given one key ({@link HeadCache#only}). Every read
+ * must give the set's first keys, and the combined calls of a group's queue ({@link
+ * HeadCache#firstThenInserted}, {@link HeadCache#removedFrom}) the set's first and next.
  */
 class HeadCacheProperties {
   private static final byte[] PREFIX = {0x20, 'a', 0};
 
   @Property(seed = "42", tries = 300)
   void readsGiveTheStoresFirstKeys(@ForAll("ops") List<int[]> ops) {
+    check(ops, new HeadCache(4));
+  }
+
+  /** The same with reads of the store one key at a time at least, so that the frontier is often near. */
+  @Property(seed = "43", tries = 300)
+  void readsGiveTheStoresFirstKeysLoadedOneAtATime(@ForAll("ops") List<int[]> ops) {
+    check(ops, new HeadCache(4, 1));
+  }
+
+  private static void check(List<int[]> ops, HeadCache heads) {
     TreeSet<byte[]> store = new TreeSet<>(OrderedBytes::compare);
-    HeadCache heads = new HeadCache(4);
     HeadCache.Loader loader = (from, max) -> {
       List<byte[]> out = new ArrayList<>();
       for (byte[] k : store.tailSet(from, true)) {
@@ -64,6 +75,36 @@ class HeadCacheProperties {
           }
           heads.empty(PREFIX);
         }
+        case 5 -> {
+          // a group's new item: the first before it, then it joins (written to the store after)
+          if (!store.contains(key)) {
+            assertEquals(keys(store, 1), hex(nullable(heads.firstThenInserted(PREFIX, key, loader))), "first before an insert");
+            store.add(key);
+          }
+        }
+        case 6 -> {
+          // a group's item leaves, often its first: whether it was, and the next (deleted from the store after)
+          if (op[1] % 2 == 0 && !store.isEmpty()) {
+            key = store.first();
+          }
+          if (store.contains(key)) {
+            boolean first = java.util.Arrays.equals(store.first(), key);
+            byte[] next = store.higher(key);
+            HeadCache.Removal r = heads.removedFrom(PREFIX, key, loader);
+            assertEquals(first, r.wasFirst(), "was first");
+            assertEquals(first ? hex(nullable(next)) : List.of(), hex(nullable(r.next())), "next after a removal");
+            store.remove(key);
+          }
+        }
+        case 7 -> {
+          // the prefix emptied, then one key: the caller knows it is the only one
+          for (byte[] k : new ArrayList<>(store)) {
+            store.remove(k);
+            heads.removed(PREFIX, k);
+          }
+          heads.only(PREFIX, key);
+          store.add(key);
+        }
         default -> assertEquals(keys(store, op[1] % 12), hex(heads.first(PREFIX, op[1] % 12, loader)),
             "read of " + (op[1] % 12));
       }
@@ -75,7 +116,9 @@ class HeadCacheProperties {
     Arbitrary<int[]> op = Arbitraries.frequencyOf(
             net.jqwik.api.Tuple.of(10, Arbitraries.integers().between(0, 2)),
             net.jqwik.api.Tuple.of(1, Arbitraries.just(3)),
-            net.jqwik.api.Tuple.of(10, Arbitraries.just(4))).flatMap(kind ->
+            net.jqwik.api.Tuple.of(10, Arbitraries.just(4)),
+            net.jqwik.api.Tuple.of(8, Arbitraries.integers().between(5, 6)),
+            net.jqwik.api.Tuple.of(1, Arbitraries.just(7))).flatMap(kind ->
         Arbitraries.integers().between(0, 40).map(v -> new int[] {kind, v}));
     return op.list().ofMinSize(1).ofMaxSize(200);
   }
@@ -93,6 +136,10 @@ class HeadCacheProperties {
       out.add(k);
     }
     return hex(out);
+  }
+
+  private static List<byte[]> nullable(byte[] key) {
+    return key == null ? List.of() : List.of(key);
   }
 
   private static List<String> hex(List<byte[]> keys) {
