@@ -10,9 +10,10 @@ import java.util.Arrays;
  * front (a group's slots only grow, a topic's ready times too), which a circular array does in
  * O(1) with no allocation, where a red-black tree allocates a node per key and walks from its root
  * for the first key, a cache miss per level among thousands of groups' trees (the stream thread's
- * profile with 1,000 group keys: the group heads' {@code TreeMap} walks and rebalancing; docs/store.md,
- * "Group queues' heads: one look-up per change, in a circular array"). A key added or removed elsewhere is found by binary search and the shorter
- * side of the array moves by one: at most half of the held keys, a few thousand references.
+ * profile with 1,000 group keys: the group heads' {@code TreeMap} walks and rebalancing;
+ * docs/store.md, "Group queues' heads: one look-up per change, in a circular array"). A key added or
+ * removed elsewhere is found by binary search and the shorter side of the array moves by one: at
+ * most half of the held keys, a few thousand references.
  */
 final class SortedKeys {
   private byte[][] keys = new byte[2][];

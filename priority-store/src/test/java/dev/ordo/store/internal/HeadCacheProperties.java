@@ -78,7 +78,8 @@ class HeadCacheProperties {
         case 5 -> {
           // a group's new item: the first before it, then it joins (written to the store after)
           if (!store.contains(key)) {
-            assertEquals(keys(store, 1), hex(nullable(heads.firstThenInserted(PREFIX, key, loader))), "first before an insert");
+            assertEquals(keys(store, 1), hex(nullable(heads.firstThenInserted(PREFIX, key, loader))),
+                "first before an insert");
             store.add(key);
           }
         }
