@@ -117,6 +117,7 @@ public final class Bench {
     FairnessScenario.Result[] fair = new FairnessScenario.Result[rounds];
     OrdoScenarios.EndToEnd[] fairUnkeyed = new OrdoScenarios.EndToEnd[rounds];
     OrdoScenarios.EndToEnd[] fairKeyed = new OrdoScenarios.EndToEnd[rounds];
+    OrdoScenarios.KeySlices[] fairSlices = new OrdoScenarios.KeySlices[rounds];
     if (options.runs(Scenario.HTTP) && http == null) {
       notes.add("the http scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
     }
@@ -255,6 +256,13 @@ public final class Bench {
                 () -> OrdoScenarios.endToEnd(kafka, runId + (keys ? "-fairk" : "-fairn") + round, "at_least_once",
                     sizes, Map.of(), keys ? fairPlan.groupKeys() : 0));
           }
+          try {
+            fairSlices[i] = OrdoScenarios.keySlices(kafka, runId + "-fairs" + round, sizes, fairPlan.groupKeys(),
+                KEY_SLICE_PAIRS, Math.max(1, sizes.items() / KEY_SLICE_PAIRS));
+            printSlices(out, fairSlices[i]);
+          } catch (RuntimeException e) {
+            failed(out, notes, r, "group keys in alternating slices", e);
+          }
         }
       }
     }
@@ -327,7 +335,7 @@ public final class Bench {
           medianRatio(rates(costWith), rates(costWithout)), medianRatio(cpuWith, cpuWithout));
     }
     BenchReport.Fairness fairFigure = options.runs(Scenario.FAIRNESS)
-        ? fairness(fairPlan, fair, fairUnkeyed, fairKeyed) : null;
+        ? fairness(fairPlan, fair, fairUnkeyed, fairKeyed, fairSlices) : null;
     BenchReport report = new BenchReport(options, env, rawFigure, shareFigure, eosFigure, alosFigure, backlogFigure,
         delayFigure, httpFigure, surgeFigure, costFigure, fairFigure, ratios, List.copyOf(notes));
     out.println();
@@ -493,6 +501,9 @@ public final class Bench {
         + " of a core in the last one", w.rounds(), w.seconds(), 100 * w.share()));
   }
 
+  /** Pairs of alternating slices (keys, none) per round in the fairness scenario's cost of group keys. */
+  private static final int KEY_SLICE_PAIRS = 4;
+
   /** The JIT compiler's share of one core below which the warm-up counts it as settled. */
   private static final double JIT_SETTLED = 0.15;
 
@@ -602,7 +613,7 @@ public final class Bench {
 
   /** The fairness figures: each part's medians over the rounds it finished. */
   private static BenchReport.Fairness fairness(FairPlan plan, FairnessScenario.Result[] results,
-      OrdoScenarios.EndToEnd[] unkeyed, OrdoScenarios.EndToEnd[] keyed) {
+      OrdoScenarios.EndToEnd[] unkeyed, OrdoScenarios.EndToEnd[] keyed, OrdoScenarios.KeySlices[] slices) {
     List<FairnessScenario.Result> done = Arrays.stream(results).filter(Objects::nonNull).toList();
     List<FairnessScenario.Backlog> q = done.stream().map(FairnessScenario.Result::backlog).toList();
     List<Double> ratios = Arrays.stream(results)
@@ -638,8 +649,31 @@ public final class Bench {
     double[] cpuWith = Arrays.stream(keyed)
         .mapToDouble(e -> e == null ? Double.NaN : e.streamThreadUsPerItem()).toArray();
     BenchReport.FairCost cost = new BenchReport.FairCost(plan.groupKeys(), ordo("at_least_once", unkeyed),
-        ordo("at_least_once", keyed), medianRatio(rates(keyed), rates(unkeyed)), medianRatio(cpuWith, cpuWithout));
+        ordo("at_least_once", keyed), medianRatio(rates(keyed), rates(unkeyed)), medianRatio(cpuWith, cpuWithout),
+        sliced(slices));
     return new BenchReport.Fairness(queue, weights, cost);
+  }
+
+  /** The alternating slices of every round: their pairs' ratios in order, and the median of them all. */
+  private static BenchReport.KeySlices sliced(OrdoScenarios.KeySlices[] slices) {
+    List<OrdoScenarios.KeySlices> done = Arrays.stream(slices).filter(Objects::nonNull).toList();
+    List<Double> pairs = done.stream().flatMap(x -> x.pairRatios().stream()).toList();
+    List<Double> keyedUs = done.stream().flatMap(x -> x.keyedStreamUs().stream()).toList();
+    List<Double> noneUs = done.stream().flatMap(x -> x.unkeyedStreamUs().stream()).toList();
+    return new BenchReport.KeySlices(KEY_SLICE_PAIRS, Stats.median(pairs), pairs,
+        Stats.median(done.stream().flatMap(x -> x.keyedPerSec().stream()).toList()),
+        Stats.median(done.stream().flatMap(x -> x.unkeyedPerSec().stream()).toList()),
+        Stats.median(keyedUs) / Stats.median(noneUs));
+  }
+
+  private static void printSlices(PrintStream out, OrdoScenarios.KeySlices s) {
+    out.printf(Locale.ROOT, "  Ordo e2e at_least_once, group keys against none in alternating slices: keys / none %s"
+            + " per pair; items/s with %s, without %s%n", fmt(s.pairRatios(), "%.2f"), fmt(s.keyedPerSec(), "%,.0f"),
+        fmt(s.unkeyedPerSec(), "%,.0f"));
+  }
+
+  private static String fmt(List<Double> values, String format) {
+    return values.stream().map(v -> String.format(Locale.ROOT, format, v)).toList().toString();
   }
 
   private static <T> double medianOf(List<T> values, ToDoubleFunction<T> f) {

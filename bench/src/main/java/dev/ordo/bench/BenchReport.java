@@ -148,7 +148,15 @@ public record BenchReport(
    * and of the stream thread's CPU per item.
    */
   public record FairCost(int groupKeys, Ordo withoutGroupKeys, Ordo withGroupKeys, double throughputWithOverWithout,
-      double streamCpuWithOverWithout) {}
+      double streamCpuWithOverWithout, KeySlices slices) {}
+
+  /**
+   * Group keys against none in one cluster, in alternating slices ({@code pairsPerRound} pairs a
+   * round): the median of every pair's throughput ratio (keys over none) and the ratios themselves,
+   * the median slice's items/s on each side, and the ratio of the median stream-thread CPU per item.
+   */
+  public record KeySlices(int pairsPerRound, double throughputWithOverWithout, List<Double> pairRatios,
+      double withPerSec, double withoutPerSec, double streamCpuWithOverWithout) {}
 
   /** The ratios the issue asks for, plus the at-least-once ones; NaN when a side did not run. */
   public record Ratios(double ordoVsRawKafka, double ordoVsShareGroups, double backlogVsEmpty,
@@ -275,6 +283,10 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT,
           "  fairness: e2e with group keys / without     %s (stream thread CPU per item %s)%n",
           ratio(c.throughputWithOverWithout()), ratio(c.streamCpuWithOverWithout())));
+      KeySlices k = c.slices();
+      b.append(String.format(Locale.ROOT,
+          "  fairness: the same, alternating slices       %s of %d pairs (stream thread CPU per item %s)%n",
+          ratio(k.throughputWithOverWithout()), k.pairRatios().size(), ratio(k.streamCpuWithOverWithout())));
     }
     for (String note : notes) {
       b.append("note: ").append(note).append(System.lineSeparator());
@@ -438,6 +450,8 @@ public record BenchReport(
     num(r, "fairnessAliceP99BehindOverAlone", fairness == null ? Double.NaN : fairness.queue().p99BehindOverAlone());
     num(r, "fairnessWeightRatio", fairness == null ? Double.NaN : fairness.weights().ratio());
     num(r, "groupKeyCostThroughput", fairness == null ? Double.NaN : fairness.cost().throughputWithOverWithout());
+    num(r, "groupKeyCostThroughputSliced",
+        fairness == null ? Double.NaN : fairness.cost().slices().throughputWithOverWithout());
     ObjectNode ordo = root.putObject("ordo");
     ordo(ordo.putObject("exactlyOnce"), exactlyOnce);
     ordo(ordo.putObject("atLeastOnce"), atLeastOnce);
@@ -504,6 +518,15 @@ public record BenchReport(
       ordo(fc.putObject("withGroupKeys"), fairness.cost().withGroupKeys());
       num(fc, "throughputWithOverWithout", fairness.cost().throughputWithOverWithout());
       num(fc, "streamCpuWithOverWithout", fairness.cost().streamCpuWithOverWithout());
+      KeySlices k = fairness.cost().slices();
+      ObjectNode ks = fc.putObject("slices");
+      ks.put("pairsPerRound", k.pairsPerRound());
+      num(ks, "throughputWithOverWithout", k.throughputWithOverWithout());
+      ArrayNode pairs = ks.putArray("pairRatios");
+      k.pairRatios().forEach(pairs::add);
+      num(ks, "withPerSec", k.withPerSec());
+      num(ks, "withoutPerSec", k.withoutPerSec());
+      num(ks, "streamCpuWithOverWithout", k.streamCpuWithOverWithout());
     }
     ObjectNode opts = root.putObject("options");
     opts.put("size", options.size().name().toLowerCase(Locale.ROOT));

@@ -69,13 +69,17 @@ class BenchFairnessSmokeTest {
       assertEquals(1, side.itemsPerSec().rounds().size());
     }
     assertFalse(Double.isNaN(cost.throughputWithOverWithout()));
+    BenchReport.KeySlices slices = cost.slices();
+    assertEquals(4, slices.pairRatios().size(), "one round of 4 pairs of alternating slices");
+    assertTrue(slices.pairRatios().stream().allMatch(v -> v > 0 && Double.isFinite(v)), slices::toString);
+    assertTrue(slices.withPerSec() > 0 && slices.withoutPerSec() > 0, slices::toString);
 
     String table = printed.toString(StandardCharsets.UTF_8);
     for (String row : new String[] {"Fairness: Bob 2,000 items (group bob)", "Alice alone, enqueue -> handler",
         "Alice behind Bob's backlog", "dispatched before her, after she arrived", "dispatched before her, since her enqueue",
         "weights 3:1, 40 items each", "Ordo e2e at_least_once, no group keys", "Ordo e2e at_least_once, 10 group keys",
         "fairness: Alice p99 behind Bob / alone", "fairness: heavy / light served (goal 3)",
-        "fairness: e2e with group keys / without"}) {
+        "fairness: e2e with group keys / without", "fairness: the same, alternating slices"}) {
       assertTrue(table.contains(row), () -> "the table lacks '" + row + "':\n" + table);
     }
 

@@ -48,7 +48,7 @@ final class CpuClock {
     return out;
   }
 
-  private static long processCpu() {
+  static long processCpu() {
     if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
       return os.getProcessCpuTime();
     }

@@ -4,8 +4,14 @@ import dev.ordo.api.Durations;
 import dev.ordo.client.NamespacePolicy;
 import dev.ordo.topology.QueueMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The scenarios that run Ordo: each makes its own cluster ({@link OrdoCluster}), runs, and deletes it.
@@ -118,6 +124,105 @@ public final class OrdoScenarios {
       return new EndToEnd(itemsPerSec, offered, Stats.latency(workers.samples(), workers.sampleCount(), 1e6), cpuUs,
           streamUs, recordsPerItem);
     }
+  }
+
+  /**
+   * Group keys against none in one cluster, in slices that alternate (issue 14's throughput with a
+   * group key on every item over without): each slice enqueues {@code sliceItems} items as fast as one
+   * producer thread can while the consumers ack them, with no group key or with {@code groupKeys}
+   * distinct ones in turn, and its throughput runs from its first enqueue to its last applied ack. The
+   * slices go in pairs, in the order keys, none, none, keys, keys, none... so that a machine that speeds
+   * up or slows down through the run weighs on both sides alike; each pair's ratio compares two
+   * adjacent slices. Separate runs (as {@link #endToEnd(BenchKafka, String, String, Sizes, Map, int)})
+   * are seconds apart and on other clusters, and this machine's speed moves by half between them.
+   *
+   * @param keyedPerSec the slices with group keys, items/s, in order
+   * @param unkeyedPerSec the slices without, items/s, in order
+   * @param pairRatios each pair's keyed over unkeyed throughput
+   * @param keyedStreamUs the stream threads' CPU per item of each keyed slice (µs)
+   * @param unkeyedStreamUs the same of each unkeyed slice
+   */
+  public record KeySlices(List<Double> keyedPerSec, List<Double> unkeyedPerSec, List<Double> pairRatios,
+      List<Double> keyedStreamUs, List<Double> unkeyedStreamUs) {}
+
+  /** Runs {@link KeySlices}: {@code pairs} pairs of slices of {@code sliceItems} items, at-least-once. */
+  public static KeySlices keySlices(BenchKafka kafka, String cluster, Sizes s, int groupKeys, int pairs,
+      int sliceItems) {
+    try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), "at_least_once", "", s.keepTopics());
+         Enqueuer none = new Enqueuer(c, s.payloadBytes(), 0);
+         Enqueuer keyed = new Enqueuer(c, s.payloadBytes(), groupKeys);
+         Workers workers = new Workers(c, "bench-workers", E2E_NAMESPACE, s.consumers(), s.maxInFlight(),
+             s.workers())) {
+      workers.awaitAssignment(s.partitions(), JOIN_TIMEOUT);
+      long target = 0;
+      for (Enqueuer e : new Enqueuer[] {keyed, none}) {
+        int warmUp = Math.min(WARM_UP_ITEMS, sliceItems);
+        for (int i = 0; i < warmUp; i++) {
+          e.enqueue(E2E_NAMESPACE);
+        }
+        target += warmUp;
+        await(workers, target, Duration.ofSeconds(120), "warm-up");
+      }
+      List<Double> keyedRates = new ArrayList<>();
+      List<Double> noneRates = new ArrayList<>();
+      List<Double> keyedUs = new ArrayList<>();
+      List<Double> noneUs = new ArrayList<>();
+      List<Double> ratios = new ArrayList<>();
+      boolean trace = Boolean.getBoolean("ordo.bench.trace");
+      Map<String, Long> keyedKinds = new HashMap<>();
+      Map<String, Long> noneKinds = new HashMap<>();
+      for (int p = 0; p < pairs; p++) {
+        double keyedRate = 0;
+        double noneRate = 0;
+        for (boolean withKeys : p % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
+          Enqueuer e = withKeys ? keyed : none;
+          CpuClock cpu = new CpuClock();
+          ThreadKinds kinds = trace ? new ThreadKinds() : null;
+          long start = System.nanoTime();
+          for (int i = 0; i < sliceItems; i++) {
+            e.enqueue(E2E_NAMESPACE);
+          }
+          target += sliceItems;
+          await(workers, target, timeoutFor(sliceItems), withKeys ? "slice with group keys" : "slice without");
+          double rate = sliceItems / ((System.nanoTime() - start) / 1e9);
+          double streamUs = cpu.streamThreadNanos() / 1e3 / sliceItems;
+          if (kinds != null) {
+            kinds.since().forEach((k, v) -> (withKeys ? keyedKinds : noneKinds).merge(k, v, Long::sum));
+          }
+          (withKeys ? keyedRates : noneRates).add(rate);
+          (withKeys ? keyedUs : noneUs).add(streamUs);
+          if (withKeys) {
+            keyedRate = rate;
+          } else {
+            noneRate = rate;
+          }
+        }
+        ratios.add(keyedRate / noneRate);
+      }
+      keyed.check();
+      none.check();
+      if (trace) {
+        printKinds(keyedKinds, noneKinds, (long) pairs * sliceItems);
+      }
+      return new KeySlices(List.copyOf(keyedRates), List.copyOf(noneRates), List.copyOf(ratios), List.copyOf(keyedUs),
+          List.copyOf(noneUs));
+    }
+  }
+
+  /** With the trace on: CPU per item by kind of thread, with keys and without, the largest differences first. */
+  private static void printKinds(Map<String, Long> keyed, Map<String, Long> none, long items) {
+    Set<String> kinds = new HashSet<>(keyed.keySet());
+    kinds.addAll(none.keySet());
+    StringBuilder sb = new StringBuilder("  CPU per item by kind of thread, keys / none (µs), the slices of this round:\n");
+    kinds.stream()
+        .sorted(Comparator.comparingLong((String k) -> -Math.abs(keyed.getOrDefault(k, 0L) - none.getOrDefault(k, 0L))))
+        .limit(16)
+        .forEach(k -> sb.append(String.format(Locale.ROOT, "  %7.1f %7.1f  %s%n", keyed.getOrDefault(k, 0L) / 1e3 / items,
+            none.getOrDefault(k, 0L) / 1e3 / items, k)));
+    sb.append(String.format(Locale.ROOT, "  %7.1f %7.1f  (all)%n",
+        keyed.values().stream().mapToLong(Long::longValue).sum() / 1e3 / items,
+        none.values().stream().mapToLong(Long::longValue).sum() / 1e3 / items));
+    System.out.print(sb);
   }
 
   /**
