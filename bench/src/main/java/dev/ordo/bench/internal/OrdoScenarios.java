@@ -134,7 +134,7 @@ public final class OrdoScenarios {
    * slices go in pairs, in the order keys, none, none, keys, keys, none... so that a machine that speeds
    * up or slows down through the run weighs on both sides alike; each pair's ratio compares two
    * adjacent slices. Separate runs (as {@link #endToEnd(BenchKafka, String, String, Sizes, Map, int)})
-   * are seconds apart and on other clusters, and this machine's speed moves by half between them.
+   * are tens of seconds apart and on other clusters, and this machine's speed moves by half between them.
    *
    * @param keyedPerSec the slices with group keys, items/s, in order
    * @param unkeyedPerSec the slices without, items/s, in order
@@ -172,8 +172,6 @@ public final class OrdoScenarios {
       Map<String, Long> keyedKinds = new HashMap<>();
       Map<String, Long> noneKinds = new HashMap<>();
       for (int p = 0; p < pairs; p++) {
-        double keyedRate = 0;
-        double noneRate = 0;
         for (boolean withKeys : p % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
           Enqueuer e = withKeys ? keyed : none;
           CpuClock cpu = new CpuClock();
@@ -191,13 +189,8 @@ public final class OrdoScenarios {
           }
           (withKeys ? keyedRates : noneRates).add(rate);
           (withKeys ? keyedUs : noneUs).add(streamUs);
-          if (withKeys) {
-            keyedRate = rate;
-          } else {
-            noneRate = rate;
-          }
         }
-        ratios.add(keyedRate / noneRate);
+        ratios.add(keyedRates.get(p) / noneRates.get(p));
       }
       keyed.check();
       none.check();
