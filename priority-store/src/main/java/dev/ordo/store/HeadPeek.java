@@ -13,8 +13,9 @@ import java.util.PriorityQueue;
  * The first ready items of a (namespace, topic) on one partition, in the order dispatch serves them,
  * read without leasing anything: {@code GET /v1/namespaces/{ns}/topics/{t}/peek} and {@code ordo peek}.
  *
- * <p>The ready index holds every item without a group key and the first ready item of each group;
- * the rest of a group waits in its own queue (docs/store.md). Dispatch merges the two, and so does
+ * <p>The ready index holds every item without a group key, every flat item of a group (one without a
+ * concurrency limit, decisions D48) and the first queued item of each group; the rest of a group's
+ * queued items wait in its own queue (docs/store.md). Dispatch merges the two, and so does
  * this: a merge of the ready index, read in key order, with the next item of each group taken so
  * far, read from the group's queue. Keys are compared as dispatch compares them (priority, lane,
  * slot, ready time, offset). What it does not apply: per-group concurrency limits (a group at its
@@ -78,7 +79,7 @@ public final class HeadPeek {
       }
       out.add(new Entry(offset, item));
       String group = item.getItem().getGroupKey();
-      if (group != null) {
+      if (group != null && !item.getFlat()) { // a flat item's group followers are in the index itself
         byte[] following = nextOfGroup(reader, prefix, namespace, topic, item, offset, group);
         if (following != null) {
           continuations.add(following);

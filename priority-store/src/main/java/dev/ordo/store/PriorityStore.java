@@ -289,9 +289,10 @@ public final class PriorityStore implements QueueView {
   /**
    * The layout of the index store's keys: a vouch of another layout never matches, so an index
    * written by an older version is rebuilt, not misread. 2: the ready and age keys got a lane; 3: the
-   * ready keys a fair-queueing slot, the group queues ({@code [0x24]}) and the group state ({@code [0x48]}).
+   * ready keys a fair-queueing slot, the group queues ({@code [0x24]}) and the group state ({@code [0x48]});
+   * 4: flat groups' items in the ready index, a count of queued items in the group state (decisions D48).
    */
-  static final byte INDEX_FORMAT = 3;
+  static final byte INDEX_FORMAT = 4;
 
   /**
    * What the index store keeps to vouch that it matches an item table: the index's key layout, the
@@ -576,8 +577,9 @@ public final class PriorityStore implements QueueView {
   }
 
   /**
-   * Up to {@code max} of a group's ready items at a priority, in the group's dequeue order (lane, slot,
-   * ready time, offset). The ready index ({@link #readyHead}) holds only the first of them.
+   * Up to {@code max} of a group's queued ready items at a priority, in the group's dequeue order (lane,
+   * slot, ready time, offset). The ready index ({@link #readyHead}) holds only the first of them. A
+   * group's flat items (decisions D48) are not here: they are in the ready index themselves.
    */
   public List<ReadyEntry> groupHead(String namespace, String topic, int priority, String group, int max) {
     byte[] gp = GroupQueueKeySchema.prefix(namespace, topic, priority, group);
@@ -597,8 +599,8 @@ public final class PriorityStore implements QueueView {
 
   /**
    * Up to {@code max} entries of a topic's ready index in dequeue order, without removing them: its
-   * ready items without a group key, and the first ready item of each group key and priority (the
-   * rest of a group's are read with {@link #groupHead}).
+   * ready items without a group key, the flat items of groups (decisions D48), and the first queued
+   * ready item of each group key and priority (the rest of a group's queue is read with {@link #groupHead}).
    */
   public List<ReadyEntry> readyHead(String namespace, String topic, int max) {
     byte[] prefix = ReadyKeySchema.prefix(namespace, topic);
@@ -870,7 +872,7 @@ public final class PriorityStore implements QueueView {
       byte[] rp = ReadyKeySchema.prefix(ns, topic);
       byte[] rk = ReadyKeySchema.key(rp, priority, old.getSidelined(), old.getSlot(), old.getReadyAt(), offset);
       String group = old.getItem().getGroupKey();
-      if (group == null) {
+      if (group == null || old.getFlat()) {
         removeReady(rp, rk);
       } else {
         byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
@@ -905,7 +907,7 @@ public final class PriorityStore implements QueueView {
    */
   private void removeFromGroup(String ns, String topic, int priority, String group, byte[] rp, byte[] rk, byte[] gp,
       byte[] gk) {
-    if (fair.ready(ns, topic, priority, group) <= 1) {
+    if (fair.queued(ns, topic, priority, group) <= 1) {
       // The fair shares (changed after the index) count this item alone: it is the head, and the
       // queue is empty after it. No look-up, and none later reaches the store.
       writes.delete(gk);
@@ -933,17 +935,17 @@ public final class PriorityStore implements QueueView {
       byte[] rp = ReadyKeySchema.prefix(ns, topic);
       byte[] rk = ReadyKeySchema.key(rp, priority, item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
       String group = item.getItem().getGroupKey();
-      if (group == null) {
-        putReady(rp, rk);
+      if (group == null || item.getFlat()) {
+        putReady(rp, rk); // its own entry: no group, or a group without a limit (decisions D48)
       } else {
         // Into the group's queue; into the ready index only as the group's new first item.
         byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
         byte[] gk = GroupQueueKeySchema.key(gp, item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
         // The fair shares are not yet changed: they count the item's previous READY state, whose
         // entries unindex has just removed, under its previous priority (a restored change may move
-        // a ready item to another priority at once). Nothing else ready in the group: its queue is empty.
-        long othersReady = fair.ready(ns, topic, priority, group)
-            - (previous != null && previous.getState() == ItemState.READY
+        // a ready item to another priority at once) and layout. Nothing else queued: the queue is empty.
+        long othersReady = fair.queued(ns, topic, priority, group)
+            - (previous != null && previous.getState() == ItemState.READY && !previous.getFlat()
                 && previous.getItem().getPriority() == priority ? 1 : 0);
         byte[] first;
         if (othersReady <= 0) {
@@ -1016,7 +1018,7 @@ public final class PriorityStore implements QueueView {
   private static boolean sameReady(StoredItem a, StoredItem b) {
     return b != null && b.getState() == ItemState.READY && a.getReadyAt() == b.getReadyAt()
         && a.getItem().getPriority() == b.getItem().getPriority() && a.getSidelined() == b.getSidelined()
-        && a.getSlot() == b.getSlot();
+        && a.getSlot() == b.getSlot() && a.getFlat() == b.getFlat();
   }
 
   private static TimerKind timerKind(StoredItem item) {

@@ -14,11 +14,12 @@ public interface QueueView {
 
   /**
    * Up to {@code max} entries of a topic's ready index in dequeue order: its ready items without a
-   * group key and the first ready item of each group key and priority.
+   * group key, the flat items of groups, and the first queued item of each group key and priority
+   * (decisions D48).
    */
   List<ReadyEntry> readyHead(String namespace, String topic, int max);
 
-  /** Up to {@code max} of a group's ready items at a priority, in the group's dequeue order. */
+  /** Up to {@code max} of a group's queued ready items at a priority, in the group's dequeue order. */
   List<ReadyEntry> groupHead(String namespace, String topic, int priority, String group, int max);
 
   /** Items of a group key leased on this partition, over its namespace's topics and priorities. */

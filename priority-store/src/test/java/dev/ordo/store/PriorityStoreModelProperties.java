@@ -88,7 +88,9 @@ class PriorityStoreModelProperties {
 
   /**
    * Insert, or replace the item at {@code slot} (its topic stays: an item never changes topic);
-   * {@code variant} picks its lane, its fair-queueing slot (0-3) and its group (none, g or h).
+   * {@code variant} picks its lane, its fair-queueing slot (0-3), its group (none, g or h) and its layout
+   * (flat in the ready index, or in its group's queue: decisions D48). A put that replaces a READY item
+   * with the same key but the other layout is the planner's move of a flat item into its group's queue.
    */
   record Put(int slot, int topic, ItemState state, int priority, long readyAt, long leaseExpiresAt, Long expiresAt,
       int variant) implements Op {
@@ -100,8 +102,12 @@ class PriorityStoreModelProperties {
       return (variant / 2) % 4;
     }
 
+    boolean flat() {
+      return variant >= 24;
+    }
+
     String group() {
-      return switch (variant / 8) {
+      return switch ((variant % 24) / 8) {
         case 1 -> "g";
         case 2 -> "h";
         default -> null;
@@ -143,7 +149,7 @@ class PriorityStoreModelProperties {
         Tuple.of(1, Arbitraries.of(Long.MIN_VALUE, Long.MAX_VALUE)));
     Arbitrary<Long> ttls = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(null)), Tuple.of(1, times));
     Arbitrary<Op> put = Combinators.combine(slots, topics, states, priorities, times, times, ttls,
-            Arbitraries.integers().between(0, 23))
+            Arbitraries.integers().between(0, 47))
         .as(Put::new);
     Arbitrary<Op> delete = slots.map(Delete::new);
     Arbitrary<Integer> batches = Arbitraries.integers().between(1, 5);
@@ -188,7 +194,7 @@ class PriorityStoreModelProperties {
 
     // ---- the model of fair queueing's state (docs/store.md, "Fair shares") ----
 
-    /** {ready, leased, slot} by key, as the store must hold it. */
+    /** {ready, leased, slot, queued} by key, as the store must hold it. */
     private final Map<FairShares.Key, long[]> fair = new HashMap<>();
 
     private static boolean counted(StoredItem s) {
@@ -208,20 +214,28 @@ class PriorityStoreModelProperties {
     private void fairChange(StoredItem before, StoredItem after) {
       if (counted(before)) {
         for (FairShares.Key k : fairKeys(before)) {
-          fair.get(k)[before.getState() == ItemState.READY ? 0 : 1]--;
+          long[] e = fair.get(k);
+          e[before.getState() == ItemState.READY ? 0 : 1]--;
+          e[3] -= queued(k, before);
         }
       }
       if (counted(after)) {
         boolean lease = after.getState() == ItemState.LEASED;
         for (FairShares.Key k : fairKeys(after)) {
-          long[] e = fair.computeIfAbsent(k, x -> new long[3]);
+          long[] e = fair.computeIfAbsent(k, x -> new long[4]);
           e[after.getState() == ItemState.READY ? 0 : 1]++;
+          e[3] += queued(k, after);
           if (k.group() != null || lease) {
             e[2] = Math.max(e[2], after.getSlot());
           }
         }
       }
       fair.values().removeIf(e -> e[0] <= 0 && e[1] <= 0);
+    }
+
+    /** 1 when {@code s} counts in the group entry {@code k} as waiting in its group's queue. */
+    private static int queued(FairShares.Key k, StoredItem s) {
+      return k.group() != null && s.getState() == ItemState.READY && !s.getFlat() ? 1 : 0;
     }
 
     private void rebuildFair() {
@@ -239,6 +253,7 @@ class PriorityStoreModelProperties {
         after.setSidelined(p.sidelined());
         after.setSlot(p.fairSlot());
         after.getItem().setGroupKey(before == null ? p.group() : before.getItem().getGroupKey());
+        after.setFlat(p.flat());
         transition(p.slot(), after);
       } else if (op instanceof Delete d) {
         transition(d.slot(), null);
@@ -372,10 +387,10 @@ class PriorityStoreModelProperties {
         }
       }
       Map<FairShares.Key, List<Long>> expectedFair = new HashMap<>();
-      fair.forEach((k, e) -> expectedFair.put(k, List.of(e[0], e[1], e[2])));
+      fair.forEach((k, e) -> expectedFair.put(k, List.of(e[0], e[1], e[2], e[3])));
       Map<FairShares.Key, List<Long>> actualFair = new HashMap<>();
-      store.fairShares().forEach((k, e) -> actualFair.put(k, List.of(e[0], e[1], e[2])));
-      assertEquals(expectedFair, actualFair, "fair queueing's state {ready, leased, slot}");
+      store.fairShares().forEach((k, e) -> actualFair.put(k, List.of(e[0], e[1], e[2], e[3])));
+      assertEquals(expectedFair, actualFair, "fair queueing's state {ready, leased, slot, queued}");
       fair.forEach((k, e) -> {
         if (k.group() == null) {
           assertEquals(e[2], store.virtualTime(k.namespace(), k.topic(), k.priority()), "virtual time of " + k);
@@ -393,7 +408,10 @@ class PriorityStoreModelProperties {
       return new ReadyEntry(s.getItem().getPriority(), s.getSidelined(), s.getSlot(), s.getReadyAt(), offset);
     }
 
-    /** The ready index of a topic: its items without a group, and the first of each group and priority. */
+    /**
+     * The ready index of a topic: its items without a group, its groups' flat items, and the first
+     * queued item of each group and priority.
+     */
     private List<ReadyEntry> ready(String[] nt) {
       Map<List<Object>, ReadyEntry> firstOfGroup = new HashMap<>();
       List<ReadyEntry> out = new ArrayList<>();
@@ -403,7 +421,7 @@ class PriorityStoreModelProperties {
         }
         ReadyEntry e = entry(offset, s);
         String group = s.getItem().getGroupKey();
-        if (group == null) {
+        if (group == null || s.getFlat()) {
           out.add(e);
         } else {
           firstOfGroup.merge(List.of(s.getItem().getPriority(), group), e, (a, b) -> a.compareTo(b) <= 0 ? a : b);
@@ -414,10 +432,10 @@ class PriorityStoreModelProperties {
       return out;
     }
 
-    /** A group's ready items at a priority, in order. */
+    /** A group's queued ready items at a priority, in order. */
     private List<ReadyEntry> group(String[] nt, int priority, String group) {
       return model.entrySet().stream()
-          .filter(e -> e.getValue().getState() == ItemState.READY && in(e.getValue(), nt)
+          .filter(e -> e.getValue().getState() == ItemState.READY && !e.getValue().getFlat() && in(e.getValue(), nt)
               && e.getValue().getItem().getPriority() == priority && group.equals(e.getValue().getItem().getGroupKey()))
           .map(e -> entry(e.getKey(), e.getValue())).sorted().toList();
     }

@@ -126,7 +126,7 @@ class RestoreFollowerProperties {
         Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(ItemState.READY)), Tuple.of(2, Arbitraries.of(ItemState.class))),
         Arbitraries.of(-1, 0, 0, 1), times,
         Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(null)), Tuple.of(1, times)),
-        Arbitraries.integers().between(0, 23)).as(Put::new);
+        Arbitraries.integers().between(0, 47)).as(Put::new);
     Arbitrary<Op> op = Arbitraries.frequencyOf(
         Tuple.of(10, put),
         Tuple.of(3, slots.map(Delete::new)),
@@ -154,8 +154,9 @@ class RestoreFollowerProperties {
             p.expiresAt(), new byte[] {(byte) p.slot()});
         after.setSidelined(p.variant() % 2 == 1);
         after.setSlot((p.variant() / 2) % 4);
-        after.getItem().setGroupKey(before == null ? (p.variant() < 8 ? null : GROUPS.get(p.variant() % 2))
+        after.getItem().setGroupKey(before == null ? (p.variant() % 24 < 8 ? null : GROUPS.get(p.variant() % 2))
             : before.getItem().getGroupKey());
+        after.setFlat(p.variant() >= 24); // in the ready index itself, or in its group's queue (decisions D48)
         active.transition(offset, before, after);
         items.put(offset, after);
         active.markChanges();
@@ -229,8 +230,8 @@ class RestoreFollowerProperties {
       out.put("timers " + kind, s.dueTimers(kind, Long.MAX_VALUE, 1_000));
     }
     Map<String, List<Long>> fair = new TreeMap<>();
-    s.fairShares().forEach((k, e) -> fair.put(k.toString(), List.of(e[0], e[1])));
-    out.put("fair shares (ready, leased)", fair);
+    s.fairShares().forEach((k, e) -> fair.put(k.toString(), List.of(e[0], e[1], e[3])));
+    out.put("fair shares (ready, leased, queued)", fair);
     return out;
   }
 }

@@ -12,7 +12,8 @@ import java.util.function.BiConsumer;
 /**
  * What fair queueing needs to know of a partition's items, derived from their states (docs/store.md,
  * "Fair shares"): per (namespace, topic, priority), the virtual time, and per (namespace, topic,
- * priority, group key), the group's READY and LEASED items and the last slot it was given.
+ * priority, group key), the group's READY and LEASED items, the last slot it was given and how many
+ * of its READY items wait in its queue (not {@code flat}, decisions D48).
  *
  * <ul>
  *   <li>A group's entry counts its READY and LEASED items and holds the largest slot any of them had
@@ -49,6 +50,8 @@ public final class FairShares {
   private static final int READY = 0;
   private static final int LEASED = 1;
   private static final int SLOT = 2;
+  /** A group's READY items in its queue, not flat in the ready index (decisions D48); 0 for a topic's entry. */
+  private static final int QUEUED = 3;
 
   private final Entries entries = new Entries();
   /** Leased items per (namespace, group key), summed over the group's entries: its concurrency. */
@@ -155,6 +158,7 @@ public final class FairShares {
         g[to]++;
         addLeased(group, to == LEASED ? +1 : -1);
       }
+      g[QUEUED] += inQueue(after) - inQueue(before); // also a READY item moved between the layouts
       g[SLOT] = Math.max(g[SLOT], after.getSlot());
     }
     return true;
@@ -179,13 +183,19 @@ public final class FairShares {
     return e == null ? null : e[SLOT];
   }
 
-  /** The group's READY items at the priority (both lanes): 0 when its queue is empty. */
+  /** The group's READY items at the priority (both lanes, both layouts). */
   public long ready(String namespace, String topic, int priority, String group) {
     long[] e = entries.get(new Key(namespace, topic, priority, group));
     return e == null ? 0 : e[READY];
   }
 
-  /** {ready, leased, slot} of an entry, or null; for tests and stats. */
+  /** The group's READY items at the priority that wait in its queue (both lanes): 0 when the queue is empty. */
+  public long queued(String namespace, String topic, int priority, String group) {
+    long[] e = entries.get(new Key(namespace, topic, priority, group));
+    return e == null ? 0 : e[QUEUED];
+  }
+
+  /** {ready, leased, slot, queued} of an entry, or null; for tests and stats. */
   public long[] entry(Key key) {
     long[] e = entries.get(key);
     return e == null ? null : e.clone();
@@ -275,7 +285,7 @@ public final class FairShares {
     long[] getOrAdd(Key key) {
       long[] e = get(key);
       if (e == null) {
-        e = new long[3];
+        e = new long[4];
         map.put(key, e);
         remember(key, e);
       }
@@ -314,6 +324,9 @@ public final class FairShares {
     long[] e = entries.getOrAdd(key);
     boolean leased = item.getState() == ItemState.LEASED;
     e[leased ? LEASED : READY] += delta;
+    if (key.group() != null) {
+      e[QUEUED] += delta * inQueue(item);
+    }
     if (leased && key.group() != null) {
       addLeased(key, delta);
     }
@@ -349,6 +362,11 @@ public final class FairShares {
     if (e != null && e[READY] <= 0 && e[LEASED] <= 0) {
       entries.remove(key);
     }
+  }
+
+  /** 1 when {@code s} is a READY item of a group key that waits in its group's queue, else 0. */
+  private static int inQueue(StoredItem s) {
+    return s.getState() == ItemState.READY && s.getItem().getGroupKey() != null && !s.getFlat() ? 1 : 0;
   }
 
   private static boolean counted(StoredItem s) {
@@ -390,14 +408,14 @@ public final class FairShares {
   }
 
   public static byte[] value(long[] e) {
-    return ByteBuffer.allocate(24).putLong(e[READY]).putLong(e[LEASED]).putLong(e[SLOT]).array();
+    return ByteBuffer.allocate(32).putLong(e[READY]).putLong(e[LEASED]).putLong(e[SLOT]).putLong(e[QUEUED]).array();
   }
 
   /** Puts an entry read back from the index store. */
   public void load(byte[] key, byte[] value) {
     ByteBuffer buf = ByteBuffer.wrap(value);
     Key k = decodeKey(key);
-    long[] e = {buf.getLong(), buf.getLong(), buf.getLong()};
+    long[] e = {buf.getLong(), buf.getLong(), buf.getLong(), buf.getLong()};
     entries.put(k, e);
     if (k.group() != null && e[LEASED] > 0) {
       addLeased(k, e[LEASED]);

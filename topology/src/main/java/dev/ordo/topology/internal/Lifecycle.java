@@ -237,6 +237,7 @@ public final class Lifecycle {
         .setLeaseHolder(s.getLeaseHolder())
         .setSidelined(s.getSidelined())
         .setSlot(s.getSlot())
+        .setFlat(s.getFlat())
         .setHistory(s.getHistory());
   }
 }

@@ -217,7 +217,7 @@ public final class QueuePlanner {
       return plan.effects;
     }
     if (stored.getState() == ItemState.READY) {
-      stored.setSlot(plan.slotFor(stored));
+      plan.enterReady(stored);
       if (!view.rebuilding() && plan.leaseOnArrival(offset, stored)) {
         return plan.effects;
       }
@@ -468,12 +468,12 @@ public final class QueuePlanner {
     /**
      * Records a change of the item at {@code offset}, and what follows from its new state. An item
      * that becomes READY (but an arrival: {@link #onItem} gives it its slot) gets its fair-queueing
-     * slot here, so every way back to READY (a nack, an expiry, a release, a due time, an admission
+     * slot and layout here ({@link #enterReady}), so every way back to READY (a nack, an expiry, a release, a due time, an admission
      * from OVERFLOW) takes the same rule.
      */
     void change(long offset, StoredItem before, StoredItem after) {
       if (after != null && before != null && after.getState() == ItemState.READY && before.getState() != ItemState.READY) {
-        after.setSlot(slotFor(after)); // a fresh object from Lifecycle, not the store's
+        enterReady(after); // a fresh object from Lifecycle, not the store's
       }
       if (before != null && before.getState() == ItemState.LEASED && (after == null || after.getState() != ItemState.LEASED)
           && before.getItem().getGroupKey() != null) {
@@ -800,10 +800,12 @@ public final class QueuePlanner {
 
     /**
      * Leases up to {@code n} ready items of {@code topics} of the demand's namespace to it, in dequeue
-     * order across the topics, and returns how many. The ready index holds the first ready item of
-     * each group (and every item without a group); a group's next item joins the candidates when
-     * its previous one is taken, from the group's own queue, and a group at its concurrency limit is
-     * passed over at that one entry, its queue not read (O(log n) per skip). Candidates are checked
+     * order across the topics, and returns how many. The ready index holds every item without a
+     * group, every flat item of a group (decisions D48) and the first queued item of each group; a
+     * group's next queued item joins the candidates when its previous one is taken, from the group's
+     * own queue, and a group at its concurrency limit is passed over at that one entry, its queue not
+     * read (O(log n) per skip). A flat item of a group at its limit (flat because the group had no
+     * limit when it became ready) is moved into its group's queue when passed, so it is passed once. Candidates are checked
      * against the plan's own changes (an item leased or sidelined by this plan is not where the store
      * still has it); items this plan sidelined are candidates at their backlog-lane places.
      */
@@ -832,14 +834,19 @@ public final class QueuePlanner {
             && item.getSlot() == c.entry().slot() && item.getReadyAt() == c.entry().readyAt();
         if (group != null && atGroupLimit(open.namespace(), group)) {
           effects.count(QueueMetrics.GROUP_LIMITED);
-          continue; // the group's other items wait behind this one: not read
+          if (here && item.getFlat()) {
+            // Flat since before its group got a limit: into the group's queue, so that from now on
+            // the group is passed over at one entry, and this item is passed at most once (D48).
+            change(c.entry().offset(), item, Lifecycle.copy(item).setFlat(false).build());
+          }
+          continue; // the group's other queued items wait behind this one: not read
         }
         if (here) {
           lease(c.entry().offset(), item, item, open.requester(), open.urgent());
           served++;
         }
-        if (group != null && c.fromStore()) {
-          merge.continueGroup(c, group);
+        if (group != null && c.fromStore() && (c.source() == ReadyMerge.GROUP || !item.getFlat())) {
+          merge.continueGroup(c, group); // a queued item: its group's next queued one joins
         }
       }
       if (cut && served == n) {
@@ -870,7 +877,7 @@ public final class QueuePlanner {
       record Candidate(ReadyEntry entry, String topic, boolean fromStore, int source) {}
 
       private static final int READY_INDEX = 0;
-      private static final int GROUP = 1;
+      static final int GROUP = 1;
       private static final int MOVED = 2;
 
       private final String namespace;
@@ -1026,6 +1033,19 @@ public final class QueuePlanner {
           effects.topicReady(namespace, t.topic());
         }
       }
+    }
+
+    /**
+     * Gives an item becoming READY its fair-queueing slot ({@link #slotFor}) and its layout: a group
+     * without a concurrency limit in its namespace's policy puts its items in the ready index
+     * itself ({@code flat}), a group with one in its own queue, so that the group at its limit is
+     * passed over at one entry (decisions D48). The dispatch order is the same either way: both
+     * sort by the ready key, fixed here.
+     */
+    void enterReady(StoredItem item) {
+      item.setSlot(slotFor(item));
+      String group = item.getItem().getGroupKey();
+      item.setFlat(group != null && groupLimit(item.getItem().getNamespace(), group) == null);
     }
 
     /**

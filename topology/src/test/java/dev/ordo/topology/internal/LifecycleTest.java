@@ -60,6 +60,7 @@ class LifecycleTest {
         .setLeaseHolder(HOLDER)
         .setSidelined(true)
         .setSlot(42)
+        .setFlat(true)
         .setHistory(List.of(new AttemptRecord(1, NOW - 7, NOW - 6, "NACK", "boom")))
         .build();
     StoredItem copied = Lifecycle.copy(s).build();
