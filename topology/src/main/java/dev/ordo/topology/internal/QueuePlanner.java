@@ -468,8 +468,8 @@ public final class QueuePlanner {
     /**
      * Records a change of the item at {@code offset}, and what follows from its new state. An item
      * that becomes READY (but an arrival: {@link #onItem} gives it its slot) gets its fair-queueing
-     * slot and layout here ({@link #enterReady}), so every way back to READY (a nack, an expiry, a release, a due time, an admission
-     * from OVERFLOW) takes the same rule.
+     * slot and layout here ({@link #enterReady}), so every way back to READY (a nack, an expiry, a
+     * release, a due time, an admission from OVERFLOW) takes the same rule.
      */
     void change(long offset, StoredItem before, StoredItem after) {
       if (after != null && before != null && after.getState() == ItemState.READY && before.getState() != ItemState.READY) {
