@@ -399,6 +399,39 @@ class QueueTopologyTest {
   }
 
   @Test
+  void aLimitSetWhileAGroupsItemsAreFlatHoldsAndPassesEachOfThemOnce() {
+    // No policy yet: every group's ready items sit in the ready index itself (decisions D48).
+    List<String> bob = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      bob.add(q.enqueue(item("late", 0).setGroupKey("bob").build()));
+    }
+    List<String> alice = List.of(q.enqueue(item("late", 0).setGroupKey("alice").build()),
+        q.enqueue(item("late", 0).setGroupKey("alice").build()));
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)
+        .setGroupConcurrencyOverrides(Map.of("bob", 1)).build());
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+
+    q.demand(ALICE, "late", 10);
+    List<DeliveredItem> first = q.delivered();
+    assertEquals(List.of(bob.get(0), alice.get(0), alice.get(1)), ids(first), "bob's limit of 1 holds for his flat items");
+    assertEquals(9, q.metrics.get(QueueMetrics.GROUP_LIMITED), "each of bob's other items passed once, into his queue");
+    q.demand(BOB, "late", 10);
+    assertEquals(List.of(), q.delivered());
+    assertEquals(10, q.metrics.get(QueueMetrics.GROUP_LIMITED), "then bob is passed at one entry");
+
+    List<String> served = new ArrayList<>(List.of(bob.get(0)));
+    DeliveredItem held = first.get(0);
+    for (int i = 1; i < 10; i++) {
+      q.ack(held);
+      List<DeliveredItem> next = q.delivered();
+      assertEquals(1, next.size(), "a freed lease gives bob his next, and only it");
+      held = next.get(0);
+      served.add(held.getItemId());
+    }
+    assertEquals(bob, served, "in his order");
+  }
+
+  @Test
   void anyTopicDemandMergesTheNamespaceTopicsInPriorityOrder() {
     String a5 = q.enqueue(item("a", 5).build());
     String b1 = q.enqueue(item("b", 1).build());

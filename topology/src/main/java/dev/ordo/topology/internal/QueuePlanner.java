@@ -835,9 +835,7 @@ public final class QueuePlanner {
         if (group != null && atGroupLimit(open.namespace(), group)) {
           effects.count(QueueMetrics.GROUP_LIMITED);
           if (here && item.getFlat()) {
-            // Flat since before its group got a limit: into the group's queue, so that from now on
-            // the group is passed over at one entry, and this item is passed at most once (D48).
-            change(c.entry().offset(), item, Lifecycle.copy(item).setFlat(false).build());
+            intoGroupQueue(c.entry().offset(), item);
           }
           continue; // the group's other queued items wait behind this one: not read
         }
@@ -853,6 +851,18 @@ public final class QueuePlanner {
         dispatchPending = true; // the step ran out, maybe before the ready items did
       }
       return served;
+    }
+
+    /**
+     * Moves a flat READY item (flat since before its group got a limit) into its group's queue, so
+     * that from now on the group is passed over at one entry and this item is passed at most once
+     * (decisions D48). Its ready key stays, so nothing is newly ready and no count changes: the
+     * change is recorded without the topic being offered again.
+     */
+    void intoGroupQueue(long offset, StoredItem flat) {
+      StoredItem queued = Lifecycle.copy(flat).setFlat(false).build();
+      effects.change(offset, flat, queued);
+      changed.put(offset, queued);
     }
 
     /** True when the group has as many items leased as its namespace's policy allows (with this plan's leases). */
