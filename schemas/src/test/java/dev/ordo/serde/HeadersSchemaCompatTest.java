@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  * Delivery-v2 and DeadLetter-v1) still decode, with no headers; and headers round-trip today.
  */
 class HeadersSchemaCompatTest {
-  private static Schema history(String file) throws Exception {
+  static Schema history(String file) throws Exception {
     try (InputStream in = HeadersSchemaCompatTest.class.getResourceAsStream("/dev/ordo/schema/history/" + file)) {
       return new Schema.Parser().parse(in);
     }
@@ -49,7 +49,7 @@ class HeadersSchemaCompatTest {
    * {@code record}'s bytes as a writer on {@code old} wrote them: the record projected onto the old
    * schema (Avro resolution drops what the old one lacks), in the single-object encoding.
    */
-  private static byte[] writtenWith(Schema old, SpecificRecord record) throws Exception {
+  static byte[] writtenWith(Schema old, SpecificRecord record) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     BinaryEncoder enc = EncoderFactory.get().binaryEncoder(out, null);
     new SpecificDatumWriter<SpecificRecord>(record.getSchema()).write(record, enc);

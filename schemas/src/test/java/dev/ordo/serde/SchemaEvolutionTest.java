@@ -1,11 +1,14 @@
 package dev.ordo.serde;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Item;
+import dev.ordo.schema.ItemState;
+import dev.ordo.schema.StoredItem;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +19,11 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.junit.jupiter.api.Test;
 
-/** A producer still on Item version 1 (no groupKey, no traceId) writes; today's reader reads. */
+/**
+ * Records written with an older version of a schema are read by today's: a producer still on Item
+ * version 1 (no groupKey, no traceId), a command before the urgent flag, an outcome before dead-letter
+ * reasons, a stored item before the flat flag.
+ */
 class SchemaEvolutionTest {
   @Test
   void itemWrittenWithVersionOneIsReadByTheCurrentSchema() throws Exception {
@@ -54,6 +61,25 @@ class SchemaEvolutionTest {
     assertEquals(2, read.getMaxAttempts());
     assertNull(read.getGroupKey(), "a field new in version 2 takes its default");
     assertNull(read.getTraceId());
+  }
+
+  /**
+   * A stored item written before the flat flag (StoredItem v3) reads as queued: where the index of
+   * its version put a keyed READY item, in its group's queue (decisions D48).
+   */
+  @Test
+  void storedItemWrittenWithVersionThreeIsReadAsQueued() throws Exception {
+    Schema v3 = HeadersSchemaCompatTest.history("StoredItem-v3.avsc");
+    assertNull(v3.getField("flat"), "version 3 has no flat flag");
+    StoredItem flat = StoredItem.newBuilder()
+        .setItem(Item.newBuilder().setNamespace("shop").setTopic("mails").setPriority(3)
+            .setPayload(ByteBuffer.wrap(new byte[] {7})).setGroupKey("bob").build())
+        .setState(ItemState.READY).setEnqueuedAt(10).setReadyAt(10).setLeaseDurationMs(1_000).setMaxAttempts(5)
+        .setSemantics(DeliverySemantics.AT_LEAST_ONCE).setSlot(3_000_000).setFlat(true).build();
+
+    StoredItem read = OrdoSerdes.STORED_ITEM.decode(HeadersSchemaCompatTest.writtenWith(v3, flat));
+    assertFalse(read.getFlat(), "the new field takes its default: queued");
+    assertEquals(StoredItem.newBuilder(flat).setFlat(false).build(), read, "every other field as written");
   }
 
   @Test
