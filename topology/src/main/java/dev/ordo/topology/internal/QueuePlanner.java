@@ -805,9 +805,10 @@ public final class QueuePlanner {
      * group's next queued item joins the candidates when its previous one is taken, from the group's
      * own queue, and a group at its concurrency limit is passed over at that one entry, its queue not
      * read (O(log n) per skip). A flat item of a group at its limit (flat because the group had no
-     * limit when it became ready) is moved into its group's queue when passed, so it is passed once. Candidates are checked
-     * against the plan's own changes (an item leased or sidelined by this plan is not where the store
-     * still has it); items this plan sidelined are candidates at their backlog-lane places.
+     * limit when it became ready) is moved into its group's queue when passed, so it is passed once.
+     * Candidates are checked against the plan's own changes (an item leased or sidelined by this plan
+     * is not where the store still has it); items this plan sidelined are candidates at their
+     * backlog-lane places.
      */
     int serveMerged(DemandBook.Open open, List<String> topics, int n) {
       if (n <= 0 || topics.isEmpty()) {

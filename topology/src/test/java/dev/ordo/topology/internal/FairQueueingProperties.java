@@ -68,7 +68,8 @@ class FairQueueingProperties {
     for (int g = 0; g < groups; g++) {
       weights.put("g" + g, (double) (1 + random.nextInt(3)));
     }
-    NamespacePolicy flat = NamespacePolicy.newBuilder().setNamespace(NS).setUpdatedAt(0).setGroupWeights(weights).build();
+    NamespacePolicy flat =
+        NamespacePolicy.newBuilder().setNamespace(NS).setUpdatedAt(0).setGroupWeights(weights).build();
     // A limit above any group's backlog: it never binds, but the groups' items wait in their queues.
     NamespacePolicy queued = NamespacePolicy.newBuilder(flat).setGroupConcurrency(1_000).build();
     Sim sim = new Sim(layout == 1 ? queued : flat);

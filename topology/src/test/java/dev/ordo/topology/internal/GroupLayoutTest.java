@@ -42,9 +42,10 @@ class GroupLayoutTest {
 
   private final PriorityStore store = QueuePlannerSimulationTest.newStore();
   private NamespacePolicy policy;
-  private final QueuePlanner planner = new QueuePlanner(new QueuePlanner.Settings(new QueueDefaults(30_000, 5, null, 600_000),
-      List.of(Duration.ofMinutes(1)), 10_000, 10_000, 0, false, 1), 0, new SplittableRandom(1),
-      ns -> NS.equals(ns) ? policy : null, NamespaceLoad.NONE);
+  private final QueuePlanner planner = new QueuePlanner(
+      new QueuePlanner.Settings(new QueueDefaults(30_000, 5, null, 600_000), List.of(Duration.ofMinutes(1)), 10_000,
+          10_000, 0, false, 1),
+      0, new SplittableRandom(1), ns -> NS.equals(ns) ? policy : null, NamespaceLoad.NONE);
   private long now = 1_000_000;
   private long nextOffset;
   private long groupLimited;
