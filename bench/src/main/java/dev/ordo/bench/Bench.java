@@ -600,7 +600,8 @@ public final class Bench {
             + " p50/p99 %.1f/%.1f ms (taken in %.1f/%.1f, acked %.1f/%.1f; p99 ratio %.2f, %d items); dispatched before her after"
             + " arrival p99 %.0f max %d (at least %d), since enqueue p99 %.0f max %d; Bob drained at %,.0f items/s"
             + " (a consumer's window down to %,d; the queue's stream thread: process %.0f%%, commit %.0f%%, poll %.0f%% of"
-            + " its loop); weights served %d:%d (%.2f)%n",
+            + " its loop); weights served %d:%d (%.2f); a plain Kafka record beside her p50/p99 %.1f/%.1f ms alone,"
+            + " %.1f/%.1f behind Bob (p99 ratio %.2f)%n",
         q.aliceAlone().p50(), q.aliceAlone().p99(), q.aliceAloneIntake().p50(), q.aliceAloneIntake().p99(),
         q.aliceAloneAcked().p50(), q.aliceAloneAcked().p99(),
         q.bobEnqueued(), q.aliceBehind().p50(), q.aliceBehind().p99(), q.aliceBehindIntake().p50(),
@@ -608,7 +609,9 @@ public final class Bench {
         q.p99BehindOverAlone(), q.turns().items(), q.turns().afterArrivalP99(), q.turns().afterArrivalMax(),
         q.turns().afterArrivalAtLeastMax(), q.turns().sinceEnqueueP99(), q.turns().sinceEnqueueMax(), q.bobPerSec(),
         q.smallestWindow(), 100 * q.loop().process(), 100 * q.loop().commit(), 100 * q.loop().poll(),
-        f.weights().share().heavy(), f.weights().share().light(), f.weights().share().ratio());
+        f.weights().share().heavy(), f.weights().share().light(), f.weights().share().ratio(),
+        q.pingAlone().p50(), q.pingAlone().p99(), q.pingBehind().p50(), q.pingBehind().p99(),
+        q.pingP99BehindOverAlone());
   }
 
   /** The fairness figures: each part's medians over the rounds it finished. */
@@ -618,6 +621,8 @@ public final class Bench {
     List<FairnessScenario.Backlog> q = done.stream().map(FairnessScenario.Result::backlog).toList();
     List<Double> ratios = Arrays.stream(results)
         .map(x -> x == null ? Double.NaN : x.backlog().p99BehindOverAlone()).toList();
+    List<Double> pingRatios = Arrays.stream(results)
+        .map(x -> x == null ? Double.NaN : x.backlog().pingP99BehindOverAlone()).toList();
     List<Double> afterMax = Arrays.stream(results)
         .map(x -> x == null ? Double.NaN : (double) x.backlog().turns().afterArrivalMax()).toList();
     BenchReport.FairQueue queue = new BenchReport.FairQueue(plan.bobKey(), plan.aliceKey(), plan.partition(),
@@ -636,7 +641,10 @@ public final class Bench {
         medianOf(q, b -> b.turns().sinceEnqueueMax()), medianOf(q, FairnessScenario.Backlog::aliceEnqueued),
         medianOf(q, FairnessScenario.Backlog::aliceDelivered), medianOf(q, FairnessScenario.Backlog::bobEnqueued),
         medianOf(q, FairnessScenario.Backlog::bobDelivered), medianOf(q, FairnessScenario.Backlog::bobPerSec),
-        medianOf(q, FairnessScenario.Backlog::dispatchesRead), medianOf(q, FairnessScenario.Backlog::dispatchesCounted));
+        medianOf(q, FairnessScenario.Backlog::dispatchesRead), medianOf(q, FairnessScenario.Backlog::dispatchesCounted),
+        medianLatency(q.stream().map(b -> latency(b.pingAlone())).toList()),
+        medianLatency(q.stream().map(b -> latency(b.pingBehind())).toList()), medianOf(q, b -> b.pingAlone().count()),
+        medianOf(q, b -> b.pingBehind().count()), Stats.median(pingRatios), pingRatios);
     List<FairnessScenario.Weights> w = done.stream().map(FairnessScenario.Result::weights).toList();
     List<Double> shares = Arrays.stream(results).map(x -> x == null ? Double.NaN : x.weights().share().ratio()).toList();
     double shareRatio = Stats.median(shares);

@@ -120,7 +120,11 @@ public record BenchReport(
    * dispatched before each of hers: after the queue took it in (p50, p99 and max of the upper bound;
    * the max of the lower bound), and since she enqueued it (its transit to the queue included),
    * beside the {@code activeGroups} the issue bounds it by. {@code dispatchesRead} entries of her
-   * partition's dispatch order were read against {@code dispatchesCounted} by the queue.
+   * partition's dispatch order were read against {@code dispatchesCounted} by the queue. Beside each of
+   * her two parts a plain Kafka record went from a producer to a consumer every {@code aliceIntervalMs}
+   * ({@code pingAloneMs}, {@code pingBehindMs}, of {@code pingAloneRecords} and {@code pingBehindRecords}
+   * records; {@code KafkaPing}): the ratio of their p99s (the median of the
+   * rounds', and each round's) is what the machine adds to one Kafka hop under Bob's drain.
    */
   public record FairQueue(String bobKey, String aliceKey, int partition, int backlogItems, int aliceIntervalMs,
       int activeGroups, Latency aliceAloneMs, Latency aliceAloneIntakeMs, Latency aliceAloneAckedMs, double aliceAloneItems,
@@ -129,7 +133,8 @@ public record BenchReport(
       double afterArrivalMax,
       List<Double> roundAfterArrivalMax, double afterArrivalAtLeastMax, double sinceEnqueueP99,
       double sinceEnqueueMax, double aliceEnqueued, double aliceDelivered, double bobEnqueued, double bobDelivered,
-      double bobItemsPerSec, double dispatchesRead, double dispatchesCounted) {}
+      double bobItemsPerSec, double dispatchesRead, double dispatchesCounted, Latency pingAloneMs, Latency pingBehindMs,
+      double pingAloneRecords, double pingBehindRecords, double pingP99BehindOverAlone, List<Double> pingRoundRatios) {}
 
   /**
    * Weighted groups (medians over rounds): {@code itemsPerGroup} items of each of {@code heavyKey}
@@ -275,6 +280,8 @@ public record BenchReport(
     if (fairness != null) {
       b.append(String.format(Locale.ROOT, "  fairness: Alice p99 behind Bob / alone      %s %s%n",
           ratio(fairness.queue().p99BehindOverAlone()), ratios(fairness.queue().roundRatios())));
+      b.append(String.format(Locale.ROOT, "  fairness: the same, a plain Kafka record    %s %s%n",
+          ratio(fairness.queue().pingP99BehindOverAlone()), ratios(fairness.queue().pingRoundRatios())));
       FairWeights w = fairness.weights();
       b.append(String.format(Locale.ROOT, "  fairness: heavy / light served (goal %s)    %s %s, deviation %s%n",
           weight(w.heavyWeight() / w.lightWeight()), ratio(w.ratio()), ratios(w.roundRatios()),
@@ -305,6 +312,10 @@ public record BenchReport(
     b.append(String.format(Locale.ROOT, row, "  Alice behind Bob's backlog", latency(q.aliceBehindMs()),
         count(q.aliceBehindItems()) + " items; taken in " + latencyShort(q.aliceBehindIntakeMs())
             + " ms, acked " + latencyShort(q.aliceBehindAckedMs()) + " ms; Bob drained at " + rate(q.bobItemsPerSec(), "items/s")));
+    b.append(String.format(Locale.ROOT, row, "  plain Kafka record beside her, alone", latency(q.pingAloneMs()),
+        count(q.pingAloneRecords()) + " records, producer -> consumer"));
+    b.append(String.format(Locale.ROOT, row, "  plain Kafka record beside her, behind Bob", latency(q.pingBehindMs()),
+        count(q.pingBehindRecords()) + " records"));
     b.append(String.format(Locale.ROOT, row, "  dispatched before her, after she arrived",
         "p50 " + count(q.afterArrivalP50()) + ", p99 " + count(q.afterArrivalP99()) + ", max "
             + count(q.afterArrivalMax()) + " (at most)",
@@ -428,7 +439,8 @@ public record BenchReport(
    * {@code ratios.surgeP99DuringOverBeforeWithPolicies} (and {@code ...WithoutPolicies}),
    * {@code ratios.policyCostThroughput}, {@code surge.withPolicies.phases.during.tenantAMs.p99} and
    * {@code cost.withPolicies.itemsPerSec}; with the fairness scenario (issue 14),
-   * {@code ratios.fairnessAliceP99BehindOverAlone}, {@code ratios.fairnessWeightRatio},
+   * {@code ratios.fairnessAliceP99BehindOverAlone}, {@code ratios.fairnessPingP99BehindOverAlone},
+   * {@code ratios.fairnessWeightRatio},
    * {@code ratios.groupKeyCostThroughput}, {@code fairness.queue.aliceBehindMs.p99},
    * {@code fairness.queue.afterArrivalMax} and {@code fairness.cost.withGroupKeys.itemsPerSec};
    * figures that were not measured are null.
@@ -448,6 +460,8 @@ public record BenchReport(
         surge == null ? Double.NaN : surge.withPolicies().p99DuringOverBefore());
     num(r, "policyCostThroughput", cost == null ? Double.NaN : cost.throughputWithOverWithout());
     num(r, "fairnessAliceP99BehindOverAlone", fairness == null ? Double.NaN : fairness.queue().p99BehindOverAlone());
+    num(r, "fairnessPingP99BehindOverAlone",
+        fairness == null ? Double.NaN : fairness.queue().pingP99BehindOverAlone());
     num(r, "fairnessWeightRatio", fairness == null ? Double.NaN : fairness.weights().ratio());
     num(r, "groupKeyCostThroughput", fairness == null ? Double.NaN : fairness.cost().throughputWithOverWithout());
     num(r, "groupKeyCostThroughputSliced",
@@ -657,6 +671,12 @@ public record BenchReport(
     num(node, "bobItemsPerSec", q.bobItemsPerSec());
     num(node, "dispatchesRead", q.dispatchesRead());
     num(node, "dispatchesCounted", q.dispatchesCounted());
+    latency(node.putObject("pingAloneMs"), q.pingAloneMs());
+    latency(node.putObject("pingBehindMs"), q.pingBehindMs());
+    num(node, "pingAloneRecords", q.pingAloneRecords());
+    num(node, "pingBehindRecords", q.pingBehindRecords());
+    num(node, "pingP99BehindOverAlone", q.pingP99BehindOverAlone());
+    values(node.putArray("pingRounds"), q.pingRoundRatios());
   }
 
   private static void fairWeights(ObjectNode node, FairWeights w) {

@@ -52,6 +52,10 @@ class BenchFairnessSmokeTest {
     assertTrue(q.dispatchesRead() >= q.bobEnqueued() + q.aliceEnqueued(), "the dispatch order was read whole");
     assertEquals(2, q.activeGroups());
     assertEquals(1, q.roundRatios().size());
+    assertTrue(q.pingAloneRecords() >= 1 && q.pingBehindRecords() >= 1,
+        () -> "a plain Kafka record went beside each of Alice's parts: " + q);
+    assertTrue(q.pingAloneMs().p50() > 0 && q.pingBehindMs().p50() > 0, q::toString);
+    assertEquals(1, q.pingRoundRatios().size());
     assertFalse(q.bobKey().equals(q.aliceKey()));
 
     BenchReport.FairWeights w = report.fairness().weights();
@@ -78,7 +82,9 @@ class BenchFairnessSmokeTest {
     for (String row : new String[] {"Fairness: Bob 2,000 items (group bob)", "Alice alone, enqueue -> handler",
         "Alice behind Bob's backlog", "dispatched before her, after she arrived", "dispatched before her, since her enqueue",
         "weights 3:1, 40 items each", "Ordo e2e at_least_once, no group keys", "Ordo e2e at_least_once, 10 group keys",
-        "fairness: Alice p99 behind Bob / alone", "fairness: heavy / light served (goal 3)",
+        "fairness: Alice p99 behind Bob / alone", "fairness: the same, a plain Kafka record",
+        "plain Kafka record beside her, alone", "plain Kafka record beside her, behind Bob",
+        "fairness: heavy / light served (goal 3)",
         "fairness: e2e with group keys / without", "fairness: the same, alternating slices"}) {
       assertTrue(table.contains(row), () -> "the table lacks '" + row + "':\n" + table);
     }
@@ -95,6 +101,8 @@ class BenchFairnessSmokeTest {
     assertTrue(root.path("fairness").path("cost").path("withGroupKeys").path("itemsPerSec").isNumber());
     assertTrue(root.path("ratios").path("groupKeyCostThroughput").isNumber());
     assertTrue(root.path("ratios").has("fairnessAliceP99BehindOverAlone"));
+    assertTrue(root.path("ratios").has("fairnessPingP99BehindOverAlone"));
+    assertTrue(fq.path("pingBehindMs").path("p99").isNumber(), () -> "fairness.queue in " + root);
     assertTrue(root.path("ratios").path("fairnessWeightRatio").isNumber());
     assertEquals(2_000, root.path("options").path("fairBacklog").asInt());
   }

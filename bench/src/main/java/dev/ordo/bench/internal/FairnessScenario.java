@@ -51,6 +51,8 @@ import java.util.function.Supplier;
  */
 public final class FairnessScenario {
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
+  /** How long the pings sent may take to be read once the part is over. */
+  private static final Duration PING_GRACE = Duration.ofSeconds(30);
 
   private FairnessScenario() {}
 
@@ -74,10 +76,16 @@ public final class FairnessScenario {
       long aliceAloneEnqueued, long aliceAloneDelivered, Stats.Latency aliceBehind, Stats.Latency aliceBehindIntake,
       Stats.Latency aliceBehindAcked, long aliceEnqueued,
       long aliceDelivered, long bobEnqueued, long bobDelivered, double bobPerSec, FairOrder.TurnSummary turns,
-      long dispatchesRead, long dispatchesCounted, int smallestWindow, LoopShares.Mean loop) {
+      long dispatchesRead, long dispatchesCounted, int smallestWindow, LoopShares.Mean loop, Stats.Latency pingAlone,
+      Stats.Latency pingBehind) {
     /** Alice's p99 behind Bob over her p99 alone. */
     public double p99BehindOverAlone() {
       return aliceBehind.p99() / aliceAlone.p99();
+    }
+
+    /** The same ratio for a plain Kafka record sent beside her ({@link KafkaPing}). */
+    public double pingP99BehindOverAlone() {
+      return pingBehind.p99() / pingAlone.p99();
     }
   }
 
@@ -103,28 +111,32 @@ public final class FairnessScenario {
   }
 
   /** Alice alone: her waits, intakes and writes acknowledged (ms), her items enqueued and delivered. */
-  private record Alone(Stats.Latency waits, Stats.Latency intake, Stats.Latency acked, long enqueued, long delivered) {}
+  private record Alone(Stats.Latency waits, Stats.Latency intake, Stats.Latency acked, long enqueued, long delivered,
+      Stats.Latency ping) {}
 
   /** One of Alice's items behind Bob: its sequence, the dispatches counted when she enqueued it, and when that was. */
   private record Offer(long sequence, long dispatched, long atNanos) {}
 
   private static Backlog backlog(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {
-    Alone alone = aliceAlone(c, plan, k, payloadBytes);
+    Alone alone = aliceAlone(kafka, c, plan, k, payloadBytes);
     return behindBob(kafka, c, plan, k, payloadBytes, alone);
   }
 
-  private static Alone aliceAlone(OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {
+  private static Alone aliceAlone(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {
     String alice = plan.aliceKey();
     GroupRecorder rec = new GroupRecorder(Set.of(alice));
     int n = plan.baselineItems();
     long[] sentAt = new long[n];
     AtomicLongArray ackedAt = new AtomicLongArray(n);
     ArrivalWatch.Bounds arrivals;
+    long[] pings;
     try (Enqueuer a = new Enqueuer(c, payloadBytes);
          Workers w = workers(c, "fair-empty", NS_EMPTY, k, rec);
-         ArrivalWatch watch = new ArrivalWatch(c.service().metrics())) {
+         ArrivalWatch watch = new ArrivalWatch(c.service().metrics());
+         KafkaPing ping = new KafkaPing(kafka, c.topics().cluster() + ".ping-alone", FairPlan.ALICE_INTERVAL)) {
       arrivals = watch.bounds();
       w.awaitSettled(plan.partitions(), JOIN_TIMEOUT);
+      ping.start();
       Pacer pacer = new Pacer(aliceRate());
       long end = System.nanoTime() + Duration.ofHours(1).toNanos();
       for (int i = 0; i < n; i++) {
@@ -137,6 +149,7 @@ public final class FairnessScenario {
       a.check();
       await(() -> rec.delivered(alice) >= n, timeoutFor(n),
           () -> "Alice alone: the handler had " + rec.delivered(alice) + " of her " + n + " items");
+      pings = ping.stop(PING_GRACE);
     }
     long[] waits = new long[n];
     long[] intake = new long[Math.min(n, arrivals.arrivals())];
@@ -151,7 +164,7 @@ public final class FairnessScenario {
       acked[i] = ackedAt.get(i) - sentAt[i];
     }
     return new Alone(Stats.latency(waits, n, 1e6), Stats.latency(intake, intake.length, 1e6),
-        Stats.latency(acked, n, 1e6), n, rec.delivered(alice));
+        Stats.latency(acked, n, 1e6), n, rec.delivered(alice), Stats.latency(pings, pings.length, 1e6));
   }
 
   private static Backlog behindBob(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes,
@@ -181,10 +194,13 @@ public final class FairnessScenario {
       int smallestWindow = Integer.MAX_VALUE; // of the consumers, sampled at each of Alice's items
       LoopShares loop = new LoopShares(); // the stream threads', sampled at each of Alice's items
       ArrivalWatch.Bounds arrivals;
+      long[] pings;
       try (ArrivalWatch watch = new ArrivalWatch(m);
-           Workers w = workers(c, "fair-backlog", NS_BACKLOG, k, rec)) {
+           Workers w = workers(c, "fair-backlog", NS_BACKLOG, k, rec);
+           KafkaPing ping = new KafkaPing(kafka, c.topics().cluster() + ".ping-behind", FairPlan.ALICE_INTERVAL)) {
         arrivals = watch.bounds();
         w.awaitSettled(plan.partitions(), JOIN_TIMEOUT);
+        ping.start();
         Pacer pacer = new Pacer(aliceRate());
         long deadline = System.nanoTime() + timeoutFor(backlog).toNanos();
         do {
@@ -200,6 +216,7 @@ public final class FairnessScenario {
           sent.add(new Offer(a.enqueue(NS_BACKLOG, TOPIC, PRIORITY, alice, acked -> ackedAt.put(seq, acked)), dispatched,
               at));
         } while (rec.delivered(bob) < backlog);
+        pings = ping.stop(PING_GRACE);
         a.flush();
         a.check();
         await(() -> rec.delivered(alice) >= sent.size(), timeoutFor(sent.size()),
@@ -228,7 +245,7 @@ public final class FairnessScenario {
           Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6),
           Stats.latency(acked, acked.length, 1e6), sent.size(),
           rec.delivered(alice), backlog, rec.delivered(bob), backlog / rec.spanSeconds(bob), FairOrder.summary(turns),
-          order.size(), counted, smallestWindow, loop.mean());
+          order.size(), counted, smallestWindow, loop.mean(), alone.ping(), Stats.latency(pings, pings.length, 1e6));
     }
   }
 
