@@ -11,11 +11,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * One record every {@code interval} through plain Kafka, beside Alice: a {@link KafkaProducer} with the
@@ -68,12 +66,7 @@ public final class KafkaPing implements AutoCloseable {
     reader.setDaemon(true);
     reader.start();
 
-    Map<String, Object> pc = new HashMap<>();
-    pc.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    pc.put(ProducerConfig.ACKS_CONFIG, "all");
-    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    pc.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-    producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+    producer = RawKafkaScenario.plainProducer(kafka);
     producer.partitionsFor(topic);
     sender = new Thread(() -> {
       Pacer pacer = new Pacer(1e9 / interval.toNanos());

@@ -24,6 +24,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class RawKafkaScenario {
   private RawKafkaScenario() {}
 
+  /** A plain producer with the settings {@code QueueProducer} gives its own: acks=all, idempotent, linger 5 ms. */
+  static KafkaProducer<byte[], byte[]> plainProducer(BenchKafka kafka) {
+    Map<String, Object> pc = new HashMap<>();
+    pc.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    pc.put(ProducerConfig.ACKS_CONFIG, "all");
+    pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    pc.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    return new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
   public static double run(BenchKafka kafka, String topic, int partitions, int n, int payloadBytes) {
     kafka.createTopics(partitions, topic);
     try {
@@ -50,14 +60,8 @@ public final class RawKafkaScenario {
       reader.setDaemon(true);
       reader.start();
 
-      Map<String, Object> pc = new HashMap<>();
-      pc.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-      pc.put(ProducerConfig.ACKS_CONFIG, "all");
-      pc.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-      pc.put(ProducerConfig.LINGER_MS_CONFIG, 5);
       long start;
-      try (KafkaProducer<byte[], byte[]> producer =
-          new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer())) {
+      try (KafkaProducer<byte[], byte[]> producer = plainProducer(kafka)) {
         producer.partitionsFor(topic);
         start = System.nanoTime();
         for (int i = 0; i < n; i++) {
