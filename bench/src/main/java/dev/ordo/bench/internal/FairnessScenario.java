@@ -43,6 +43,8 @@ import java.util.function.Supplier;
  *       groups' {@code weightedItems} items enqueued and taken in before the consumers start; the
  *       first dispatches of each while both had items ({@link FairOrder#share}).</li>
  * </ol>
+ * Beside each of Alice's two parts a plain Kafka record goes through one hop of the same broker every
+ * {@link FairPlan#ALICE_INTERVAL} ({@link KafkaPing}): what the machine adds to a bare hop under Bob's drain.
  * Each part has its own namespace and consumer group, so a part's consumers never see another's
  * items; the dispatch order is read back after each part, not while it runs. Each part starts
  * once its consumer group has settled ({@link Workers#awaitSettled}): while a partition is handed
