@@ -43,19 +43,36 @@ public final class KafkaPing implements AutoCloseable {
     this.kafka = kafka;
     this.topic = topic;
     kafka.createTopics(1, topic);
-    TopicPartition tp = new TopicPartition(topic, 0);
-    Map<String, Object> cc = new HashMap<>();
-    cc.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    consumer.assign(List.of(tp));
-    consumer.seekToEnd(List.of(tp));
-    consumer.position(tp);
+    KafkaConsumer<byte[], byte[]> consumer = null;
+    KafkaProducer<byte[], byte[]> made = null;
+    try {
+      // Both clients ready before the reader starts: a client that fails to start leaves no thread,
+      // client or topic behind.
+      TopicPartition tp = new TopicPartition(topic, 0);
+      Map<String, Object> cc = new HashMap<>();
+      cc.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+      cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+      consumer = new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+      consumer.assign(List.of(tp));
+      consumer.seekToEnd(List.of(tp));
+      consumer.position(tp);
+      made = RawKafkaScenario.plainProducer(kafka);
+      made.partitionsFor(topic);
+    } catch (RuntimeException e) {
+      if (consumer != null) {
+        consumer.close(Duration.ofSeconds(5));
+      }
+      if (made != null) {
+        made.close(Duration.ofSeconds(5));
+      }
+      kafka.deleteTopicsStartingWith(topic);
+      throw e;
+    }
+    KafkaConsumer<byte[], byte[]> reads = consumer;
     reader = new Thread(() -> {
-      try (consumer) {
+      try (reads) {
         while (reading.get()) {
-          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+          for (ConsumerRecord<byte[], byte[]> r : reads.poll(Duration.ofMillis(100))) {
             readAt.put(ByteBuffer.wrap(r.value()).getLong(), System.nanoTime());
           }
         }
@@ -66,8 +83,7 @@ public final class KafkaPing implements AutoCloseable {
     reader.setDaemon(true);
     reader.start();
 
-    producer = RawKafkaScenario.plainProducer(kafka);
-    producer.partitionsFor(topic);
+    producer = made;
     sender = new Thread(() -> {
       Pacer pacer = new Pacer(1e9 / interval.toNanos());
       long end = System.nanoTime() + Duration.ofHours(1).toNanos();
