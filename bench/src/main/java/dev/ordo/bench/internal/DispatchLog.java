@@ -78,7 +78,7 @@ final class DispatchLog {
   private static Dispatch dispatch(DeliveredItem item) {
     ByteBuffer payload = item.getPayload().duplicate();
     long sequence = payload.remaining() >= Payloads.HEADER ? payload.getLong(payload.position()) : -1;
-    return new Dispatch(item.getGroupKey(), sequence);
+    return new Dispatch(item.getGroupKey(), sequence, item.getLeaseExpiresAt());
   }
 
   private static KafkaConsumer<byte[], byte[]> consumer(BenchKafka kafka) {

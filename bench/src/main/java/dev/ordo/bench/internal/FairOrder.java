@@ -22,7 +22,12 @@ public final class FairOrder {
   private FairOrder() {}
 
   /** One item handed out, identified by its group key and its sequence number within the group's producer. */
-  public record Dispatch(String groupKey, long sequence) {}
+  public record Dispatch(String groupKey, long sequence, long leaseExpiresAt) {
+    /** A dispatch whose lease expiry is not known (-1). */
+    public Dispatch(String groupKey, long sequence) {
+      this(groupKey, sequence, -1);
+    }
+  }
 
   /**
    * One of Alice's items as the bench sent it, with dispatch counts relative to the start of the

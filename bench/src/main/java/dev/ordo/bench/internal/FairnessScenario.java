@@ -12,6 +12,7 @@ import dev.ordo.bench.internal.FairOrder.Turn;
 import dev.ordo.topology.QueueMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -241,7 +242,7 @@ public final class FairnessScenario {
       long[] acked = behind.stream()
           .mapToLong(t -> ackedAt.get(t.sequence()) - sent.get(Math.toIntExact(t.sequence())).atNanos()).toArray();
       if (Boolean.getBoolean("ordo.bench.trace")) {
-        printTimeline(behind, sent, arrivals, rec, alice);
+        printTimeline(behind, sent, arrivals, rec, alice, dispatchedAt(order, alice, c.leaseMs()));
       }
       return new Backlog(alone.waits(), alone.intake(), alone.acked(), alone.enqueued(), alone.delivered(),
           Stats.latency(waits, waits.length, 1e6), Stats.latency(intake, intake.length, 1e6),
@@ -252,23 +253,66 @@ public final class FairnessScenario {
   }
 
   /**
+   * Her items' dispatch instants (wall clock, ms) by sequence number: each delivery's lease expiry less
+   * the lease, i.e. the queue's {@code now} when it leased the item (Kafka Streams' system time of that
+   * loop, so a little early at most).
+   */
+  static Map<Long, Long> dispatchedAt(List<Dispatch> order, String alice, long leaseMs) {
+    Map<Long, Long> out = new HashMap<>();
+    for (Dispatch d : order) {
+      if (alice.equals(d.groupKey()) && d.leaseExpiresAt() >= 0) {
+        out.putIfAbsent(d.sequence(), d.leaseExpiresAt() - leaseMs);
+      }
+    }
+    return out;
+  }
+
+  /**
    * With {@code -Dordo.bench.trace=true}: each of Alice's items behind Bob, when it was sent (ms after her
-   * first), its intake and its wait (ms), and the dispatches counted when she sent it; shows where in
-   * Bob's drain her slowest items fall.
+   * first), its intake, when it was dispatched and its wait (ms from sending), and the dispatches counted
+   * when she sent it; shows where in Bob's drain her slowest items fall, and which part of her wait
+   * came before the queue leased her item (intake, then the wait for a consumer's free slot) and which
+   * after (the transaction's commit, the consumer's fetch, its workers). A summary line gives the
+   * p50 and max of each part.
    */
   private static void printTimeline(List<Turn> behind, List<Offer> sent, ArrivalWatch.Bounds arrivals,
-      GroupRecorder rec, String alice) {
+      GroupRecorder rec, String alice, Map<Long, Long> dispatchedAtMs) {
     long first = sent.get(0).atNanos();
-    java.time.Instant firstAt = java.time.Instant.now().minusNanos(System.nanoTime() - first);
+    // Wall clock less nanoTime, in ns: the dispatch instants are the queue's wall clock.
+    long wallMinusNano = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+    java.time.Instant firstAt = java.time.Instant.ofEpochMilli((first + wallMinusNano) / 1_000_000);
     StringBuilder sb = new StringBuilder("  Alice behind Bob, each item: sent (ms after her first, " + firstAt
-        + "), intake, wait (ms), dispatches counted when sent\n");
+        + "), intake, dispatched, wait (ms after sent), dispatches counted when sent\n");
+    List<Double> intakes = new ArrayList<>();
+    List<Double> toDispatch = new ArrayList<>();
+    List<Double> afterDispatch = new ArrayList<>();
     for (Turn t : behind) {
       int i = Math.toIntExact(t.sequence());
       Offer o = sent.get(i);
-      sb.append(String.format(Locale.ROOT, "  %7d %7.1f %7.1f %,9d%n", (o.atNanos() - first) / 1_000_000,
-          (arrivals.seenAt(i) - o.atNanos()) / 1e6, rec.waitNanos(alice, i) / 1e6, o.dispatched()));
+      double intake = (arrivals.seenAt(i) - o.atNanos()) / 1e6;
+      double wait = rec.waitNanos(alice, i) / 1e6;
+      Long at = dispatchedAtMs.get(t.sequence());
+      double dispatched = at == null ? Double.NaN : at - (o.atNanos() + wallMinusNano) / 1e6;
+      intakes.add(intake);
+      if (at != null) {
+        toDispatch.add(dispatched);
+        afterDispatch.add(wait - dispatched);
+      }
+      sb.append(String.format(Locale.ROOT, "  %7d %7.1f %7.1f %7.1f %,9d%n", (o.atNanos() - first) / 1_000_000,
+          intake, dispatched, wait, o.dispatched()));
     }
+    sb.append(String.format(Locale.ROOT, "  Alice behind Bob, p50 / max (ms): intake %s, sent to dispatched %s,"
+        + " dispatched to her handler %s (%d of %d items' dispatches read)%n", p50Max(intakes), p50Max(toDispatch),
+        p50Max(afterDispatch), toDispatch.size(), behind.size()));
     System.out.print(sb);
+  }
+
+  private static String p50Max(List<Double> v) {
+    if (v.isEmpty()) {
+      return "-";
+    }
+    List<Double> sorted = v.stream().sorted().toList();
+    return String.format(Locale.ROOT, "%.1f / %.1f", sorted.get((sorted.size() - 1) / 2), sorted.get(sorted.size() - 1));
   }
 
   private static Weights weights(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {

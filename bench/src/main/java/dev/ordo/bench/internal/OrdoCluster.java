@@ -56,6 +56,7 @@ public final class OrdoCluster implements AutoCloseable {
   private final boolean keepTopics;
   private final Path stateDir;
   private final QueueService service;
+  private final long leaseMs;
   private final DelayTiers tiers;
   private final PrometheusMeterRegistry meters;
   private ScheduledExecutorService scraper;
@@ -105,6 +106,7 @@ public final class OrdoCluster implements AutoCloseable {
     // ordo server's does (the metrics' cost, docs/benchmarks.md).
     this.meters = Boolean.getBoolean("ordo.bench.metrics") ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
     this.service = new QueueService(streams, queue, partitions, meters);
+    this.leaseMs = new QueueConfig(queue).defaults().leaseMs();
     if (meters != null) {
       scraper = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "bench-scraper-" + cluster);
@@ -146,6 +148,11 @@ public final class OrdoCluster implements AutoCloseable {
 
   public QueueService service() {
     return service;
+  }
+
+  /** The lease an item gets when it names none: what a delivery's {@code leaseExpiresAt} counts from. */
+  public long leaseMs() {
+    return leaseMs;
   }
 
   public int partitions() {
