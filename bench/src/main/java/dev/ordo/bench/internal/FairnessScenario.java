@@ -312,7 +312,8 @@ public final class FairnessScenario {
       return "-";
     }
     List<Double> sorted = v.stream().sorted().toList();
-    return String.format(Locale.ROOT, "%.1f / %.1f", sorted.get((sorted.size() - 1) / 2), sorted.get(sorted.size() - 1));
+    return String.format(Locale.ROOT, "%.1f / %.1f", sorted.get((sorted.size() - 1) / 2),
+        sorted.get(sorted.size() - 1));
   }
 
   private static Weights weights(BenchKafka kafka, OrdoCluster c, FairPlan plan, Consumers k, int payloadBytes) {
