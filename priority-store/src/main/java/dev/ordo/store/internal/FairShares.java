@@ -28,6 +28,8 @@ import java.util.function.BiConsumer;
  * between an open and an orderly close like the topic counts, written to the index store
  * ({@code [0x48]} family) by the close and rebuilt from the item table when the index is: a rebuilt
  * entry's slot is the largest slot among the items present (leased ones, for the virtual time).
+ * In memory a group's entries at its priorities sit together, one map entry per (namespace, topic,
+ * group key) ({@link GroupTable}): a group spread over priorities keeps one object while it has items.
  */
 public final class FairShares {
   /** {@code group} null: the (namespace, topic, priority) entry. */
@@ -230,30 +232,34 @@ public final class FairShares {
    */
   private static final class Entries {
     private final Table topics = new Table();
-    private final Table groups = new Table();
-
-    private Table of(Key key) {
-      return key.group() == null ? topics : groups;
-    }
+    private final GroupTable groups = new GroupTable();
 
     long[] get(Key key) {
-      return of(key).get(key);
+      return key.group() == null ? topics.get(key) : groups.get(key);
     }
 
     long[] getOrAdd(Key key) {
-      return of(key).getOrAdd(key);
+      return key.group() == null ? topics.getOrAdd(key) : groups.getOrAdd(key);
     }
 
     void remove(Key key) {
-      of(key).remove(key);
+      if (key.group() == null) {
+        topics.remove(key);
+      } else {
+        groups.remove(key);
+      }
     }
 
     void put(Key key, long[] entry) {
-      of(key).put(key, entry);
+      if (key.group() == null) {
+        topics.put(key, entry);
+      } else {
+        groups.put(key, entry);
+      }
     }
 
     int size() {
-      return topics.map.size() + groups.map.size();
+      return topics.map.size() + groups.size();
     }
 
     void clear() {
@@ -263,7 +269,170 @@ public final class FairShares {
 
     void forEach(BiConsumer<Key, long[]> action) {
       topics.map.forEach(action);
-      groups.map.forEach(action);
+      groups.forEach(action);
+    }
+  }
+
+  /** A group key of a topic in its namespace: the groups' table holds one {@link Rows} per such key. */
+  private static final class GroupOfTopic {
+    final String namespace;
+    final String topic;
+    final String group;
+    private final int hash;
+
+    GroupOfTopic(String namespace, String topic, String group) {
+      this.namespace = namespace;
+      this.topic = topic;
+      this.group = group;
+      this.hash = Hashing.combine(Hashing.combine(namespace.hashCode(), topic.hashCode()), group.hashCode());
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o == this || o instanceof GroupOfTopic g && hash == g.hash && group.equals(g.group)
+          && topic.equals(g.topic) && namespace.equals(g.namespace);
+    }
+  }
+
+  /** A group's entries at the priorities where it has items, in the order they were made. */
+  private static final class Rows {
+    private int[] priorities = new int[2];
+    private long[][] rows = new long[2][];
+    private int n;
+
+    long[] get(int priority) {
+      for (int i = 0; i < n; i++) {
+        if (priorities[i] == priority) {
+          return rows[i];
+        }
+      }
+      return null;
+    }
+
+    void put(int priority, long[] row) {
+      for (int i = 0; i < n; i++) {
+        if (priorities[i] == priority) {
+          rows[i] = row;
+          return;
+        }
+      }
+      if (n == priorities.length) {
+        priorities = java.util.Arrays.copyOf(priorities, n * 2);
+        rows = java.util.Arrays.copyOf(rows, n * 2);
+      }
+      priorities[n] = priority;
+      rows[n++] = row;
+    }
+
+    /** Removes the priority's entry; whether there was one. */
+    boolean remove(int priority) {
+      for (int i = 0; i < n; i++) {
+        if (priorities[i] == priority) {
+          n--;
+          priorities[i] = priorities[n];
+          rows[i] = rows[n];
+          rows[n] = null;
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The groups' entries: one {@link Rows} per (namespace, topic, group), holding the group's entry for
+   * each priority where it has items, rather than one map entry per (namespace, topic, priority, group).
+   *
+   * <p>Why: the entries' cost is the memory a look-up touches (benchmarks.md, "Two more tries for issue
+   * 14"). With a group's items spread over priorities, one map entry per priority is made at an item's
+   * arrival and dropped at its ack, and a look-up finds it cold; one per group stays while the group
+   * has any item, and each of its items' arrivals, leases and acks touches the same objects. Like
+   * {@link Table}, it keeps the last entry found with the key that found it.
+   */
+  private static final class GroupTable {
+    private final Map<GroupOfTopic, Rows> map = new HashMap<>();
+    private int size;
+    private Key lastKey;
+    private long[] last;
+
+    long[] get(Key key) {
+      if (last != null && Table.sameObjects(key, lastKey)) {
+        return last;
+      }
+      Rows r = map.get(new GroupOfTopic(key.namespace(), key.topic(), key.group()));
+      long[] e = r == null ? null : r.get(key.priority());
+      remember(key, e);
+      return e;
+    }
+
+    long[] getOrAdd(Key key) {
+      if (last != null && Table.sameObjects(key, lastKey)) {
+        return last;
+      }
+      Rows r = map.computeIfAbsent(new GroupOfTopic(key.namespace(), key.topic(), key.group()), g -> new Rows());
+      long[] e = r.get(key.priority());
+      if (e == null) {
+        e = new long[4];
+        r.put(key.priority(), e);
+        size++;
+      }
+      remember(key, e);
+      return e;
+    }
+
+    void remove(Key key) {
+      GroupOfTopic g = new GroupOfTopic(key.namespace(), key.topic(), key.group());
+      Rows r = map.get(g);
+      if (r == null) {
+        return;
+      }
+      long[] e = r.get(key.priority());
+      if (r.remove(key.priority())) {
+        size--;
+        if (r.n == 0) {
+          map.remove(g);
+        }
+        if (e == last) {
+          remember(null, null);
+        }
+      }
+    }
+
+    void put(Key key, long[] entry) {
+      Rows r = map.computeIfAbsent(new GroupOfTopic(key.namespace(), key.topic(), key.group()), g -> new Rows());
+      if (r.get(key.priority()) == null) {
+        size++;
+      }
+      r.put(key.priority(), entry);
+      remember(null, null);
+    }
+
+    int size() {
+      return size;
+    }
+
+    void clear() {
+      map.clear();
+      size = 0;
+      remember(null, null);
+    }
+
+    void forEach(BiConsumer<Key, long[]> action) {
+      map.forEach((g, r) -> {
+        for (int i = 0; i < r.n; i++) {
+          action.accept(new Key(g.namespace, g.topic, r.priorities[i], g.group), r.rows[i]);
+        }
+      });
+    }
+
+    private void remember(Key key, long[] e) {
+      lastKey = e == null ? null : key;
+      last = e;
     }
   }
 
