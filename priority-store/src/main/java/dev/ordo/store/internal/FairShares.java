@@ -299,13 +299,23 @@ public final class FairShares {
     }
   }
 
-  /** A group's entries at the priorities where it has items, in the order they were made. */
-  private static final class Rows {
-    private int[] priorities = new int[2];
-    private long[][] rows = new long[2][];
+  /**
+   * A group's entries at the priorities where it has items: up to {@link #SMALL} in two short arrays,
+   * searched in order (a group rarely has items at more than a few priorities), then in a map, so that
+   * a group spread over many priorities costs a hash look-up, not a scan.
+   */
+  static final class Rows {
+    static final int SMALL = 8;
+    private final int[] priorities = new int[SMALL];
+    private final long[][] rows = new long[SMALL][];
     private int n;
+    /** All the entries once there were more than {@link #SMALL} at once; then the arrays are unused. */
+    private Map<Integer, long[]> many;
 
     long[] get(int priority) {
+      if (many != null) {
+        return many.get(priority);
+      }
       for (int i = 0; i < n; i++) {
         if (priorities[i] == priority) {
           return rows[i];
@@ -315,15 +325,25 @@ public final class FairShares {
     }
 
     void put(int priority, long[] row) {
+      if (many != null) {
+        many.put(priority, row);
+        return;
+      }
       for (int i = 0; i < n; i++) {
         if (priorities[i] == priority) {
           rows[i] = row;
           return;
         }
       }
-      if (n == priorities.length) {
-        priorities = java.util.Arrays.copyOf(priorities, n * 2);
-        rows = java.util.Arrays.copyOf(rows, n * 2);
+      if (n == SMALL) {
+        many = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+          many.put(priorities[i], rows[i]);
+          rows[i] = null;
+        }
+        n = 0;
+        many.put(priority, row);
+        return;
       }
       priorities[n] = priority;
       rows[n++] = row;
@@ -331,6 +351,9 @@ public final class FairShares {
 
     /** Removes the priority's entry; whether there was one. */
     boolean remove(int priority) {
+      if (many != null) {
+        return many.remove(priority) != null;
+      }
       for (int i = 0; i < n; i++) {
         if (priorities[i] == priority) {
           n--;
@@ -341,6 +364,21 @@ public final class FairShares {
         }
       }
       return false;
+    }
+
+    int count() {
+      return many != null ? many.size() : n;
+    }
+
+    /** Each entry with its priority. */
+    void forEach(java.util.function.ObjIntConsumer<long[]> action) {
+      if (many != null) {
+        many.forEach((p, row) -> action.accept(row, p));
+        return;
+      }
+      for (int i = 0; i < n; i++) {
+        action.accept(rows[i], priorities[i]);
+      }
     }
   }
 
@@ -394,7 +432,7 @@ public final class FairShares {
       long[] e = r.get(key.priority());
       if (r.remove(key.priority())) {
         size--;
-        if (r.n == 0) {
+        if (r.count() == 0) {
           map.remove(g);
         }
         if (e == last) {
@@ -423,11 +461,8 @@ public final class FairShares {
     }
 
     void forEach(BiConsumer<Key, long[]> action) {
-      map.forEach((g, r) -> {
-        for (int i = 0; i < r.n; i++) {
-          action.accept(new Key(g.namespace, g.topic, r.priorities[i], g.group), r.rows[i]);
-        }
-      });
+      map.forEach((g, r) -> r.forEach((row, priority) -> action.accept(new Key(g.namespace, g.topic, priority,
+          g.group), row)));
     }
 
     private void remember(Key key, long[] e) {
