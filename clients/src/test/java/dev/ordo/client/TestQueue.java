@@ -46,15 +46,24 @@ final class TestQueue implements AutoCloseable {
   }
 
   static TestQueue start(RealKafka kafka, String cluster) throws IOException {
+    return start(kafka, cluster, Map.of(), Map.of());
+  }
+
+  /** The same, with {@code streams} and {@code queue} settings added to the test's own. */
+  static TestQueue start(RealKafka kafka, String cluster, Map<String, Object> streams, Map<String, Object> queue)
+      throws IOException {
     ClusterTopics topics = new ClusterTopics(cluster);
     kafka.createTopics(PARTITIONS, topics.items(), topics.commands(), topics.deliveries(), topics.dlq(),
         topics.topicStats());
     kafka.createTopics(1, topics.namespaces());
     Path dir = Files.createTempDirectory("ordo-" + cluster);
-    QueueService service = new QueueService(
-        Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-            StreamsConfig.STATE_DIR_CONFIG, dir.toString()),
-        Map.of(QueueConfig.CLUSTER_CONFIG, cluster, QueueConfig.STATS_MS_CONFIG, 200L), PARTITIONS);
+    Map<String, Object> streamsConfig = new HashMap<>(streams);
+    streamsConfig.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    streamsConfig.put(StreamsConfig.STATE_DIR_CONFIG, dir.toString());
+    Map<String, Object> queueConfig = new HashMap<>(queue);
+    queueConfig.put(QueueConfig.CLUSTER_CONFIG, cluster);
+    queueConfig.putIfAbsent(QueueConfig.STATS_MS_CONFIG, 200L);
+    QueueService service = new QueueService(streamsConfig, queueConfig, PARTITIONS);
     service.start();
     await().atMost(Duration.ofSeconds(60)).until(service::isRunning);
     return new TestQueue(kafka, topics, dir, service);

@@ -81,7 +81,8 @@ public final class QueueService implements AutoCloseable {
         log.debug("The early answers' producer has no metadata yet: {}", e.toString());
       }
     }
-    EarlyAnswers early = earlyAnswerProducer == null ? EarlyAnswers.NONE : new EarlyAnswers(earlyAnswerProducer, metrics);
+    EarlyAnswers early = earlyAnswerProducer == null ? EarlyAnswers.NONE : new EarlyAnswers(earlyAnswerProducer, metrics,
+        config.getBoolean(QueueConfig.REPLY_EARLY_ALL_CONFIG));
     try {
       this.streams = new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions, early), p);
     } catch (RuntimeException e) {

@@ -35,15 +35,25 @@ public final class EarlyAnswers {
   private static final Logger log = LoggerFactory.getLogger(EarlyAnswers.class);
 
   /** Answers nothing early: every answer waits for the commit. */
-  public static final EarlyAnswers NONE = new EarlyAnswers(null, null);
+  public static final EarlyAnswers NONE = new EarlyAnswers(null, null, false);
 
   private final Producer<byte[], byte[]> producer;
   private final QueueMetrics metrics;
+  private final boolean everyAnswer;
 
   /** {@code producer}: non-transactional, not lingering, {@code max.block.ms} 0; closed by its owner. */
   public EarlyAnswers(Producer<byte[], byte[]> producer, QueueMetrics metrics) {
+    this(producer, metrics, false);
+  }
+
+  /**
+   * {@code everyAnswer}: every answer that hands out no at-most-once item goes early, a lease
+   * consumer's too, not only those someone waits for.
+   */
+  public EarlyAnswers(Producer<byte[], byte[]> producer, QueueMetrics metrics, boolean everyAnswer) {
     this.producer = producer;
     this.metrics = metrics;
+    this.everyAnswer = everyAnswer;
   }
 
   /**
@@ -73,7 +83,7 @@ public final class EarlyAnswers {
    * @return false when the caller must send it through the transaction
    */
   boolean trySend(boolean urgent, Object body, String topic, int partition, byte[] key, byte[] value) {
-    if (producer == null || !allows(urgent, body)) {
+    if (producer == null || !allows(urgent || everyAnswer, body)) {
       return false;
     }
     Sent sent = new Sent(topic, partition);

@@ -201,6 +201,25 @@ class AnswerCommitTest {
   }
 
   @Test
+  void withEveryAnswerEarlyAPipeliningRequestersAnswersGoAtOnceButNotAnAtMostOnceItem() {
+    MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    start(5, new EarlyAnswers(producer, metrics, true));
+    enqueue();
+    command(ALICE, new Demand("ns", Map.of("t", 2), 10_000L, true, false), false);
+    command(ALICE, new Ack("0-0", "not-the-lease"), false);
+    assertEquals(0, deliveriesForwarded(), "ordo.reply.early.all: nothing for the lease consumer rides the transaction");
+    assertEquals(2, producer.history().size(), "its leased item and its ack's outcome went at once");
+    assertInstanceOf(DeliveredItem.class, OrdoSerdes.DELIVERY.decode(producer.history().get(0).value()).getBody());
+    assertInstanceOf(Outcome.class, OrdoSerdes.DELIVERY.decode(producer.history().get(1).value()).getBody());
+    assertFalse(context.committed(), "nobody waits, and what went is already visible: no commit asked");
+
+    enqueue(DeliverySemantics.AT_MOST_ONCE);
+    assertEquals(2, producer.history().size(), "an at-most-once item is never handed out early");
+    assertEquals(1, deliveriesForwarded(), "it went with the transaction, to the demand still open");
+    assertFalse(context.committed(), "and, nobody waiting, rides the regular commit");
+  }
+
+  @Test
   void anAnswerTheProducerCannotTakeAtOnceGoesWithTheTransaction() {
     // As KafkaProducer does with max.block.ms 0 and no metadata yet: the callback fails in send.
     MockProducer<byte[], byte[]> refusing = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
