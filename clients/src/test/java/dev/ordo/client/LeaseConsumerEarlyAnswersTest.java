@@ -5,34 +5,60 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ordo.api.ItemId;
+import dev.ordo.schema.DeliveredItem;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import dev.ordo.topology.QueueConfig;
 import dev.ordo.topology.QueueMetrics;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code ordo.reply.early.all} (decisions D49): a lease consumer's deliveries and outcomes go outside the
- * stream thread's transaction, so under exactly-once they reach it with no commit at all. The queue
- * here commits once a minute and never for an answer, so items handled within seconds went early.
+ * stream thread's transaction, so under exactly-once they reach it with no commit at all. The queues
+ * here commit once a minute and never for an answer, so an answer seen within seconds went early.
+ *
+ * <p>And why all of a consumer's answers: a {@code read_committed} reader reads a partition only up to
+ * the oldest transaction still open on it, so an early answer on a reply partition where a lease
+ * consumer's answer rides the open transaction waits for its commit all the same. A second queue,
+ * with the setting off, shows it for a {@code QueueClient} beside a lease consumer.
  */
 @KafkaCluster
 class LeaseConsumerEarlyAnswersTest extends LeaseConsumerTestBase {
+  private static TestQueue answersInTransaction;
+  private static QueueProducer producerOfThatQueue;
+
   @BeforeAll
   static void start(RealKafka kafka) throws Exception {
-    queue = TestQueue.start(kafka, "lce",
-        Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2,
-            StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 60_000L,
-            StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 120_000),
-        Map.of(QueueConfig.REPLY_EARLY_ALL_CONFIG, true, QueueConfig.REPLY_COMMIT_GAP_CONFIG, -1L));
+    queue = TestQueue.start(kafka, "lce", rareCommits(), Map.of(QueueConfig.REPLY_EARLY_ALL_CONFIG, true,
+        QueueConfig.REPLY_COMMIT_GAP_CONFIG, -1L));
     producer = new QueueProducer(queue.producerConfig());
+    answersInTransaction = TestQueue.start(kafka, "lcx", rareCommits(), Map.of(QueueConfig.REPLY_EARLY_ALL_CONFIG, false,
+        QueueConfig.REPLY_COMMIT_GAP_CONFIG, -1L));
+    producerOfThatQueue = new QueueProducer(answersInTransaction.producerConfig());
+  }
+
+  @AfterAll
+  static void stopTheOtherQueue() throws Exception {
+    producerOfThatQueue.close();
+    answersInTransaction.close();
+  }
+
+  /** Exactly-once, a commit a minute (a transaction that long needs a longer timeout than Kafka Streams' 10 s). */
+  private static Map<String, Object> rareCommits() {
+    return Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2,
+        StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 60_000L,
+        StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 120_000);
   }
 
   @Test
@@ -49,5 +75,55 @@ class LeaseConsumerEarlyAnswersTest extends LeaseConsumerTestBase {
     assertEquals(ids, handled);
     assertTrue(queue.metrics().get(QueueMetrics.EARLY_ANSWERS) >= 1, "the deliveries went early");
     assertEquals(0, queue.metrics().get(QueueMetrics.COMMITTED_ANSWERS), "nothing for the consumer waited for a commit");
+  }
+
+  @Test
+  void aQueueClientBesideALeaseConsumerIsAnsweredAtOnceOnlyWhenTheConsumersAnswersGoEarlyToo() throws Exception {
+    // Setting off: the lease consumer's delivery rides the open transaction on its reply partition,
+    // and the client's early answer on the same partition is held behind it.
+    ItemId held = leaseToAConsumer(answersInTransaction, producerOfThatQueue, "off");
+    long early = answersInTransaction.metrics().get(QueueMetrics.EARLY_ANSWERS);
+    try (QueueClient client = new QueueClient(clientOn(answersInTransaction, held.partition()))) {
+      producerOfThatQueue.enqueue(item("off-http", "x").build()).get(10, TimeUnit.SECONDS);
+      List<DeliveredItem> got = client.dequeue("off-http", "t", 1, Duration.ofSeconds(3)).get(30, TimeUnit.SECONDS);
+      assertEquals(List.of(), got, "the answer waits for the transaction open on its partition");
+      assertTrue(answersInTransaction.metrics().get(QueueMetrics.EARLY_ANSWERS) > early,
+          "though it went early: the reader stops at the open transaction's first record");
+    }
+    // The same queue answers a client at once on a partition where no transaction is open.
+    int other = (held.partition() + 1) % TestQueue.PARTITIONS;
+    try (QueueClient client = new QueueClient(clientOn(answersInTransaction, other))) {
+      ItemId wanted = producerOfThatQueue.enqueue(item("off-http2", "x").build()).get(10, TimeUnit.SECONDS);
+      List<DeliveredItem> got = client.dequeue("off-http2", "t", 1, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+      assertEquals(List.of(wanted.toString()), got.stream().map(DeliveredItem::getItemId).toList(),
+          "no commit came meanwhile: what held the first answer was its partition's open transaction");
+    }
+
+    // Setting on: nothing of the consumer's rides the transaction, and the client is answered at once.
+    ItemId alongside = leaseToAConsumer(queue, producer, "on");
+    try (QueueClient client = new QueueClient(clientOn(queue, alongside.partition()))) {
+      ItemId wanted = producer.enqueue(item("on-http", "x").build()).get(10, TimeUnit.SECONDS);
+      List<DeliveredItem> got = client.dequeue("on-http", "t", 1, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+      assertEquals(List.of(wanted.toString()), got.stream().map(DeliveredItem::getItemId).toList());
+    }
+  }
+
+  /** Leases an item of namespace {@code ns} to a lease consumer that holds it (its handler never returns). */
+  private ItemId leaseToAConsumer(TestQueue q, QueueProducer p, String ns) throws Exception {
+    Map<String, Object> config = q.consumerConfig(ns + "-group", ns);
+    LeaseConsumer c = new LeaseConsumer(config);
+    consumers.add(c);
+    long dispatched = q.metrics().get(QueueMetrics.DISPATCHED);
+    c.start(item -> new java.util.concurrent.CountDownLatch(1).await());
+    await().atMost(Duration.ofSeconds(20)).until(() -> c.assignment().size() == TestQueue.PARTITIONS);
+    ItemId id = p.enqueue(item(ns, "held").build()).get(10, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(20)).until(() -> q.metrics().get(QueueMetrics.DISPATCHED) > dispatched);
+    return id;
+  }
+
+  private static Map<String, Object> clientOn(TestQueue q, int replyPartition) {
+    Map<String, Object> config = new HashMap<>(q.clientConfig());
+    config.put(QueueClientConfig.REPLY_PARTITION_CONFIG, replyPartition);
+    return config;
   }
 }

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 abstract class LeaseConsumerTestBase {
   static TestQueue queue;
   static QueueProducer producer;
-  private final List<LeaseConsumer> consumers = new ArrayList<>();
+  final List<LeaseConsumer> consumers = new ArrayList<>();
 
   static void startQueue(RealKafka kafka, String cluster) throws Exception {
     queue = TestQueue.start(kafka, cluster);
