@@ -143,11 +143,12 @@ public final class QueueConfig extends AbstractConfig {
   private static final String REPLY_EARLY_ALL_DOC = "With ordo.reply.early, a lease consumer's answers go early"
       + " too (its deliveries, and the outcomes of its acks, nacks and heartbeats), not only those a requester waits"
       + " for: under exactly-once an item reaches its consumer without waiting for the stream thread's commit (most"
-      + " of the end-to-end time at light load: a lone item's p50 24 ms -> 8 in the bench, decisions D49). The price is the one early answers pay: a"
-      + " crash before the commit leases the at-least-once items of that transaction again, so they are delivered"
-      + " twice and may run on two consumers at once; at-most-once items still wait for the commit. Where HTTP"
-      + " callers or QueueClients share the cluster with lease consumers, their early answers wait for the"
-      + " consumers' open transactions on the same reply partitions unless this is set.";
+      + " of the end-to-end time at light load: a lone item's p50 24 ms -> 8 in the bench, decisions D49). The"
+      + " price is the one early answers pay: a crash before the commit leases the at-least-once items of that"
+      + " transaction again, so they are delivered twice and may run on two consumers at once; at-most-once items"
+      + " still wait for the commit. Where HTTP callers or QueueClients share the cluster with lease consumers,"
+      + " their early answers mostly wait for the consumers' open transactions on the same reply partitions"
+      + " unless this is set.";
 
   public static final String INTAKE_LEAD_MS_CONFIG = "ordo.intake.lead.ms";
   private static final String INTAKE_LEAD_MS_DOC = "How much younger a command counts than its timestamp when"

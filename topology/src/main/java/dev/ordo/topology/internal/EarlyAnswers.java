@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * every answer did before.
  *
  * <p>Only for answers someone waits for ({@code Command.urgent}: the {@code QueueClient}'s calls,
- * the HTTP API's); a lease consumer's pipelined demands and acks keep the transactional path. The
+ * the HTTP API's); a lease consumer's pipelined demands and acks keep the transactional path, unless
+ * {@code everyAnswer} ({@code ordo.reply.early.all}, decisions D49) sends theirs early too. The
  * producer never blocks the stream thread ({@code max.block.ms} 0): when it cannot take a record at
  * once (no metadata yet, a full buffer) the answer goes the transactional way instead.
  */
