@@ -12,6 +12,7 @@ import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.Requester;
+import dev.ordo.schema.ReturnReason;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.time.Duration;
@@ -140,6 +141,12 @@ public final class LeaseConsumer implements AutoCloseable {
 
   // Poll thread only.
   private final Map<Integer, Owned> owned = new TreeMap<>();
+  /**
+   * Items the queue granted this consumer, by the partition that granted them: with the free slots,
+   * the limit of each demand (flow control, decisions D50), so that items still in transit are not
+   * asked for again.
+   */
+  private final Map<Integer, Long> receivedFrom = new HashMap<>();
   private int rotation;
   private long nextResync;
   private long nextCommit;
@@ -370,6 +377,7 @@ public final class LeaseConsumer implements AutoCloseable {
 
   private void onDeliveredItem(String to, DeliveredItem item, ConsumerRecord<byte[], byte[]> record, long now) {
     if (to.equals(requesterId)) {
+      receivedFrom.merge(ItemId.parse(item.getItemId()).partition(), 1L, Long::sum);
       accept(item, record, now, false);
     } else if (isGroupMember(to)) {
       Owned o = owned.get(record.partition());
@@ -402,7 +410,7 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     if (!taken) {
       counters.released.incrementAndGet();
-      client.releaseQuietly(item);
+      client.giveBack(item, state.get() == State.RUNNING ? ReturnReason.OVER_CAPACITY : ReturnReason.CLOSING);
       return;
     }
     inFlightByPartition.computeIfAbsent(job.partition(), p -> new AtomicInteger()).incrementAndGet();
@@ -425,9 +433,8 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     Map<Integer, Integer> credits = credits();
     done.forEach((p, n) -> {
-      int free = Math.min(n, credits.getOrDefault(p, 0));
-      if (free > 0) {
-        demand(p, counts(free), false);
+      if (credits.containsKey(p)) {
+        demand(p, credits.get(p));
       }
     });
   }
@@ -435,7 +442,7 @@ public final class LeaseConsumer implements AutoCloseable {
   /** Re-sends every owned partition's demand: its free slots, replacing the previous demand. */
   private void resync(long now) {
     rotation++;
-    credits().forEach((p, credit) -> demand(p, counts(credit), true));
+    credits().forEach(this::demand);
     nextResync = now + refreshMs;
   }
 
@@ -453,8 +460,14 @@ public final class LeaseConsumer implements AutoCloseable {
     return counts;
   }
 
-  private void demand(int partition, Map<String, Integer> counts, boolean replace) {
-    client.sendDemand(partition, new Requester(requesterId, partition), namespace, counts, validityMs, replace)
+  /**
+   * Asks a partition for {@code credit} more items than it granted this consumer: the demand's limit is
+   * what came from it plus the credit, so items still in transit count against it (decisions D50).
+   */
+  private void demand(int partition, int credit) {
+    long received = receivedFrom.getOrDefault(partition, 0L);
+    client.sendFlowDemand(partition, new Requester(requesterId, partition), namespace, counts(credit), validityMs,
+            received + credit, received)
         .whenComplete((m, e) -> {
           if (e != null) {
             log.warn("Could not send the demand of {} to partition {}; retrying at the next refresh", requesterId,
@@ -465,7 +478,7 @@ public final class LeaseConsumer implements AutoCloseable {
 
   private void cancelDemand(Collection<Integer> partitions) {
     for (int p : partitions) {
-      demand(p, Map.of(), true);
+      client.sendDemand(p, new Requester(requesterId, p), namespace, Map.of(), validityMs, true);
     }
   }
 
@@ -624,7 +637,7 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     if (job.interruptedByClose()) {
       counters.released.incrementAndGet();
-      client.releaseQuietly(item);
+      client.releaseQuietly(item); // its handler ran: a plain release (an at-most-once item is dropped)
       return;
     }
     NackOptions nack;
@@ -691,7 +704,7 @@ public final class LeaseConsumer implements AutoCloseable {
     for (Job job : jobs.values()) {
       if (job.releaseIfNotStarted()) {
         counters.released.incrementAndGet();
-        client.releaseQuietly(job.item());
+        client.giveBack(job.item(), ReturnReason.CLOSING); // its handler never started: nobody saw it
       }
     }
     long deadline = time.milliseconds() + grace.toMillis();
@@ -704,7 +717,7 @@ public final class LeaseConsumer implements AutoCloseable {
       for (Job job : jobs.values()) {
         if (job.markReleased()) {
           counters.released.incrementAndGet();
-          client.releaseQuietly(job.item());
+          client.releaseQuietly(job.item()); // its handler ran: a plain release (an at-most-once item is dropped)
         }
       }
     }

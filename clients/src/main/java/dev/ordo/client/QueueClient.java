@@ -22,6 +22,7 @@ import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.Outcomes;
 import dev.ordo.schema.Release;
 import dev.ordo.schema.Requester;
+import dev.ordo.schema.ReturnReason;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.nio.ByteBuffer;
@@ -62,30 +63,27 @@ import org.slf4j.LoggerFactory;
  * active-topics table. Thread-safe, built for many concurrent calls (an HTTP front end holds one
  * per server); one background thread reads the replies.
  *
- * <p>A dequeue, step by step:
+ * <p>A dequeue, step by step (decisions D50: a partition never grants a dequeue more than it asked,
+ * and a dequeue never ends while items granted to it are on their way):
  * <ol>
  *   <li>it takes a requester id of its own, {@code <client id>/<incarnation>/d<n>}, and registers;</li>
- *   <li>it plans where to ask ({@link DemandPlan}): from the per-partition ready counts and head
- *       priorities of {@code <cluster>.topics} (less what this client was handed since), the
- *       partitions with the best heads are asked for as many items as they hold until the counts
- *       are covered, and what the stats cannot cover is asked of every partition. Each demand
- *       (replace=true, valid for the wait, at most twice the refresh interval) names this client's
- *       reply partition; each partition at once leases its best ready items to it, and later ones
- *       as they become ready while the demand is open;</li>
- *   <li>the poll thread collects the deliveries addressed to it. It finishes at once when a plan
- *       the stats covered has brought every count; otherwise when {@code ordo.client.dequeue.gather.ms}
- *       have passed since the first item arrived (time for the other partitions to offer better
- *       items), or at the end of the wait if none came. It keeps the best by priority up to the
- *       counts, passes the rest on (the last step below), cancels its demand on every
- *       partition it asked (empty counts) and completes the future. So, like SQS's long polling, a
- *       dequeue waits only while nothing is ready;</li>
- *   <li>a plan the stats covered that brought nothing within the gather window (stale stats: other
- *       consumers took those items) is widened once to every partition;</li>
- *   <li>a long wait re-plans every {@code ordo.client.demand.refresh.ms} with the counts still
- *       missing, so demand lost when a queue partition moves is rebuilt;</li>
- *   <li>anything addressed to a finished dequeue, or left over when it finished, goes to another open
- *       dequeue of this client that still wants it (same namespace, a count missing for its topic),
- *       else is released.</li>
+ *   <li>it plans where to ask ({@link DemandPlan#fromStats}): from the per-partition ready counts and
+ *       head priorities of {@code <cluster>.topics} (less what this client was handed since), the
+ *       partitions with the best heads are asked for as many items as they hold until the counts are
+ *       covered. Each is a <em>once</em> demand: the partition leases what it has at once, keeps
+ *       nothing open, and when it had fewer says how many it granted. The dequeue waits until every
+ *       partition asked has sent exactly that, and ends as soon as it has, with what came (like SQS,
+ *       it returns what is ready rather than wait for more). A round that brought nothing (the stats
+ *       were stale) is followed by another plan, at most three;</li>
+ *   <li>when the stats show nothing to take, it long-polls: a standing demand on every partition for
+ *       a share of what is still wanted ({@link DemandPlan#longPoll}), refreshed every
+ *       {@code ordo.client.demand.refresh.ms}; it ends {@code ordo.client.dequeue.gather.ms} after
+ *       the first item arrives (time for the other partitions to offer better items), or at the end of
+ *       the wait, and cancels its demands;</li>
+ *   <li>an item granted to a dequeue that has ended (its demand's cancel crossed it) or beyond its
+ *       counts goes to another open dequeue of this client that still wants it, else back to the
+ *       queue unseen ({@code Release.returned}, counted by reason): the queue undoes the lease as if
+ *       it had never been granted, so an at-most-once item is ready again, not lost.</li>
  * </ol>
  *
  * <p>Commands on an item go to the item's partition with a requester id of their own,
@@ -109,6 +107,12 @@ public final class QueueClient implements AutoCloseable {
   private final int replyPartition;
   private final long requestTimeoutMs;
   private final long gatherMs;
+  /**
+   * How long past its deadline a dequeue waits for the answers of the partitions it asked once: their
+   * items are on their way, and given back if they come later.
+   */
+  private final long answerGraceMs;
+  private static final long ANSWER_GRACE_MS = 2_000;
   /** {@link QueueClientConfig#DEQUEUE_STICKY_CONFIG}. */
   private final long stickyMs;
   /**
@@ -186,6 +190,7 @@ public final class QueueClient implements AutoCloseable {
     this.clientId = config.clientId();
     this.requestTimeoutMs = config.requestTimeout().toMillis();
     this.gatherMs = config.dequeueGather().toMillis();
+    this.answerGraceMs = Math.min(config.requestTimeout().toMillis(), ANSWER_GRACE_MS);
     this.stickyMs = config.dequeueSticky().toMillis();
     this.minWaitMs = config.dequeueMinWait().toMillis();
     this.refreshMs = config.demandRefresh().toMillis();
@@ -318,40 +323,99 @@ public final class QueueClient implements AutoCloseable {
     return dequeue(namespace, Map.of(topic == null ? "" : topic, count), wait);
   }
 
+  /** Exact rounds a dequeue asks before it long-polls for what the stats could not give it. */
+  private static final int MAX_EXACT_ROUNDS = 3;
+
   /**
-   * Asks the partitions that {@link DemandPlan} picks from the stats, and every partition for what
-   * the stats cannot cover. Before the stats table is read (a new client) every partition is asked.
+   * Plans what {@code counts} still wants: a round of once demands to the partitions the stats show
+   * holding the best items ({@link DemandPlan#fromStats}), or, when the stats show nothing to take (or
+   * the dequeue has had its exact rounds), a long poll on every partition. Before the stats table is
+   * read (a new client) it long-polls.
    */
   private void sendDemands(PendingDequeue q, Map<String, Integer> counts, long now) {
     int partitions = partitions();
-    synchronized (q) {
-      unreserve(q); // a refresh plans anew
-    }
+    unreserve(q); // a new plan counts on items anew
     List<DemandPlan.Entry> ready = stats.caughtUp().isDone() ? stats.readyEntries(q.namespace()) : List.of();
-    DemandPlan plan = DemandPlan.of(counts, ready, partitions, new DemandPlan.Sticky(lastServed, stickyMs));
-    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
-    Requester requester = new Requester(q.requesterId(), replyPartition);
-    // A partition asked before but left out now (a refresh) must stop serving the old counts.
-    Set<Integer> dropped = new TreeSet<>(q.asked());
-    dropped.removeAll(plan.partitions());
-    synchronized (q) {
-      q.planned(plan, now, Math.max(PendingDequeue.widenAfter(gatherMs, recentAnswerMs), minWaitMs));
-      q.reserve(plan.takes());
-      plan.takes().forEach((entry, n) -> stats.reserve(q.namespace(), entry, n));
+    DemandPlan plan = DemandPlan.fromStats(counts, ready, partitions, new DemandPlan.Sticky(lastServed, stickyMs));
+    if (plan.asks().isEmpty() || q.rounds() >= MAX_EXACT_ROUNDS) {
+      longPoll(q, counts, now);
+      return;
     }
-    plan.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now, plan.exact()));
-    dropped.forEach(p -> demand(q, p, requester, Map.of(), 1, now, false));
+    // What the stats do not cover is asked of every partition, as a long poll's share: of the partitions
+    // asked once, within their once demand (they may hold more than their stats said); of the others,
+    // as standing demands.
+    Map<Integer, Map<String, Integer>> once = new java.util.TreeMap<>(plan.asks());
+    DemandPlan shares = plan.exact() ? null : DemandPlan.longPoll(uncovered(counts, plan), allPartitions(partitions));
+    if (shares != null) {
+      shares.asks().forEach((p, share) -> once.computeIfPresent(p, (x, asked) -> merged(asked, share)));
+    }
+    Requester requester = new Requester(q.requesterId(), replyPartition);
+    long roundTimeout = Math.max(PendingDequeue.roundTimeout(gatherMs, recentAnswerMs), minWaitMs);
+    q.askedOnce(once, now, roundTimeout);
+    q.reserve(plan.takes());
+    plan.takes().forEach((entry, n) -> stats.reserve(q.namespace(), entry, n));
+    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
+    once.forEach((p, asked) -> send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
+        now, true, true, true)).whenComplete((m, e) -> failOnError(q, e)));
+    if (shares != null) {
+      Map<Integer, Map<String, Integer>> others = new java.util.TreeMap<>(shares.asks());
+      others.keySet().removeAll(once.keySet());
+      q.longPolled(others, now);
+      others.keySet().forEach(p -> send(Commands.demand(topics, p, requester, q.namespace(), shares.asks().get(p), validFor,
+          true, now, true, false)).whenComplete((m, e) -> failOnError(q, e)));
+    }
   }
 
-  /** {@code answerShort}: the plan counts on this partition's items, so it is to say at once when it has fewer. */
-  private void demand(PendingDequeue q, int partition, Requester requester, Map<String, Integer> counts, long validFor,
-      long now, boolean answerShort) {
-    send(Commands.demand(topics, partition, requester, q.namespace(), counts, validFor, true, now, true, answerShort))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            q.fail(e);
-          }
-        });
+  /** What {@code counts} wants beyond what {@code plan} asks, by key. */
+  private static Map<String, Integer> uncovered(Map<String, Integer> counts, DemandPlan plan) {
+    Map<String, Integer> left = new HashMap<>(counts);
+    plan.asks().values().forEach(asked -> asked.forEach((key, n) -> left.merge(key, -n, Integer::sum)));
+    left.values().removeIf(n -> n <= 0);
+    return left;
+  }
+
+  private static List<Integer> allPartitions(int n) {
+    List<Integer> all = new ArrayList<>(n);
+    for (int p = 0; p < n; p++) {
+      all.add(p);
+    }
+    return all;
+  }
+
+  private static Map<String, Integer> merged(Map<String, Integer> a, Map<String, Integer> b) {
+    Map<String, Integer> out = new java.util.TreeMap<>(a);
+    b.forEach((key, n) -> out.merge(key, n, Integer::sum));
+    return out;
+  }
+
+  /**
+   * Standing demands for a share of {@code counts} ({@link DemandPlan#longPoll}) on every partition but
+   * those whose once demand has items on their way (what comes from those is the once demand's).
+   */
+  private void longPoll(PendingDequeue q, Map<String, Integer> counts, long now) {
+    List<Integer> free = new ArrayList<>();
+    Set<Integer> awaiting = q.awaitingOnce();
+    for (int p = 0, n = partitions(); p < n; p++) {
+      if (!awaiting.contains(p)) {
+        free.add(p);
+      }
+    }
+    if (counts.isEmpty() || free.isEmpty()) {
+      q.longPolled(Map.of(), now);
+      return;
+    }
+    DemandPlan plan = DemandPlan.longPoll(counts, free);
+    Requester requester = new Requester(q.requesterId(), replyPartition);
+    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
+    q.longPolled(plan.asks(), now);
+    plan.asks().forEach((p, asked) -> send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
+        now, true, false)).whenComplete((m, e) -> failOnError(q, e)));
+  }
+
+  private static void failOnError(PendingDequeue q, Throwable e) {
+    if (e != null) {
+      q.fail(e);
+    }
   }
 
   /** Gives back what the dequeue still counts on, so other dequeues plan with those items. */
@@ -359,22 +423,10 @@ public final class QueueClient implements AutoCloseable {
     q.dropReservations().forEach((entry, n) -> stats.reserve(q.namespace(), entry, -n));
   }
 
-  /** An exact plan that brought nothing: the stats were stale, ask every partition for what is still wanted. */
-  private void widen(PendingDequeue q, long now) {
-    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
-    Requester requester = new Requester(q.requesterId(), replyPartition);
-    DemandPlan everywhere = DemandPlan.widened(q.stillWanted(), partitions());
-    synchronized (q) {
-      unreserve(q);
-      q.planned(everywhere, now, gatherMs);
-    }
-    everywhere.asks().forEach((p, asked) -> demand(q, p, requester, asked, validFor, now, false));
-  }
-
-  /** Cancels the demands of {@code q} that may still be open: a partition drops one it served in full. */
+  /** Cancels the standing demands of a long poll: nothing more is leased to the dequeue after them. */
   private void cancelDemands(PendingDequeue q, long now) {
     Requester requester = new Requester(q.requesterId(), replyPartition);
-    for (int p : q.stillAsking()) {
+    for (int p : q.lingering()) {
       send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now, false))
           .whenComplete((m, e) -> {
             if (e != null) {
@@ -451,7 +503,7 @@ public final class QueueClient implements AutoCloseable {
   /** Gives the item back unused: ready again at its place, the delivery not counted as an attempt. */
   public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
     checkLease(id, leaseId);
-    return request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId));
+    return request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null));
   }
 
   /** Deletes the item in whatever state, leased or not; a consumer holding it loses its lease. */
@@ -482,7 +534,7 @@ public final class QueueClient implements AutoCloseable {
     int partitions = partitions();
     if (id.partition() >= partitions) {
       return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
-          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null));
+          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null));
     }
     String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> future = new CompletableFuture<>();
@@ -584,7 +636,7 @@ public final class QueueClient implements AutoCloseable {
       futures.add(future);
       if (id.partition() >= partitions) {
         future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
-            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null));
+            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null));
         continue;
       }
       byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>())
@@ -644,40 +696,77 @@ public final class QueueClient implements AutoCloseable {
         time.milliseconds(), false));
   }
 
+  /** Sends a {@link LeaseConsumer}'s standing demand under flow control (Demand.limit). */
+  CompletableFuture<RecordMetadata> sendFlowDemand(int partition, Requester requester, String namespace,
+      Map<String, Integer> counts, long validForMs, long limit, long received) {
+    return send(Commands.flowDemand(topics, partition, requester, namespace, counts, validForMs, limit, received,
+        time.milliseconds()));
+  }
+
+  /** Releases an item its application saw (a plain release: an at-most-once item is dropped), telling nobody. */
+  void releaseQuietly(DeliveredItem item) {
+    ItemId id = ItemId.parse(item.getItemId());
+    send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
+        new Release(id.toString(), item.getLeaseId(), null), false))
+        .whenComplete((m, e) -> {
+          if (e != null) {
+            log.warn("Could not release item {}; it returns when its lease runs out", id, e);
+          }
+        });
+  }
+
   /**
    * An item leased for a dequeue that no longer takes it (it came late, or was surplus): to another
-   * open dequeue of this client that wants it ({@link PendingDequeue#takes}), else released. Poll
-   * thread only.
+   * open dequeue of this client that wants it ({@link PendingDequeue#takes}), else given back unseen
+   * for {@code reason}. Poll thread only.
    */
-  private void passOn(DeliveredItem item, String from) {
+  private void passOn(DeliveredItem item, String from, ReturnReason reason) {
     PendingDequeue other = PendingDequeue.taker(dequeues.values(), item, from);
     if (other != null) {
-      synchronized (other) {
-        String entry = DemandPlan.entryKey(ItemId.parse(item.getItemId()).partition(), item.getTopic());
-        if (other.useReservation(entry)) {
-          stats.reserve(other.namespace(), entry, -1);
-        }
+      String entry = DemandPlan.entryKey(ItemId.parse(item.getItemId()).partition(), item.getTopic());
+      if (other.useReservation(entry)) {
+        stats.reserve(other.namespace(), entry, -1);
       }
-      other.offer(item, time.milliseconds());
+      other.handOver(item, time.milliseconds());
       handedOver.incrementAndGet();
     } else {
-      releaseQuietly(item);
+      giveBack(item, reason);
     }
   }
 
-  /** Items of finished dequeues handed to other open dequeues instead of being released, since start. */
+  /** Items of finished dequeues handed to other open dequeues instead of being given back, since start. */
   public long handedOver() {
     return handedOver.get();
   }
 
-  /** Releases an item nobody will use, telling nobody: fire and forget. */
-  void releaseQuietly(DeliveredItem item) {
+  /** Leases this client gave back unseen, by reason, since start. */
+  public Map<ReturnReason, Long> givenBack() {
+    Map<ReturnReason, Long> out = new java.util.EnumMap<>(ReturnReason.class);
+    givenBack.forEach((r, n) -> out.put(r, n.sum()));
+    return out;
+  }
+
+  private final Map<ReturnReason, java.util.concurrent.atomic.LongAdder> givenBack = new java.util.EnumMap<>(
+      Map.of(ReturnReason.SURPLUS, new java.util.concurrent.atomic.LongAdder(),
+          ReturnReason.LATE, new java.util.concurrent.atomic.LongAdder(),
+          ReturnReason.OVER_CAPACITY, new java.util.concurrent.atomic.LongAdder(),
+          ReturnReason.CLOSING, new java.util.concurrent.atomic.LongAdder(),
+          ReturnReason.CANCELLED, new java.util.concurrent.atomic.LongAdder()));
+
+  /**
+   * Gives back, fire and forget, the lease of an item nobody was handed: the queue undoes it as if
+   * never granted ({@code Release.returned}), so an at-most-once item is ready again rather than
+   * dropped, and counts it by {@code reason}. Only for items this library never gave its caller or
+   * handler.
+   */
+  void giveBack(DeliveredItem item, ReturnReason reason) {
+    givenBack.get(reason).increment();
     ItemId id = ItemId.parse(item.getItemId());
     send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-        new Release(id.toString(), item.getLeaseId()), false))
+        new Release(id.toString(), item.getLeaseId(), reason), false))
         .whenComplete((m, e) -> {
           if (e != null) {
-            log.warn("Could not release item {}; it returns when its lease runs out", id, e);
+            log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
           }
         });
   }
@@ -817,7 +906,10 @@ public final class QueueClient implements AutoCloseable {
       PendingDequeue q = dequeues.get(requesterId);
       if (delivery.getBody() instanceof Outcome o && o.getCommand() == CommandKind.DEMAND && o.getPartition() != null) {
         if (q != null) {
-          q.answeredShort(o.getPartition());
+          int partition = o.getPartition();
+          for (String key : q.answeredOnce(partition, o.getGranted() == null ? -1 : o.getGranted())) {
+            stats.exhausted(q.namespace(), key, partition); // it had fewer than its stats showed
+          }
         }
         return;
       }
@@ -826,11 +918,9 @@ public final class QueueClient implements AutoCloseable {
         stats.taken(item.getNamespace(), item.getTopic(), from);
         lastServed = from;
         if (q != null) {
-          synchronized (q) {
-            String entry = DemandPlan.entryKey(from, item.getTopic());
-            if (q.useReservation(entry)) {
-              stats.reserve(q.namespace(), entry, -1);
-            }
+          String entry = DemandPlan.entryKey(from, item.getTopic());
+          if (q.useReservation(entry)) {
+            stats.reserve(q.namespace(), entry, -1);
           }
         }
         if (q == null || q.future().isDone()) {
@@ -838,10 +928,9 @@ public final class QueueClient implements AutoCloseable {
           if (ended != null) {
             observeAnswer(ended.answerTime(time.milliseconds()));
           }
-          passOn(item, requesterId); // arrived after its dequeue finished
+          passOn(item, requesterId, ReturnReason.LATE); // arrived after its dequeue finished
         } else {
-          observeAnswer(q.offer(item, time.milliseconds()));
-          q.servedBy(from);
+          observeAnswer(q.offer(item, from, time.milliseconds()));
         }
       }
     }
@@ -872,39 +961,60 @@ public final class QueueClient implements AutoCloseable {
     if (q.future().isDone() || q.failure() != null) {
       // Cancelled by the caller, or a demand could not be sent.
       dequeues.remove(q.requesterId());
-      synchronized (q) {
-        unreserve(q);
-      }
+      unreserve(q);
       cancelDemands(q, now);
-      q.received().forEach(this::releaseQuietly);
+      q.received().forEach(item -> giveBack(item, ReturnReason.CANCELLED));
       if (q.failure() != null) {
         callbacks.execute(() -> q.future().completeExceptionally(q.failure()));
       }
-    } else if (q.shouldFinish(now, gatherMs)) {
+    } else if (askMore(q, now)) {
+      return; // a partition that served its whole share is asked once for the rest
+    } else if (q.shouldFinish(now, gatherMs, answerGraceMs)) {
       dequeues.remove(q.requesterId());
-      if (q.received().isEmpty() && q.answerTime(now) >= 0) {
+      if (q.received().isEmpty() && q.rounds() > 0) {
         endedEmpty.put(q.requesterId(), q); // its answer is late: when it comes, it says how late
       }
-      synchronized (q) {
-        unreserve(q);
-      }
+      unreserve(q);
       cancelDemands(q, now);
       Selection s = Selection.of(q.wanted(), q.received());
-      s.surplus().forEach(item -> passOn(item, q.requesterId()));
+      s.surplus().forEach(item -> passOn(item, q.requesterId(), ReturnReason.SURPLUS));
       callbacks.execute(() -> {
         if (!q.future().complete(s.chosen())) {
-          s.chosen().forEach(this::releaseQuietly); // the caller cancelled meanwhile
+          s.chosen().forEach(item -> giveBack(item, ReturnReason.CANCELLED)); // the caller cancelled meanwhile
         }
       });
-    } else if (q.widenDue(now)) {
-      widen(q, now);
-    } else if (q.refreshDue(now)) {
-      Map<String, Integer> still = q.stillWanted();
-      if (!still.isEmpty()) {
-        sendDemands(q, still, now);
-      }
+    } else if (q.roundSettled()) {
+      // The round brought nothing before the deadline: its partitions had fewer than their stats said.
+      sendDemands(q, q.stillWanted(), now);
+      q.refreshed(now + refreshMs);
+    } else if (q.roundOverdue(now)) {
+      // Answers slow or lost: long-poll for what they do not cover; what they bring still counts.
+      longPoll(q, q.stillUncovered(), now);
+      q.refreshed(now + refreshMs);
+    } else if (!q.lingering().isEmpty() && q.refreshDue(now)) {
+      longPoll(q, q.stillUncovered(), now); // standing demand lost when a queue partition moves is rebuilt
       q.refreshed(now + refreshMs);
     }
+  }
+
+  /**
+   * A long-polled partition that served its whole share may hold more of what is still wanted: it is
+   * asked once for it (the others' standing demands keep their shares). True when it was.
+   */
+  private boolean askMore(PendingDequeue q, long now) {
+    Set<Integer> filled = q.takeFilled();
+    Map<String, Integer> still = q.stillUncovered();
+    if (filled.isEmpty() || still.isEmpty()) {
+      return false;
+    }
+    Requester requester = new Requester(q.requesterId(), replyPartition);
+    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
+    DemandPlan.longPoll(still, filled).asks().forEach((p, share) -> {
+      q.askedMore(p, share);
+      send(Commands.demand(topics, p, requester, q.namespace(), share, validFor, true, now, true, true, true))
+          .whenComplete((m, e) -> failOnError(q, e));
+    });
+    return true;
   }
 
   /** Completes the futures collected from one poll's records, in one task on the callback pool. */
@@ -935,10 +1045,8 @@ public final class QueueClient implements AutoCloseable {
     IllegalStateException closed = new IllegalStateException("client " + clientId + " is closed");
     for (PendingDequeue q : dequeues.values()) {
       dequeues.remove(q.requesterId());
-      synchronized (q) {
-        unreserve(q);
-      }
-      q.received().forEach(this::releaseQuietly);
+      unreserve(q);
+      q.received().forEach(item -> giveBack(item, ReturnReason.CANCELLED));
       q.future().completeExceptionally(closed);
     }
     for (PendingOutcome o : outcomes.values()) {

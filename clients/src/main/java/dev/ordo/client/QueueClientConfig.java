@@ -58,10 +58,11 @@ public final class QueueClientConfig extends AbstractConfig {
       + " ack at once, still as a batch of what is waiting. The caller's own ack() is never delayed.";
 
   public static final String DEQUEUE_GATHER_CONFIG = "ordo.client.dequeue.gather.ms";
-  public static final String DEQUEUE_GATHER_DOC = "A dequeue asks every partition for its best items and returns"
-      + " this long after the first item arrived, keeping the best by priority and releasing the rest. Longer:"
-      + " better priority order across partitions (their answers arrive up to a commit interval of the queue"
-      + " apart) and fuller batches, more latency. 0: return with the first answer.";
+  public static final String DEQUEUE_GATHER_DOC = "A dequeue that long-polls (the stats showed nothing ready for"
+      + " it) asks every partition for a share of its count and returns this long after the first item arrived."
+      + " Longer: better priority order across partitions (their answers arrive up to a commit interval of the"
+      + " queue apart) and fuller batches, more latency. 0: return with the first answer. A dequeue that asked"
+      + " the partitions its stats showed items on returns as soon as they all answered.";
 
   public static final String DEQUEUE_STICKY_CONFIG = "ordo.client.dequeue.sticky.ms";
   public static final String DEQUEUE_STICKY_DOC = "Among partitions whose best items have the same priority, a"
@@ -86,8 +87,8 @@ public final class QueueClientConfig extends AbstractConfig {
   public static final String DEQUEUE_MAX_ITEMS_CONFIG = "ordo.client.dequeue.max.items";
   public static final String DEQUEUE_MAX_ITEMS_DOC = "Most items one dequeue may ask for, over all its topics; more is"
       + " refused with an IllegalArgumentException. The partitions the stats show ready items on are asked for"
-      + " what they hold; when the stats show fewer than wanted, every partition is asked for the rest and"
-      + " leases up to that many before the surplus is released, so this bounds the work one call can cause.";
+      + " what they hold; when the stats show fewer than wanted, every partition is asked for a share of the"
+      + " rest, so this bounds the work one call can cause.";
 
   public static final String SCHEMA_REGISTRY_URL_CONFIG = Wire.SCHEMA_REGISTRY_URL_CONFIG;
 

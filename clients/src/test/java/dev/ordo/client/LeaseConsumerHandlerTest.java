@@ -81,10 +81,12 @@ class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
 
   /**
    * A consumer closed while it holds at-most-once items (one running, the rest waiting for its one
-   * worker) gives them back, and the queue drops them: no consumer of the group gets them again.
+   * worker) gives them back: the queue drops the one whose handler ran (it may have acted), and makes
+   * the others ready again, since no handler saw them (given back unseen, decisions D50): the next
+   * consumer of the group gets each of those once, and never the one that ran.
    */
   @Test
-  void atMostOnceItemsAConsumerHeldWhenItClosedAreNeverDeliveredAgain() throws Exception {
+  void anAtMostOnceItemWhoseHandlerRanIsNeverDeliveredAgainTheUnstartedOnesOnceMore() throws Exception {
     CompletableFuture<ItemId> started = new CompletableFuture<>();
     LeaseConsumer first = consumer("amo-close-group", "amoclose", Map.of(
         LeaseConsumerConfig.WORKERS_CONFIG, 1, LeaseConsumerConfig.MAX_IN_FLIGHT_CONFIG, 20));
@@ -109,7 +111,10 @@ class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
       second.start(item -> again.add(item.id()));
       awaitAssigned(second);
       await().atMost(Duration.ofSeconds(20)).until(() -> total(stats, "amoclose") == 0);
-      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(again::isEmpty);
+      Set<ItemId> unstarted = new java.util.HashSet<>(ids);
+      unstarted.remove(started.get());
+      await().atMost(Duration.ofSeconds(10)).until(() -> again.equals(unstarted));
+      assertEquals(unstarted.size(), second.stats().delivered(), "each unstarted item once: " + second.stats());
       assertTrue(ids.containsAll(List.of(started.get())), "the running item was one of them");
     }
   }

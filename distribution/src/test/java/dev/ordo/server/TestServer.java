@@ -80,10 +80,21 @@ public final class TestServer implements AutoCloseable {
     return start(kafka, cluster, stateDir, null, settings, true, true);
   }
 
+  /** The queue and the HTTP API of a cluster whose topics, when this server creates them, get {@code partitions}. */
+  public static TestServer startWithPartitions(RealKafka kafka, String cluster, Path stateDir, int partitions) {
+    return start(kafka, cluster, stateDir, null, java.util.Map.of(), false, false, java.util.OptionalInt.of(partitions));
+  }
+
   private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers,
       java.util.Map<String, String> settings, boolean dlqJobs, boolean console) {
+    return start(kafka, cluster, stateDir, delayTiers, settings, dlqJobs, console, java.util.OptionalInt.empty());
+  }
+
+  private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers,
+      java.util.Map<String, String> settings, boolean dlqJobs, boolean console, java.util.OptionalInt partitions) {
     QueueComponent queue = new QueueComponent();
     ServerConfig.Builder builder = ServerConfig.builder()
+        .partitions(partitions)
         .bootstrapServers(kafka.bootstrapServers())
         .cluster(cluster)
         .stateDir(stateDir)

@@ -86,8 +86,8 @@ class SerdeRoundTripTest {
         .setHistory(List.of(new AttemptRecord(1, 1L, 2L, "NACK", "boom")))
         .build());
     for (Object body : List.of(new Ack("0-1", "l"), new Nack("0-1", "l", 100L, bytes("m"), "err", false),
-        new Extend("0-1", "l", 5_000L), new Release("0-1", "l"),
-        new Demand("billing", Map.of("*", 10, "invoices", 2), 3_000L, true, false), new ReEntry("0-1", 99L),
+        new Extend("0-1", "l", 5_000L), new Release("0-1", "l", null),
+        new Demand("billing", Map.of("*", 10, "invoices", 2), 3_000L, true, false, false, -1L, 0L), new ReEntry("0-1", 99L),
         new Cancel("0-1"))) {
       roundTrip(OrdoSerdes.COMMAND, new Command(r, 42L, body, true));
     }
@@ -96,7 +96,7 @@ class SerdeRoundTripTest {
         .setPayload(bytes("p")).setEnqueuedAt(1L).setLeaseExpiresAt(2L).setSemantics(DeliverySemantics.AT_LEAST_ONCE)
         .build()));
     roundTrip(OrdoSerdes.DELIVERY, new Delivery("consumer-1",
-        new Outcome("0-1", CommandKind.ACK, OutcomeResult.STALE_LEASE, "why", null, null, null)));
+        new Outcome("0-1", CommandKind.ACK, OutcomeResult.STALE_LEASE, "why", null, null, null, null)));
     roundTrip(OrdoSerdes.DELAYED_RECORD, DelayedRecord.newBuilder().setDueAt(5L).setTargetTopic("x")
         .setTargetPartition(3).setKey(bytes("k")).setValue(bytes("v"))
         .setHeaders(List.of(new RecordHeader("h", bytes("hv")), new RecordHeader("null", null)))

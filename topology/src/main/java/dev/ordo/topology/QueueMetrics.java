@@ -1,5 +1,6 @@
 package dev.ordo.topology;
 
+import dev.ordo.schema.ReturnReason;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,6 +20,14 @@ public final class QueueMetrics {
   public static final String NACKED = "nacked";
   public static final String EXTENDED = "extended";
   public static final String RELEASED = "released";
+  /**
+   * Leases given back unseen by a client library, one counter per {@link ReturnReason}
+   * ({@code returned.surplus}, {@code returned.late}, ...): granted, but no requester took them. With
+   * no fault these stay near zero (decisions D50).
+   */
+  public static final String RETURNED_PREFIX = "returned.";
+  /** Leases that ran out without ever being extended: a requester gone, or a worker that never heartbeats. */
+  public static final String LEASE_EXPIRED_UNEXTENDED = "lease.expired.unextended";
   public static final String CANCELLED = "cancelled";
   public static final String STALE_LEASE = "refused.stale_lease";
   public static final String UNKNOWN_ITEM = "refused.unknown_item";
@@ -75,7 +84,14 @@ public final class QueueMetrics {
       RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
       DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
-      TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED);
+      TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED, LEASE_EXPIRED_UNEXTENDED,
+      returned(ReturnReason.SURPLUS), returned(ReturnReason.LATE), returned(ReturnReason.OVER_CAPACITY),
+      returned(ReturnReason.CLOSING), returned(ReturnReason.CANCELLED));
+
+  /** The counter of leases returned unseen for {@code reason}. */
+  public static String returned(ReturnReason reason) {
+    return RETURNED_PREFIX + reason.name().toLowerCase(java.util.Locale.ROOT);
+  }
 
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
 

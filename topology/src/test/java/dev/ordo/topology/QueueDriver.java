@@ -162,7 +162,7 @@ final class QueueDriver implements AutoCloseable {
   }
 
   void demand(Requester r, String namespace, Map<String, Integer> topics, Duration validFor) {
-    command(r, new Demand(namespace, new HashMap<>(topics), validFor.toMillis(), true, false));
+    command(r, new Demand(namespace, new HashMap<>(topics), validFor.toMillis(), true, false, false, -1L, 0L));
   }
 
   void ack(DeliveredItem d) {
@@ -183,7 +183,7 @@ final class QueueDriver implements AutoCloseable {
   }
 
   void release(DeliveredItem d) {
-    command(ALICE, new Release(d.getItemId(), d.getLeaseId()));
+    command(ALICE, new Release(d.getItemId(), d.getLeaseId(), null));
   }
 
   void cancel(String id) {

@@ -16,15 +16,16 @@ import dev.ordo.store.internal.KeyFamily;
 import dev.ordo.schema.Ack;
 import dev.ordo.schema.CommandKind;
 import dev.ordo.schema.DeadLetter;
-import dev.ordo.schema.Demand;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.DelayedRecord;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.DeliverySemantics;
-import dev.ordo.schema.Outcome;
+import dev.ordo.schema.Demand;
 import dev.ordo.schema.NamespacePolicy;
+import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.PolicyDefaults;
+import dev.ordo.schema.ReturnReason;
 import dev.ordo.schema.TopicStats;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.topology.internal.NamespaceStore;
@@ -157,7 +158,7 @@ class QueueTopologyTest {
   @Test
   void aDemandThatAsksForAShortAnswerIsToldAtOnceWhenThePartitionHasFewerItems() {
     q.enqueue(item("s", 1).build());
-    q.command(ALICE, new Demand("ns", new HashMap<>(Map.of("s", 3)), 30_000L, true, true));
+    q.command(ALICE, new Demand("ns", new HashMap<>(Map.of("s", 3)), 30_000L, true, true, false, -1L, 0L));
     assertEquals(1, q.delivered().size(), "what there is, at once");
     List<Outcome> answers = q.outcomes();
     assertEquals(1, answers.size(), "and one short answer");
@@ -167,10 +168,10 @@ class QueueTopologyTest {
 
     q.enqueue(item("s2", 1).build());
     q.enqueue(item("s2", 2).build());
-    q.command(BOB, new Demand("ns", new HashMap<>(Map.of("s2", 2)), 30_000L, true, true));
+    q.command(BOB, new Demand("ns", new HashMap<>(Map.of("s2", 2)), 30_000L, true, true, false, -1L, 0L));
     assertEquals(2, q.delivered().size());
     assertTrue(q.outcomes().isEmpty(), "a demand served in full needs no answer");
-    q.command(BOB, new Demand("ns", new HashMap<>(Map.of("s2", 2)), 30_000L, true, false));
+    q.command(BOB, new Demand("ns", new HashMap<>(Map.of("s2", 2)), 30_000L, true, false, false, -1L, 0L));
     assertTrue(q.outcomes().isEmpty(), "nor one that did not ask");
   }
 
@@ -755,7 +756,7 @@ class QueueTopologyTest {
     List<DeliveredItem> got = q.delivered();
     assertEquals(3, got.size());
     q.nack(got.get(0), 0, null);
-    q.command(ALICE, new dev.ordo.schema.Release(got.get(1).getItemId(), got.get(1).getLeaseId()));
+    q.command(ALICE, new dev.ordo.schema.Release(got.get(1).getItemId(), got.get(1).getLeaseId(), null));
     q.command(ALICE, new dev.ordo.schema.Nack(got.get(2).getItemId(), got.get(2).getLeaseId(), 0L, null, "poison", true));
     List<Outcome> outcomes = q.outcomes();
     assertEquals(List.of(OutcomeResult.APPLIED, OutcomeResult.APPLIED, OutcomeResult.APPLIED),
@@ -769,6 +770,75 @@ class QueueTopologyTest {
     assertTrue(q.delivered().isEmpty(), "none of the three comes back");
     assertEquals(2, q.metrics.get(QueueMetrics.AT_MOST_ONCE_DROPPED));
     assertEquals(1, q.deadLetters().size());
+  }
+
+  @Test
+  void aLeaseGivenBackUnseenIsUndoneAsIfNeverGrantedEvenForAnAtMostOnceItem() {
+    q.enqueue(item("amo", 0).setDeliverySemantics(DeliverySemantics.AT_MOST_ONCE).build());
+    q.enqueue(item("amo", 1).build());
+    q.demand(ALICE, Map.of("amo", 2), Duration.ofMinutes(5));
+    List<DeliveredItem> got = q.delivered();
+    assertEquals(2, got.size());
+    for (DeliveredItem d : got) {
+      q.command(ALICE, new dev.ordo.schema.Release(d.getItemId(), d.getLeaseId(), ReturnReason.LATE));
+    }
+    assertEquals(List.of(OutcomeResult.APPLIED, OutcomeResult.APPLIED),
+        q.outcomes().stream().map(Outcome::getResult).toList());
+    assertEquals(0, q.metrics.get(QueueMetrics.AT_MOST_ONCE_DROPPED), "nobody saw it: nothing to drop");
+    assertEquals(2, q.metrics.get(QueueMetrics.returned(ReturnReason.LATE)));
+    q.demand(BOB, Map.of("amo", 2), Duration.ofMinutes(5));
+    List<DeliveredItem> again = q.delivered();
+    assertEquals(2, again.size(), "both ready again");
+    assertEquals(List.of(1, 1), again.stream().map(DeliveredItem::getAttempt).toList(), "the attempt given back");
+    assertEquals(DeliverySemantics.AT_MOST_ONCE, again.get(0).getSemantics());
+    // A plain release of the same at-most-once item by its application still drops it.
+    q.release(again.get(0));
+    assertEquals(1, q.metrics.get(QueueMetrics.AT_MOST_ONCE_DROPPED));
+  }
+
+  @Test
+  void aOnceDemandLeasesWhatIsThereSaysHowManyAndKeepsNothingOpen() {
+    q.enqueue(item("t", 0).build());
+    q.enqueue(item("t", 1).build());
+    q.command(ALICE, new Demand("ns", new java.util.HashMap<>(Map.of("t", 5)), 60_000L, true, true, true, -1L, 0L));
+    assertEquals(2, q.delivered().size());
+    List<Outcome> answer = q.outcomes();
+    assertEquals(1, answer.size());
+    assertEquals(CommandKind.DEMAND, answer.get(0).getCommand());
+    assertEquals(2, answer.get(0).getGranted(), "what it was granted: the requester waits for exactly that");
+    q.enqueue(item("t", 2).build());
+    assertTrue(q.delivered().isEmpty(), "nothing kept open: a later item is not leased to it");
+    // Filled in full, a once demand needs no answer: the items are the answer.
+    q.command(BOB, new Demand("ns", new java.util.HashMap<>(Map.of("t", 1)), 60_000L, true, true, true, -1L, 0L));
+    assertEquals(1, q.delivered().size());
+    assertTrue(q.outcomes().isEmpty());
+  }
+
+  @Test
+  void aOnceDemandLeavesTheRequestersStandingDemandAsItWas() {
+    q.demand(ALICE, Map.of("t", 3), Duration.ofMinutes(5));
+    q.command(ALICE, new Demand("ns", new java.util.HashMap<>(Map.of("t", 1)), 60_000L, true, true, true, -1L, 0L));
+    assertEquals(0, q.outcomes().get(0).getGranted());
+    for (int i = 0; i < 4; i++) {
+      q.enqueue(item("t", i).build());
+    }
+    assertEquals(3, q.delivered().size(), "the standing demand of three, not replaced by the once demand");
+  }
+
+  @Test
+  void underFlowControlItemsInTransitAreNotGrantedAgainWhenTheDemandIsRefreshed() {
+    for (int i = 0; i < 10; i++) {
+      q.enqueue(item("t", i).build());
+    }
+    Demand credit3 = new Demand("ns", new java.util.HashMap<>(Map.of("t", 3, "u", 3)), 60_000L, true, false, false,
+        3L, 0L);
+    q.command(ALICE, credit3);
+    assertEquals(3, q.delivered().size());
+    q.command(ALICE, credit3); // a refresh before any of them arrived: 3 free slots, nothing received
+    assertTrue(q.delivered().isEmpty(), "the three in transit fill the consumer's slots");
+    q.command(ALICE, new Demand("ns", new java.util.HashMap<>(Map.of("t", 3, "u", 3)), 60_000L, true, false, false,
+        5L, 2L)); // two arrived and finished: 2 received, 3 free
+    assertEquals(2, q.delivered().size(), "one still in transit");
   }
 
   @Test

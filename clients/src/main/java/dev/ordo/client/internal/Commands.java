@@ -71,9 +71,35 @@ public final class Commands {
   public static ProducerRecord<byte[], byte[]> demand(ClusterTopics topics, int partition, Requester requester,
       String namespace, Map<String, Integer> counts, long validForMs, boolean replace, long now, boolean urgent,
       boolean answerShort) {
-    Command command = new Command(requester, now,
-        new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace, answerShort), urgent);
+    return demand(topics, partition, requester, namespace, counts, validForMs, replace, now, urgent, answerShort, false);
+  }
+
+  /**
+   * A demand; {@code once}: served by this record alone, nothing kept open, and answered with what it
+   * was granted when that is less than asked (Demand.once).
+   */
+  public static ProducerRecord<byte[], byte[]> demand(ClusterTopics topics, int partition, Requester requester,
+      String namespace, Map<String, Integer> counts, long validForMs, boolean replace, long now, boolean urgent,
+      boolean answerShort, boolean once) {
+    Demand demand = new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace, answerShort, once,
+        -1L, 0L);
+    return record(topics, partition, requester, new Command(requester, now, demand, urgent), !urgent && !answerShort);
+  }
+
+  /**
+   * A lease consumer's standing demand under flow control (Demand.limit): the partition grants it at
+   * most {@code limit} items in all, {@code received} being what it has had from the partition so far.
+   */
+  public static ProducerRecord<byte[], byte[]> flowDemand(ClusterTopics topics, int partition, Requester requester,
+      String namespace, Map<String, Integer> counts, long validForMs, long limit, long received, long now) {
+    Demand demand = new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), true, false, false,
+        limit, received);
+    return record(topics, partition, requester, new Command(requester, now, demand, false), true);
+  }
+
+  private static ProducerRecord<byte[], byte[]> record(ClusterTopics topics, int partition, Requester requester,
+      Command command, boolean first) {
     return new ProducerRecord<>(topics.commands(), partition, null, requester.getId().getBytes(StandardCharsets.UTF_8),
-        OrdoSerdes.COMMAND.encode(command), order(!urgent && !answerShort));
+        OrdoSerdes.COMMAND.encode(command), order(first));
   }
 }

@@ -81,6 +81,21 @@ public record DemandPlan(Map<Integer, Map<String, Integer>> asks, boolean exact,
 
   /** The same, the {@code sticky} partition first among the candidates of its head priority while it may be. */
   public static DemandPlan of(Map<String, Integer> wanted, Collection<Entry> entries, int partitions, Sticky sticky) {
+    return plan(wanted, entries, partitions, sticky, true);
+  }
+
+  /**
+   * Only the part the stats cover (steps 1 and 2 above): the partitions with the best heads, asked for
+   * what they hold, nothing broadcast; {@link #exact()} when that covers every count. A dequeue asks
+   * these once each ({@code Demand.once}) and learns exactly what each will send.
+   */
+  public static DemandPlan fromStats(Map<String, Integer> wanted, Collection<Entry> entries, int partitions,
+      Sticky sticky) {
+    return plan(wanted, entries, partitions, sticky, false);
+  }
+
+  private static DemandPlan plan(Map<String, Integer> wanted, Collection<Entry> entries, int partitions, Sticky sticky,
+      boolean broadcast) {
     List<Entry> sorted = new ArrayList<>();
     for (Entry e : entries) {
       if (e.ready() > 0 && e.partition() >= 0 && e.partition() < partitions) {
@@ -118,7 +133,7 @@ public record DemandPlan(Map<Integer, Map<String, Integer>> asks, boolean exact,
         uncovered.put(key, (int) left);
       }
     }
-    if (!uncovered.isEmpty()) {
+    if (broadcast && !uncovered.isEmpty()) {
       for (int p = 0; p < partitions; p++) {
         Map<String, Integer> counts = asks.computeIfAbsent(p, x -> new TreeMap<>());
         uncovered.forEach((key, n) -> counts.merge(key, n, Integer::sum));
@@ -163,21 +178,29 @@ public record DemandPlan(Map<Integer, Map<String, Integer>> asks, boolean exact,
   }
 
   /**
-   * The plan of an exact plan that brought nothing in its time (the stats were stale, or the asked
-   * partitions are slow): every partition is asked, but not for the whole count each. Asking each of
-   * P partitions for all N items leased up to P times N of them to one dequeue, every surplus item
-   * then released; on a loaded server that churn made the next plans late too, and 8 HTTP workers
-   * on 32 partitions kept 19,000 of 20,000 items leased and in flight while acking none. Each
-   * partition is asked for {@code ceil(2N / P)} (at most N, at least 1) of each key: at most about
-   * twice the count in all, and still one or more items wherever any are ready.
+   * A long poll over every partition, for what the stats do not show: each partition is asked for
+   * {@code ceil(N / P)} of each key (at least 1), so that an item becoming ready anywhere is leased at
+   * once, and a burst on every partition at the same moment grants at most about N in all. Asking each
+   * of P partitions for all N items granted up to P times N to one dequeue, the surplus then given back
+   * (decisions D50).
    */
-  public static DemandPlan widened(Map<String, Integer> wanted, int partitions) {
-    Map<Integer, Map<String, Integer>> asks = new LinkedHashMap<>();
+  public static DemandPlan longPoll(Map<String, Integer> wanted, int partitions) {
+    List<Integer> all = new ArrayList<>();
     for (int p = 0; p < partitions; p++) {
+      all.add(p);
+    }
+    return longPoll(wanted, all);
+  }
+
+  /** {@link #longPoll(Map, int)} over the {@code partitions} given (those not asked otherwise). */
+  public static DemandPlan longPoll(Map<String, Integer> wanted, Collection<Integer> partitions) {
+    Map<Integer, Map<String, Integer>> asks = new LinkedHashMap<>();
+    int n = partitions.size();
+    for (int p : partitions) {
       Map<String, Integer> counts = new TreeMap<>();
-      wanted.forEach((key, n) -> {
-        if (n > 0) {
-          counts.put(key, (int) Math.min(n, Math.max(1, (2L * n + partitions - 1) / partitions)));
+      wanted.forEach((key, count) -> {
+        if (count > 0) {
+          counts.put(key, (int) Math.max(1, (count + (long) n - 1) / n));
         }
       });
       if (!counts.isEmpty()) {

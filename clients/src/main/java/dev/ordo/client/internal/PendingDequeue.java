@@ -2,19 +2,50 @@ package dev.ordo.client.internal;
 
 import dev.ordo.schema.DeliveredItem;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One dequeue in progress: its requester id, what it wants, until when, and the items received
- * so far. Created by the calling thread, which also plans its first demands ({@link #planned});
- * otherwise only the client's poll thread touches its mutable state (reservations under the
- * object's lock). The decisions ({@link #shouldFinish}) are pure functions of
- * {@code now}.
+ * One dequeue in progress: its requester id, what it wants, until when, how it is asking the
+ * partitions, and the items received so far. Created by the calling thread, which also plans its
+ * first demands; otherwise only the client's poll thread touches it (under the object's lock). The
+ * decisions ({@link #shouldFinish}, {@link #roundSettled}, {@link #roundOverdue}) are pure functions
+ * of {@code now}.
+ *
+ * <p>A dequeue asks in two ways, together or in turn (decisions D50):
+ * <ul>
+ *   <li>a round of <em>once</em> demands to the partitions whose stats show the best ready items,
+ *       each asked at most what it holds. A partition serves a once demand at once and keeps nothing
+ *       open; when it cannot serve all of it, it answers with how many items it granted. So the dequeue
+ *       knows what every partition it asked will send, waits for exactly that (never ending with an
+ *       answer on its way), and is never granted more than it asked;</li>
+ *   <li>a long poll, for what the stats do not show: a standing demand on every other partition for a
+ *       share of it ({@link DemandPlan#longPoll}), refreshed while the wait lasts and cancelled when the
+ *       dequeue ends.</li>
+ * </ul>
  */
 public final class PendingDequeue {
+  /** What one partition of an exact round was asked, has sent, and said it granted (-1: not said). */
+  private static final class OnceAsk {
+    final Map<String, Integer> counts;
+    final int asked;
+    int received;
+    int granted = -1;
+
+    OnceAsk(Map<String, Integer> counts) {
+      this.counts = counts;
+      this.asked = counts.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** Everything the partition will send has come: all it was asked, or all it said it granted. */
+    boolean settled() {
+      return granted >= 0 ? received >= granted : received >= asked;
+    }
+  }
+
   private final String requesterId;
   private final String namespace;
   private final Map<String, Integer> wanted;
@@ -23,26 +54,23 @@ public final class PendingDequeue {
   private final List<DeliveredItem> received = new ArrayList<>();
   private long firstArrivalAt = -1;
   private long nextRefreshAt;
-  /** Every partition a demand of this dequeue went to. */
-  private final Set<Integer> asked = new java.util.concurrent.ConcurrentSkipListSet<>();
-  /**
-   * Per partition of the last plan, the items its demand still owes this dequeue. A partition drops
-   * a demand it has served in full, so only those still owing (or asked by a plan before the last,
-   * which cancelled them) need a cancel at the end.
-   */
-  private final Map<Integer, Integer> owed = new java.util.concurrent.ConcurrentHashMap<>();
-  /**
-   * Partitions an exact plan asked that have not answered in full yet, with how many items each
-   * still owes: a partition has answered when they all came, or when it said it has fewer.
-   */
-  private final Map<Integer, Integer> awaiting = new java.util.concurrent.ConcurrentHashMap<>();
-  /** The last plan asked exactly what the stats showed ready (see {@link DemandPlan#exact()}). */
-  private volatile boolean exact;
-  /** When a plan that got nothing yet is widened to every partition; -1 once widened or when not exact. */
-  private volatile long widenAt = -1;
   private volatile Throwable failure;
-  /** When the last plan's demands were sent. */
-  private volatile long plannedAt;
+  private int rounds;
+  /** When the current exact round, unsettled, gives way to a long poll. */
+  private long roundEndsAt;
+  /** When the current round's demands were sent. */
+  private long plannedAt;
+  /** The current exact round, by partition. */
+  private final Map<Integer, OnceAsk> onceAsks = new HashMap<>();
+  /** Partitions where a long poll's standing demand may be open: cancelled when the dequeue ends. */
+  private final Set<Integer> lingering = new java.util.TreeSet<>();
+  /** The share each standing demand asked, and what came of it since, by partition. */
+  private final Map<Integer, Integer> lingerShare = new HashMap<>();
+  private final Map<Integer, Integer> lingerGot = new HashMap<>();
+  /** Partitions whose standing demand was served in full: they may hold more. */
+  private final Set<Integer> filled = new java.util.TreeSet<>();
+  /** Stats entries this dequeue counts on and has not received yet ({@link DemandPlan#takes}). */
+  private final Map<String, Long> reservations = new HashMap<>();
 
   public PendingDequeue(String requesterId, String namespace, Map<String, Integer> wanted, long deadline,
       long nextRefreshAt) {
@@ -73,52 +101,151 @@ public final class PendingDequeue {
     return future;
   }
 
-  public List<DeliveredItem> received() {
-    return received;
+  public synchronized List<DeliveredItem> received() {
+    return List.copyOf(received);
+  }
+
+  /** Exact rounds asked so far. */
+  public synchronized int rounds() {
+    return rounds;
   }
 
   /**
-   * The demands of {@code plan} were sent at {@code now}. An exact plan that brought nothing by
-   * {@code now + widenAfterMs} (the stats were stale: other consumers took those items) is widened
-   * to every partition once ({@link #widenDue}).
+   * An exact round was sent at {@code now}: {@code asks} are once demands, by partition. Unsettled
+   * after {@code roundTimeoutMs} (an answer lost, a partition moving or slow) the dequeue long-polls.
    */
-  public void planned(DemandPlan plan, long now, long widenAfterMs) {
-    asked.addAll(plan.partitions());
-    Map<Integer, Integer> asks = new java.util.HashMap<>();
-    plan.asks().forEach((p, counts) -> asks.put(p, counts.values().stream().mapToInt(Integer::intValue).sum()));
-    owed.clear();
-    owed.putAll(asks);
+  public synchronized void askedOnce(Map<Integer, Map<String, Integer>> asks, long now, long roundTimeoutMs) {
+    rounds++;
+    onceAsks.clear();
+    asks.forEach((p, counts) -> onceAsks.put(p, new OnceAsk(counts)));
     plannedAt = now;
-    exact = plan.exact();
-    // The poll thread may call widenDue() meanwhile, where an empty `awaiting` reads as "every
-    // partition answered": the widening is armed only once what the partitions owe is filled in.
-    // (Armed first, as it was, a CI run saw a dequeue of 5 ready items lease 17: widened at once.)
-    widenAt = -1;
-    awaiting.clear();
-    if (exact) {
-      awaiting.putAll(asks);
-    }
-    widenAt = exact ? now + widenAfterMs : -1;
+    roundEndsAt = now + roundTimeoutMs;
   }
 
   /**
-   * A partition this dequeue asked (with {@code answerShort}) could not serve all it was asked at
-   * once: it has answered, with what items it had.
+   * A long poll's standing demands were sent at {@code now} to {@code partitions}. The once demands
+   * still unsettled stay counted (their items are on their way); a round past its time is not
+   * {@link #roundOverdue} again.
    */
-  public void answeredShort(int partition) {
-    awaiting.remove(partition);
+  public synchronized void longPolled(Map<Integer, Map<String, Integer>> shares, long now) {
+    lingering.addAll(shares.keySet());
+    shares.forEach((p, counts) -> {
+      lingerShare.put(p, counts.values().stream().mapToInt(Integer::intValue).sum());
+      lingerGot.put(p, 0);
+    });
+    if (now >= roundEndsAt) {
+      roundEndsAt = Long.MAX_VALUE;
+    }
   }
 
-  /** Stats entries this dequeue counts on and has not received yet ({@link DemandPlan#takes}). */
-  private final Map<String, Long> reservations = new java.util.HashMap<>();
+  /**
+   * Partitions whose standing demand was served in full since the last call: the partition dropped
+   * that demand, and may hold more than the share it was asked.
+   */
+  public synchronized Set<Integer> takeFilled() {
+    Set<Integer> out = Set.copyOf(filled);
+    filled.clear();
+    return out;
+  }
+
+  /**
+   * A once demand for {@code counts} was sent to {@code partition} (one whose standing demand was
+   * served in full: it may hold more): its items are waited for as a round's are.
+   */
+  public synchronized void askedMore(int partition, Map<String, Integer> counts) {
+    onceAsks.put(partition, new OnceAsk(counts));
+    lingerShare.remove(partition);
+  }
+
+  /** Partitions whose once demand has items on their way: a long poll leaves them out. */
+  public synchronized Set<Integer> awaitingOnce() {
+    Set<Integer> out = new java.util.TreeSet<>();
+    onceAsks.forEach((p, ask) -> {
+      if (!ask.settled()) {
+        out.add(p);
+      }
+    });
+    return out;
+  }
+
+  /** True while a partition asked once has not sent all it will send. */
+  private boolean onceOutstanding() {
+    for (OnceAsk ask : onceAsks.values()) {
+      if (!ask.settled()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * What is still wanted beyond what the unsettled once demands will bring: what a long poll asks for
+   * (an exact round past its time goes on counting).
+   */
+  public synchronized Map<String, Integer> stillUncovered() {
+    Map<String, Integer> still = new HashMap<>(stillWanted());
+    for (OnceAsk ask : onceAsks.values()) {
+      int owed = (ask.granted >= 0 ? ask.granted : ask.asked) - ask.received;
+      for (Map.Entry<String, Integer> e : ask.counts.entrySet()) {
+        if (owed <= 0) {
+          break;
+        }
+        int left = still.getOrDefault(e.getKey(), 0);
+        int take = Math.min(owed, Math.min(left, e.getValue()));
+        if (take > 0) {
+          owed -= take;
+          if (left - take > 0) {
+            still.put(e.getKey(), left - take);
+          } else {
+            still.remove(e.getKey());
+          }
+        }
+      }
+    }
+    return still;
+  }
+
+  /**
+   * A partition answered this dequeue's once demand: it granted {@code granted} items (-1: it did not
+   * say), which come on their own, maybe after this answer.
+   *
+   * @return the keys it was asked for when it had fewer than asked (its stats entries are stale), else
+   *     an empty set
+   */
+  public synchronized Set<String> answeredOnce(int partition, int granted) {
+    OnceAsk ask = onceAsks.get(partition);
+    if (ask == null) {
+      return Set.of();
+    }
+    ask.granted = granted >= 0 ? granted : ask.received;
+    return ask.granted < ask.asked ? ask.counts.keySet() : Set.of();
+  }
+
+  /**
+   * True when the current round of once demands has brought all it will, and nothing long-polls: time
+   * to plan again (or to end).
+   */
+  public synchronized boolean roundSettled() {
+    return rounds > 0 && lingering.isEmpty() && !onceOutstanding();
+  }
+
+  /** True when the current exact round is unsettled past its time. */
+  public synchronized boolean roundOverdue(long now) {
+    return rounds > 0 && now >= roundEndsAt && onceOutstanding();
+  }
+
+  /** Partitions where a long poll's standing demand may still be open. */
+  public synchronized Set<Integer> lingering() {
+    return Set.copyOf(lingering);
+  }
 
   /** Adds {@code takes} to this dequeue's reservations. */
-  public void reserve(Map<String, Long> takes) {
+  public synchronized void reserve(Map<String, Long> takes) {
     takes.forEach((k, n) -> reservations.merge(k, n, Long::sum));
   }
 
   /** An item of the entry arrived: true if it used one of this dequeue's reservations (then gone). */
-  public boolean useReservation(String entryKey) {
+  public synchronized boolean useReservation(String entryKey) {
     Long n = reservations.get(entryKey);
     if (n == null) {
       return false;
@@ -132,78 +259,49 @@ public final class PendingDequeue {
   }
 
   /** Takes every reservation left, to give back. */
-  public Map<String, Long> dropReservations() {
+  public synchronized Map<String, Long> dropReservations() {
     Map<String, Long> left = Map.copyOf(reservations);
     reservations.clear();
     return left;
   }
 
-  public Set<Integer> asked() {
-    return asked;
-  }
-
   /**
-   * An item leased to this dequeue's own demand (not one handed over from another dequeue) came from
-   * {@code partition}.
-   */
-  public void servedBy(int partition) {
-    owed.computeIfPresent(partition, (p, n) -> n > 1 ? n - 1 : null);
-  }
-
-  /**
-   * The partitions whose demand of this dequeue may still be open, to cancel at the end: those of
-   * the last plan that have not served all they were asked. (Partitions a refresh left out were
-   * cancelled by it.)
-   */
-  public Set<Integer> stillAsking() {
-    return Set.copyOf(owed.keySet());
-  }
-
-  /**
-   * True once when an exact plan is to be widened to every partition for what is still wanted: when
-   * every partition it asked has answered (with items or a short answer) and counts are still
-   * missing (the stats were stale: other consumers took those items), or when it got nothing at
-   * all in its time (an answer lost, a partition moving).
-   */
-  public boolean widenDue(long now) {
-    if (widenAt < 0) {
-      return false;
-    }
-    if (awaiting.isEmpty() && !stillWanted().isEmpty() || now >= widenAt && received.isEmpty()) {
-      widenAt = -1;
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * An item leased to this dequeue arrived at {@code now}.
+   * An item leased to this dequeue arrived at {@code now} from {@code partition}.
    *
-   * @return how long the first item of an exact plan took to come since the plan was sent (the
-   *     partitions' answer time, which paces the widening), or -1 for any other item
+   * @return for the first item of an exact round, how long it took to come since the round was sent
+   *     (the partitions' answer time, which paces {@link #roundTimeout}); -1 for any other item
    */
-  public long offer(DeliveredItem item, long now) {
+  public synchronized long offer(DeliveredItem item, int partition, long now) {
     received.add(item);
-    awaiting.computeIfPresent(dev.ordo.api.ItemId.parse(item.getItemId()).partition(), (p, n) -> n > 1 ? n - 1 : null);
+    OnceAsk ask = onceAsks.get(partition);
+    if (ask != null && !ask.settled()) { // a long poll leaves such a partition out: the item is the ask's
+      ask.received++;
+    } else if (lingerShare.containsKey(partition)) {
+      int got = lingerGot.merge(partition, 1, Integer::sum);
+      if (got >= lingerShare.get(partition)) {
+        lingerShare.remove(partition);
+        filled.add(partition);
+      }
+    }
     if (firstArrivalAt < 0) {
       firstArrivalAt = now;
-      return answerTime(now);
+      return rounds > 0 ? Math.max(0, now - plannedAt) : -1;
     }
     return -1;
   }
 
-  /** For an exact plan, how long ago at {@code now} its demands were sent; -1 for a broadcast. */
-  public long answerTime(long now) {
-    return exact ? Math.max(0, now - plannedAt) : -1;
+  /** How long ago at {@code now} its last round of once demands was sent; -1 when it asked none. */
+  public synchronized long answerTime(long now) {
+    return rounds > 0 ? Math.max(0, now - plannedAt) : -1;
   }
 
   /**
-   * How long after its demands an exact plan that got nothing is widened: the gather window, or
+   * How long an exact round may stay unsettled before the dequeue long-polls: the gather window, or
    * three times what the asked partitions recently took to answer when that is longer. A loaded
-   * server answers later, and widening a plan only because its answer is on the way leases items
-   * that are then released, which loads it further.
+   * server answers later, and giving up on an answer that is on its way asks other partitions for
+   * items that then come on top of it.
    */
-  public static long widenAfter(long gatherMs, long recentAnswerMs) {
+  public static long roundTimeout(long gatherMs, long recentAnswerMs) {
     return Math.max(gatherMs, 3 * recentAnswerMs);
   }
 
@@ -219,39 +317,56 @@ public final class PendingDequeue {
   }
 
   /**
-   * Done at the deadline; at once when an exact plan's counts have all arrived (the partitions
-   * asked were those with the best heads, so nothing better is coming); otherwise {@code gatherMs}
-   * after the first item arrived: like SQS's long poll, a dequeue waits only while nothing is ready,
-   * and the gather window lets the other partitions offer better items.
+   * Whether the dequeue ends now: at once when every count is covered; while a partition asked once
+   * has items on their way, only {@code graceMs} past the deadline (they are this dequeue's, and would
+   * otherwise come late and go back); while it long-polls, at the deadline or {@code gatherMs} after the
+   * first item arrived (like SQS's long poll, a dequeue waits only while nothing is ready; the gather
+   * window lets the other partitions offer better items); after a settled round alone, with items in
+   * hand or at the deadline (a round that brought nothing before the deadline is followed by another
+   * plan instead).
    */
-  public boolean shouldFinish(long now, long gatherMs) {
-    if (now >= deadline) {
+  public synchronized boolean shouldFinish(long now, long gatherMs, long graceMs) {
+    if (stillWanted().isEmpty()) {
       return true;
     }
-    if (firstArrivalAt < 0) {
-      return false;
+    if (onceOutstanding()) {
+      return now >= deadline + graceMs;
     }
-    return now >= firstArrivalAt + gatherMs || exact && stillWanted().isEmpty();
+    if (!lingering.isEmpty()) {
+      return now >= deadline || firstArrivalAt >= 0 && now >= firstArrivalAt + gatherMs;
+    }
+    return rounds > 0 && !received.isEmpty() || now >= deadline; // (no round yet: its first plan is being sent)
   }
 
   /** What to ask the partitions for now: the counts not yet covered, or empty when covered. */
-  public Map<String, Integer> stillWanted() {
+  public synchronized Map<String, Integer> stillWanted() {
     return Selection.remaining(wanted, received);
   }
 
   /**
-   * True when this dequeue is open and would still take {@code item}: same namespace, and a count
-   * still missing for its topic or for any topic. An item leased for a dequeue that has finished
-   * (it came late, or was surplus) goes to such a dequeue of the same client instead of being
-   * released: the lease is the item's, whoever asked, and every release is a command that makes the
-   * item ready again for a demand that may well be another late one.
+   * True when this dequeue is open and would still take {@code item}: same namespace, a count still
+   * missing for its topic or for any topic, and no exact round that counts on its items (an item from
+   * elsewhere would come on top of them). An item leased for a dequeue that has finished (it came late,
+   * or was surplus) goes to such a dequeue of the same client instead of going back: the lease is the
+   * item's, whoever asked.
    */
-  public boolean takes(DeliveredItem item) {
+  public synchronized boolean takes(DeliveredItem item) {
     if (future.isDone() || failure != null || !namespace.equals(item.getNamespace())) {
+      return false;
+    }
+    if (onceOutstanding()) {
       return false;
     }
     Map<String, Integer> still = stillWanted();
     return still.getOrDefault(item.getTopic(), 0) > 0 || still.getOrDefault(Selection.ANY_TOPIC, 0) > 0;
+  }
+
+  /** A handed-over item, taken as if it came from no partition asked. */
+  public synchronized void handOver(DeliveredItem item, long now) {
+    received.add(item);
+    if (firstArrivalAt < 0) {
+      firstArrivalAt = now;
+    }
   }
 
   /** The first of {@code open} other than {@code from} that {@link #takes} the item, or null. */
@@ -264,11 +379,11 @@ public final class PendingDequeue {
     return null;
   }
 
-  public boolean refreshDue(long now) {
+  public synchronized boolean refreshDue(long now) {
     return now >= nextRefreshAt;
   }
 
-  public void refreshed(long nextRefreshAt) {
+  public synchronized void refreshed(long nextRefreshAt) {
     this.nextRefreshAt = nextRefreshAt;
   }
 }

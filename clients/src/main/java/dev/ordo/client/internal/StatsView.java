@@ -187,6 +187,20 @@ public final class StatsView {
   }
 
   /**
+   * A partition asked once for items of {@code key} (a topic, or {@code *} for any topic of the
+   * namespace) had fewer than its stats showed: until its next stats record, {@link #readyEntries}
+   * shows none there, so the client's next plans do not ask it again for items that are gone.
+   */
+  public void exhausted(String namespace, String key, int partition) {
+    for (TopicStats s : stats.values()) {
+      if (s.getPartition() == partition && s.getNamespace().equals(namespace)
+          && (Selection.ANY_TOPIC.equals(key) || s.getTopic().equals(key))) {
+        takenSince.put(namespace + "/" + s.getTopic() + "/" + partition, Long.MAX_VALUE / 4);
+      }
+    }
+  }
+
+  /**
    * A dequeue of this client counts on {@code n} items of a stats entry ({@link DemandPlan#takes}),
    * positive when planned, negative when they arrived or the dequeue ended: {@link #readyEntries}
    * leaves them out meanwhile, so concurrent dequeues of one client spread over the ready items instead

@@ -28,7 +28,7 @@ class CommandsTest {
   @Test
   void commandsOnALeasedItemCarryTheHeader() {
     for (Object body : List.of(new Ack(ID, "l"), new Acks(List.of(new Ack(ID, "l"))),
-        Nack.newBuilder().setItemId(ID).setLeaseId("l").build(), new Extend(ID, "l", 1_000L), new Release(ID, "l"))) {
+        Nack.newBuilder().setItemId(ID).setLeaseId("l").build(), new Extend(ID, "l", 1_000L), new Release(ID, "l", null))) {
       assertFirst(Commands.forItem(TOPICS, 0, ID, REQUESTER, 1L, body, false), body.getClass().getSimpleName());
       assertFirst(Commands.forItem(TOPICS, 0, ID, REQUESTER, 1L, body, true), body.getClass().getSimpleName() + ", urgent");
     }

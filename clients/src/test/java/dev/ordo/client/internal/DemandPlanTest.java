@@ -88,15 +88,24 @@ class DemandPlanTest {
   }
 
   @Test
-  void aWidenedPlanAsksEveryPartitionForAShareNotTheWholeCount() {
-    DemandPlan wide = DemandPlan.widened(Map.of("t", 50), 32);
+  void aLongPollAsksEveryPartitionForAShareNotTheWholeCount() {
+    DemandPlan wide = DemandPlan.longPoll(Map.of("t", 50), 32);
     assertFalse(wide.exact());
-    assertEquals(32, wide.partitions().size(), "items may be ready anywhere");
-    assertEquals(Map.of("t", 4), wide.asks().get(31), "ceil(2 x 50 / 32)");
-    assertTrue(wide.total() <= 2 * 50 + 32, "about twice the count in all, not 32 x 50: " + wide.total());
-    assertEquals(Map.of("t", 1), DemandPlan.widened(Map.of("t", 1), 32).asks().get(5), "at least one each");
-    assertEquals(Map.of("t", 10), DemandPlan.widened(Map.of("t", 10), 2).asks().get(0), "never more than the count");
-    assertEquals(Map.of(), DemandPlan.widened(Map.of("t", 10), 2).takes(), "it counts on no stats entry");
+    assertEquals(32, wide.partitions().size(), "items may become ready anywhere");
+    assertEquals(Map.of("t", 2), wide.asks().get(31), "ceil(50 / 32)");
+    assertTrue(wide.total() < 50 + 32, "about the count in all, not 32 x 50: " + wide.total());
+    assertEquals(Map.of("t", 1), DemandPlan.longPoll(Map.of("t", 1), 32).asks().get(5), "at least one each");
+    assertEquals(Map.of("t", 5), DemandPlan.longPoll(Map.of("t", 10), 2).asks().get(0));
+    assertEquals(Map.of(), DemandPlan.longPoll(Map.of("t", 10), 2).takes(), "it counts on no stats entry");
+  }
+
+  @Test
+  void aPlanFromTheStatsAsksOnlyWhatTheyShowAndBroadcastsNothing() {
+    List<DemandPlan.Entry> entries = List.of(new DemandPlan.Entry(2, "t", 3, 0));
+    DemandPlan plan = DemandPlan.fromStats(Map.of("t", 5), entries, 4, DemandPlan.Sticky.NONE);
+    assertEquals(Map.of(2, Map.of("t", 3)), plan.asks());
+    assertFalse(plan.exact(), "two are not covered");
+    assertTrue(DemandPlan.fromStats(Map.of("t", 5), List.of(), 4, DemandPlan.Sticky.NONE).asks().isEmpty());
   }
 
   @Test

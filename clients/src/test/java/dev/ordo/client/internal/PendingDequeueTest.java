@@ -9,99 +9,134 @@ import dev.ordo.schema.DeliverySemantics;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
+/** The decisions of one dequeue: when it ends, when it asks again, what it takes (decisions D50). */
 class PendingDequeueTest {
   private static final long GATHER = 50;
+  private static final long GRACE = 2_000;
 
   @Test
-  void anExactPlanFinishesAsSoonAsEveryCountArrived() {
-    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 2), 10_000, 1_000);
-    q.planned(DemandPlan.of(Map.of("t", 2), List.of(new DemandPlan.Entry(0, "t", 5, 0)), 4), 0, GATHER);
-    q.offer(item("0-1"), 5);
-    assertFalse(q.shouldFinish(6, GATHER), "one of two");
-    q.offer(item("0-2"), 7);
-    assertTrue(q.shouldFinish(7, GATHER), "both came: nothing better to wait for");
-  }
-
-  @Test
-  void aBroadcastPlanWaitsTheGatherWindowForBetterItems() {
-    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 1), 10_000, 1_000);
-    q.planned(DemandPlan.of(Map.of("t", 1), List.of(), 4), 0, GATHER);
-    q.offer(item("0-1"), 5);
-    assertFalse(q.shouldFinish(6, GATHER), "another partition may offer a better one");
-    assertTrue(q.shouldFinish(5 + GATHER, GATHER));
-  }
-
-  @Test
-  void anExactPlanThatBroughtNothingIsWidenedOnceAfterTheGatherWindow() {
-    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 1), 10_000, 1_000);
-    q.planned(DemandPlan.of(Map.of("t", 1), List.of(new DemandPlan.Entry(3, "t", 1, 0)), 4), 0, GATHER);
-    assertFalse(q.widenDue(GATHER - 1));
-    assertTrue(q.widenDue(GATHER));
-    assertFalse(q.widenDue(GATHER + 1), "once");
-    assertEquals(java.util.Set.of(3), q.asked());
-  }
-
-  @Test
-  void anExactPlanThatGotItemsIsNotWidened() {
+  void anExactRoundFinishesAsSoonAsEveryPartitionSentWhatItWasAsked() {
     PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
-    q.planned(DemandPlan.of(Map.of("t", 3), List.of(new DemandPlan.Entry(3, "t", 3, 0)), 4), 0, GATHER);
-    q.offer(item("3-1"), 10);
-    assertFalse(q.widenDue(GATHER));
-    assertTrue(q.shouldFinish(10 + GATHER, GATHER), "short of the count, it ends with the gather window");
+    q.askedOnce(Map.of(0, Map.of("t", 2), 1, Map.of("t", 1)), 0, 500);
+    q.offer(item("0-1"), 0, 5);
+    q.offer(item("0-2"), 0, 6);
+    assertFalse(q.roundSettled(), "partition 1 has not sent its item");
+    assertFalse(q.shouldFinish(7, GATHER, GRACE), "no gather window while an asked partition has items on the way");
+    assertFalse(q.shouldFinish(400, GATHER, GRACE), "nor later: what partition 1 was asked is this dequeue's");
+    q.offer(item("1-1"), 1, 401);
+    assertTrue(q.roundSettled());
+    assertTrue(q.shouldFinish(401, GATHER, GRACE));
   }
 
   @Test
-  void theFirstArrivalOfAnExactPlanTellsHowLongThePartitionsTookToAnswer() {
+  void aPartitionThatAnsweredShortIsWaitedForUntilWhatItGrantedCame() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 5), 10_000, 1_000);
+    q.askedOnce(Map.of(0, Map.of("t", 5)), 0, 500);
+    // The short answer may come before the items it counts (they ride the transaction, it does not).
+    assertEquals(Set.of("t"), q.answeredOnce(0, 2), "fewer than asked: its stats entry is stale");
+    assertFalse(q.roundSettled());
+    q.offer(item("0-1"), 0, 3);
+    assertFalse(q.roundSettled());
+    q.offer(item("0-2"), 0, 4);
+    assertTrue(q.roundSettled());
+    assertTrue(q.shouldFinish(4, GATHER, GRACE), "items in hand and nothing more on the way: done, like SQS");
+  }
+
+  @Test
+  void aRoundThatBroughtNothingIsFollowedByAnotherPlanNotByTheEnd() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 1), 10_000, 1_000);
+    q.askedOnce(Map.of(3, Map.of("t", 1)), 0, 500);
+    assertEquals(Set.of("t"), q.answeredOnce(3, 0));
+    assertTrue(q.roundSettled());
+    assertFalse(q.shouldFinish(10, GATHER, GRACE), "the caller waits: ask again");
+    assertEquals(1, q.rounds());
+    assertTrue(q.shouldFinish(10_000, GATHER, GRACE), "at the deadline it ends empty");
+  }
+
+  @Test
+  void aDequeueWhoseFirstPlanIsStillBeingSentIsNeitherSettledNorDone() {
+    // The caller's thread plans the first round while the poll thread already sees the dequeue: were
+    // it "settled", the poll thread would send a second round, and the dequeue get twice its count.
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 20), 10_000, 1_000);
+    assertFalse(q.roundSettled());
+    assertFalse(q.roundOverdue(5_000));
+    assertFalse(q.shouldFinish(5, GATHER, GRACE));
+  }
+
+  @Test
+  void aRoundPastItsTimeLongPollsOnlyForWhatItsAnswersDoNotCover() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 5), 10_000, 1_000);
+    q.askedOnce(Map.of(0, Map.of("t", 2), 1, Map.of("t", 2)), 0, 300);
+    q.offer(item("0-1"), 0, 10);
+    q.answeredOnce(1, 1);
+    assertEquals(Map.of("t", 2), q.stillUncovered(), "5 wanted, 1 came, 1 owed by 0 and 1 by 1");
+    q.longPolled(Map.of(2, Map.of("t", 2)), 400);
+    assertFalse(q.shouldFinish(10_000 - 1, GATHER, GRACE), "the once answers are still counted on");
+    q.offer(item("0-2"), 0, 450);
+    q.offer(item("1-1"), 1, 460);
+    assertEquals(Map.of("t", 2), q.stillUncovered());
+    assertTrue(q.shouldFinish(500, GATHER, GRACE), "settled, with items in hand since long before the gather window");
+  }
+
+  @Test
+  void anUnansweredRoundWaitsPastTheDeadlineOnlyForTheGrace() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 1), 1_000, 1_000);
+    q.askedOnce(Map.of(3, Map.of("t", 1)), 0, 300);
+    assertFalse(q.roundOverdue(299));
+    assertTrue(q.roundOverdue(300), "answers lost or slow: the dequeue long-polls");
+    assertFalse(q.shouldFinish(1_000 + GRACE - 1, GATHER, GRACE));
+    assertTrue(q.shouldFinish(1_000 + GRACE, GATHER, GRACE));
+  }
+
+  @Test
+  void aLongPollWaitsTheGatherWindowAfterItsFirstItem() {
     PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
-    q.planned(DemandPlan.of(Map.of("t", 3), List.of(new DemandPlan.Entry(3, "t", 3, 0)), 4), 100, GATHER);
-    assertEquals(35, q.offer(item("3-1"), 135));
-    assertEquals(-1, q.offer(item("3-2"), 140), "only the first");
-
-    PendingDequeue broadcast = new PendingDequeue("s", "ns", Map.of("t", 3), 10_000, 1_000);
-    broadcast.planned(DemandPlan.of(Map.of("t", 3), List.of(), 4), 100, GATHER);
-    assertEquals(-1, broadcast.offer(item("0-1"), 400), "a broadcast waits for items to become ready, not for answers");
+    q.longPolled(Map.of(0, Map.of("t", 1), 1, Map.of("t", 1), 2, Map.of("t", 1)), 0);
+    assertEquals(Set.of(0, 1, 2), q.lingering(), "what to cancel when it ends");
+    assertFalse(q.shouldFinish(100, GATHER, GRACE));
+    assertEquals(-1, q.offer(item("0-1"), 0, 100), "a long poll's arrival says nothing of answer times");
+    assertFalse(q.shouldFinish(149, GATHER, GRACE));
+    assertTrue(q.shouldFinish(150, GATHER, GRACE));
   }
 
   @Test
-  void widenWaitsLongerWhenThePartitionsAnswerSlowly() {
-    assertEquals(GATHER, PendingDequeue.widenAfter(GATHER, 10));
-    assertEquals(180, PendingDequeue.widenAfter(GATHER, 60), "a loaded server: its answers are on their way");
+  void aLongPolledPartitionThatServedItsWholeShareIsAskedOnceForMoreAndWaitedFor() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 4), 10_000, 1_000);
+    q.longPolled(Map.of(0, Map.of("t", 1), 1, Map.of("t", 1), 2, Map.of("t", 1), 3, Map.of("t", 1)), 0);
+    q.offer(item("2-1"), 2, 10);
+    assertEquals(Set.of(2), q.takeFilled(), "its share served: it may hold more");
+    assertEquals(Set.of(), q.takeFilled());
+    assertEquals(Map.of("t", 3), q.stillUncovered());
+    q.askedMore(2, Map.of("t", 3));
+    assertEquals(Set.of(2), q.awaitingOnce(), "a refresh of the long poll leaves it out");
+    assertFalse(q.shouldFinish(10 + GATHER, GATHER, GRACE), "its answer is on its way");
+    q.answeredOnce(2, 1);
+    q.offer(item("2-2"), 2, 70);
+    assertTrue(q.shouldFinish(70, GATHER, GRACE));
+    assertEquals(2, q.received().size());
+  }
+
+  @Test
+  void theFirstItemOfAnExactRoundTellsHowLongThePartitionsTookToAnswer() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
+    q.askedOnce(Map.of(3, Map.of("t", 3)), 100, 500);
+    assertEquals(40, q.offer(item("3-1"), 3, 140));
+    assertEquals(-1, q.offer(item("3-2"), 3, 150), "only the first item tells");
+    assertEquals(GATHER, PendingDequeue.roundTimeout(GATHER, 0), "the gather window at least");
+    assertEquals(600, PendingDequeue.roundTimeout(GATHER, 200), "three answer times when longer");
   }
 
   @Test
   void reservationsAreUsedByArrivalsAndTheRestGivenBack() {
     PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
-    q.reserve(Map.of("3/t", 3L));
-    assertTrue(q.useReservation("3/t"));
-    assertFalse(q.useReservation("1/t"));
-    assertEquals(Map.of("3/t", 2L), q.dropReservations());
+    q.reserve(Map.of("0/t", 2L, "1/t", 1L));
+    assertTrue(q.useReservation("0/t"));
+    assertFalse(q.useReservation("2/t"));
+    assertEquals(Map.of("0/t", 1L, "1/t", 1L), q.dropReservations());
     assertEquals(Map.of(), q.dropReservations());
-  }
-
-  @Test
-  void anExactPlanWidensAsSoonAsEveryPartitionItAskedHasAnsweredShort() {
-    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
-    q.planned(DemandPlan.of(Map.of("t", 3), List.of(new DemandPlan.Entry(1, "t", 2, 0), new DemandPlan.Entry(2, "t", 1, 0)),
-        4), 0, 5_000);
-    q.offer(item("1-1"), 3);
-    q.answeredShort(1);
-    assertFalse(q.widenDue(4), "partition 2 has not answered yet");
-    q.answeredShort(2);
-    assertTrue(q.widenDue(5), "both answered and one item is still missing: no need to wait for the timer");
-    assertFalse(q.widenDue(6), "once");
-
-    PendingDequeue served = new PendingDequeue("s", "ns", Map.of("t", 1), 10_000, 1_000);
-    served.planned(DemandPlan.of(Map.of("t", 1), List.of(new DemandPlan.Entry(3, "t", 1, 0)), 4), 0, 5_000);
-    served.offer(item("3-1"), 2);
-    assertFalse(served.widenDue(3), "all it wanted came");
-    assertTrue(served.shouldFinish(3, GATHER));
-
-    PendingDequeue silent = new PendingDequeue("q", "ns", Map.of("t", 1), 10_000, 1_000);
-    silent.planned(DemandPlan.of(Map.of("t", 1), List.of(new DemandPlan.Entry(3, "t", 1, 0)), 4), 0, 200);
-    assertFalse(silent.widenDue(199), "the answer may be on its way");
-    assertTrue(silent.widenDue(200), "no answer at all in its time");
   }
 
   @Test
@@ -109,21 +144,25 @@ class PendingDequeueTest {
     PendingDequeue finished = new PendingDequeue("f", "ns", Map.of("t", 1), 10_000, 1_000);
     finished.future().complete(List.of());
     PendingDequeue full = new PendingDequeue("full", "ns", Map.of("t", 1), 10_000, 1_000);
-    full.offer(item("0-1"), 1);
+    full.longPolled(Map.of(0, Map.of("t", 1)), 0);
+    full.offer(item("0-1"), 0, 1);
     PendingDequeue otherNamespace = new PendingDequeue("o", "other", Map.of("t", 5), 10_000, 1_000);
     PendingDequeue otherTopic = new PendingDequeue("u", "ns", Map.of("u", 5), 10_000, 1_000);
     PendingDequeue any = new PendingDequeue("any", "ns", Map.of("*", 2), 10_000, 1_000);
     PendingDequeue wants = new PendingDequeue("w", "ns", Map.of("t", 2), 10_000, 1_000);
+    PendingDequeue exact = new PendingDequeue("x", "ns", Map.of("t", 2), 10_000, 1_000);
+    exact.askedOnce(Map.of(1, Map.of("t", 2)), 0, 500);
 
     DeliveredItem late = item("0-9");
     assertFalse(finished.takes(late), "done");
     assertFalse(full.takes(late), "has what it asked for");
     assertFalse(otherNamespace.takes(late));
     assertFalse(otherTopic.takes(late));
+    assertFalse(exact.takes(late), "its round's items are on their way: one more would be a surplus");
     assertTrue(any.takes(late), "any topic of the namespace");
     assertTrue(wants.takes(late));
-    assertEquals("w", PendingDequeue.taker(List.of(finished, full, otherNamespace, otherTopic, wants, any), late, "f")
-        .requesterId());
+    assertEquals("w", PendingDequeue.taker(List.of(finished, full, otherNamespace, otherTopic, exact, wants, any), late,
+        "f").requesterId());
     assertEquals(null, PendingDequeue.taker(List.of(wants), late, "w"), "never back to the dequeue it came from");
     wants.fail(new IllegalStateException("send failed"));
     assertFalse(wants.takes(late), "failed");
@@ -133,24 +172,5 @@ class PendingDequeueTest {
     return DeliveredItem.newBuilder().setItemId(id).setLeaseId("l").setNamespace("ns").setTopic("t").setPriority(0)
         .setAttempt(1).setPayload(ByteBuffer.wrap(new byte[0])).setEnqueuedAt(0).setLeaseExpiresAt(0)
         .setSemantics(DeliverySemantics.AT_LEAST_ONCE).build();
-  }
-
-  @Test
-  void onlyPartitionsThatHaveNotServedAllTheyWereAskedAreStillAsking() {
-    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 5), 10_000, 1_000);
-    q.planned(DemandPlan.of(Map.of("t", 5), List.of(new DemandPlan.Entry(0, "t", 3, 1),
-        new DemandPlan.Entry(1, "t", 2, 1)), 2), 0, 50);
-    assertEquals(java.util.Set.of(0, 1), q.stillAsking());
-    q.servedBy(0);
-    q.servedBy(0);
-    assertEquals(java.util.Set.of(0, 1), q.stillAsking(), "partition 0 owes one more");
-    q.servedBy(0);
-    assertEquals(java.util.Set.of(1), q.stillAsking(), "served in full: the partition dropped the demand");
-    q.servedBy(1);
-    q.servedBy(1);
-    assertEquals(java.util.Set.of(), q.stillAsking());
-
-    q.planned(DemandPlan.widened(Map.of("t", 4), 2), 10, 50);
-    assertEquals(java.util.Set.of(0, 1), q.stillAsking(), "a new plan asks anew");
   }
 }

@@ -142,6 +142,16 @@ public final class Lifecycle {
     return new Decision.Keep(release(s, now));
   }
 
+  /**
+   * A lease given back unseen ({@code Release.returned}): a client library never handed the item to
+   * its application, so the lease is undone as if never granted: READY again at its old place, the
+   * attempt given back, nothing added to its history, and an at-most-once item kept, since it was
+   * never delivered.
+   */
+  public static StoredItem returned(StoredItem s) {
+    return clearLease(copy(s)).setState(ItemState.READY).setAttempts(Math.max(0, s.getAttempts() - 1)).build();
+  }
+
   /** What the outcome of a nack or release says when it dropped an at-most-once item. */
   public static final String AT_MOST_ONCE_GONE = "at-most-once item dropped: it is never delivered again";
 

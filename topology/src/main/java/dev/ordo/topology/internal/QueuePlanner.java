@@ -316,6 +316,9 @@ public final class QueuePlanner {
         continue;
       }
       plan.effects.count(QueueMetrics.LEASE_EXPIRED);
+      if (item.getLeasedAt() != null && item.getLeaseExpiresAt() == item.getLeasedAt() + item.getLeaseDurationMs()) {
+        plan.effects.count(QueueMetrics.LEASE_EXPIRED_UNEXTENDED);
+      }
       plan.apply(t.offset(), item, Lifecycle.leaseExpired(item, now, settings.redeliveryDelayMs(), defaults.parkAfterMs()));
     }
     if (!view.rebuilding()) {
@@ -349,8 +352,19 @@ public final class QueuePlanner {
         dispatchPending = true; // the demands after this one wait for the next step
         return plan.effects;
       }
+      boolean pendingBefore = dispatchPending;
+      dispatchPending = false;
       plan.serve(open);
-      demands.afterServing(open);
+      boolean cut = dispatchPending;
+      dispatchPending |= pendingBefore;
+      if (DemandBook.isOnce(open) && !cut) {
+        demands.drop(open); // its continuation is over: served in full, or all there was
+        if (!open.satisfied()) {
+          plan.answerOnce(open);
+        }
+      } else {
+        demands.afterServing(open);
+      }
     }
     return plan.effects;
   }
@@ -417,7 +431,7 @@ public final class QueuePlanner {
   }
 
   static Outcome outcome(String itemId, CommandKind kind, OutcomeResult result, String detail) {
-    return new Outcome(itemId, kind, result, detail, null, null, null);
+    return new Outcome(itemId, kind, result, detail, null, null, null, null);
   }
 
   /**
@@ -558,8 +572,12 @@ public final class QueuePlanner {
     void onDemand(Requester requester, Demand demand) {
       Validation.demand(requester, demand);
       effects.count(QueueMetrics.DEMANDS);
+      if (demand.getOnce()) {
+        onceDemand(requester, demand);
+        return;
+      }
       DemandBook.Open open = demands.put(requester, demand.getNamespace(), demand.getTopics(),
-          now + demand.getValidForMs(), demand.getReplace(), urgent);
+          now + demand.getValidForMs(), demand.getReplace(), urgent, demand.getLimit(), demand.getReceived());
       if (!view.rebuilding()) { // else served when the index is rebuilt
         serve(open);
         demands.afterServing(open);
@@ -571,6 +589,37 @@ public final class QueuePlanner {
         shortAnswer.setPartition(partition);
         effects.answer(requester, shortAnswer, urgent);
       }
+    }
+
+    /**
+     * A once demand: served now and dropped. One the dispatch step cut short waits in the book for the
+     * continuation ({@link #continueDispatch}), for at most its validity; one not served in full is
+     * answered with what it was granted ({@link #answerOnce}).
+     */
+    void onceDemand(Requester requester, Demand demand) {
+      DemandBook.Open once = demands.once(requester, demand.getNamespace(), demand.getTopics(), urgent);
+      if (!view.rebuilding()) { // else nothing now: the requester asks elsewhere or again
+        boolean pendingBefore = dispatchPending;
+        dispatchPending = false;
+        serve(once);
+        boolean cut = dispatchPending;
+        dispatchPending |= pendingBefore;
+        if (cut && !once.satisfied()) {
+          demands.hold(once, now + demand.getValidForMs());
+          return;
+        }
+      }
+      if (!once.satisfied()) {
+        answerOnce(once);
+      }
+    }
+
+    /** Tells the requester of a once demand not served in full how many items it was granted. */
+    void answerOnce(DemandBook.Open once) {
+      Outcome shortAnswer = outcome("", CommandKind.DEMAND, OutcomeResult.APPLIED, null);
+      shortAnswer.setPartition(partition);
+      shortAnswer.setGranted((int) once.granted());
+      effects.answer(once.requester(), shortAnswer, once.urgent());
     }
 
     /** The item a lease command names, or null after answering UNKNOWN_ITEM / STALE_LEASE. */
@@ -675,6 +724,13 @@ public final class QueuePlanner {
       long offset = Validation.itemOn(partition, release.getItemId(), CommandKind.RELEASE);
       StoredItem item = leased(requester, CommandKind.RELEASE, offset, release.getItemId(), release.getLeaseId());
       if (item == null) {
+        return;
+      }
+      if (release.getReturned() != null) {
+        // Given back unseen by a client library: undone as if never granted, whatever the semantics.
+        apply(offset, item, new Decision.Keep(Lifecycle.returned(item)));
+        effects.count(QueueMetrics.returned(release.getReturned()));
+        reply(requester, outcome(release.getItemId(), CommandKind.RELEASE, OutcomeResult.APPLIED, null));
         return;
       }
       Decision decision = Lifecycle.released(item, now);

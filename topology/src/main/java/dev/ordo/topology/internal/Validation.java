@@ -105,6 +105,15 @@ public final class Validation {
         throw new InvalidInput("demand count for topic " + e.getKey() + " must be >= 0");
       }
     }
+    if (demand.getLimit() < -1) {
+      throw new InvalidInput("demand limit must be >= 0, or -1 for none, got " + demand.getLimit());
+    }
+    if (demand.getReceived() < 0) {
+      throw new InvalidInput("demand received must be >= 0, got " + demand.getReceived());
+    }
+    if (demand.getOnce() && demand.getLimit() >= 0) {
+      throw new InvalidInput("a once demand takes no limit: it is served once and kept nowhere");
+    }
   }
 
   public static void nack(Nack nack) {

@@ -94,7 +94,7 @@ class AnswerCommitTest {
     enqueue();
     assertFalse(context.committed(), "an enqueue answers nobody: the regular commit interval is soon enough");
 
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L));
     assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
         .count(), "the item was leased to alice");
     assertTrue(context.committed(), "alice waits for the item, visible only once committed");
@@ -127,7 +127,7 @@ class AnswerCommitTest {
     close();
     start(5);
     enqueue();
-    command(null, new Release("0-0", "not-the-lease"));
+    command(null, new Release("0-0", "not-the-lease", null));
     assertFalse(context.committed(), "nobody waits for a quiet release");
   }
 
@@ -135,7 +135,7 @@ class AnswerCommitTest {
   void aPipeliningRequesterIsAnsweredAtTheRegularCommit() {
     start(5);
     enqueue();
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false), false);
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L), false);
     assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
         .count(), "the item was leased to alice");
     assertFalse(context.committed(), "a lease consumer's demand is not urgent: its items ride the next commit");
@@ -146,7 +146,7 @@ class AnswerCommitTest {
   @Test
   void itemsArrivingForAnUrgentDemandAskForACommit() {
     start(5);
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L));
     assertFalse(context.committed(), "nothing to hand out yet: nothing to commit for alice");
     enqueue();
     assertEquals(1, context.forwarded().stream().filter(f -> f.record().key().topic().equals(TOPICS.deliveries()))
@@ -159,7 +159,7 @@ class AnswerCommitTest {
     MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     start(5, new EarlyAnswers(producer, metrics));
     enqueue();
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L));
     assertEquals(0, deliveriesForwarded(), "nothing for alice goes with the transaction");
     assertEquals(1, producer.history().size(), "the leased item went to alice at once");
     ProducerRecord<byte[], byte[]> sent = producer.history().get(0);
@@ -182,7 +182,7 @@ class AnswerCommitTest {
     MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     start(5, new EarlyAnswers(producer, metrics));
     enqueue(DeliverySemantics.AT_MOST_ONCE);
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L));
     assertEquals(List.of(), producer.history(), "a crash before the commit would hand it out twice");
     assertEquals(1, deliveriesForwarded(), "it goes with the transaction");
     assertTrue(context.committed(), "and asks for the commit alice waits for");
@@ -194,7 +194,7 @@ class AnswerCommitTest {
     MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     start(5, new EarlyAnswers(producer, metrics));
     enqueue();
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false), false);
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L), false);
     command(ALICE, new Ack("0-0", "not-the-lease"), false);
     assertEquals(List.of(), producer.history(), "a lease consumer's demands and acks are not urgent");
     assertEquals(2, deliveriesForwarded());
@@ -205,7 +205,7 @@ class AnswerCommitTest {
     MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     start(5, new EarlyAnswers(producer, metrics, true));
     enqueue();
-    command(ALICE, new Demand("ns", Map.of("t", 2), 10_000L, true, false), false);
+    command(ALICE, new Demand("ns", Map.of("t", 2), 10_000L, true, false, false, -1L, 0L), false);
     command(ALICE, new Ack("0-0", "not-the-lease"), false);
     assertEquals(0, deliveriesForwarded(), "ordo.reply.early.all: nothing for the lease consumer rides the transaction");
     assertEquals(2, producer.history().size(), "its leased item and its ack's outcome went at once");
@@ -233,7 +233,7 @@ class AnswerCommitTest {
     };
     start(5, new EarlyAnswers(refusing, metrics));
     enqueue();
-    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L));
     assertEquals(1, deliveriesForwarded(), "alice's item went the transaction's way");
     assertTrue(context.committed());
     assertEquals(1, metrics.get(QueueMetrics.EARLY_ANSWER_REFUSED));

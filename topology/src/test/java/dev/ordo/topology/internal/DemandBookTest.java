@@ -102,4 +102,57 @@ class DemandBookTest {
     assertEquals(1, book.expireDue(500));
     assertTrue(book.isEmpty());
   }
+
+  @Test
+  void underALimitTheBookCountsItsGrantsAcrossDemandsSoItemsInTransitAreNotGrantedTwice() {
+    // A consumer with 5 free slots, nothing received yet: the limit is 0 + 5.
+    DemandBook.Open first = book.put(A, "ns", Map.of("t", 5, "u", 5), 100, true, false, 5, 0);
+    assertEquals(5, first.wanted("t"), "each topic within the limit");
+    first.served("t", 3);
+    first.served("u", 2);
+    assertTrue(first.satisfied(), "the limit is reached however the topics share it");
+    book.afterServing(first);
+    assertTrue(book.isEmpty(), "nothing open");
+    // It refreshes before any of the five arrived, still with 5 free slots: they are in transit.
+    DemandBook.Open refresh = book.put(A, "ns", Map.of("t", 5, "u", 5), 100, true, false, 5, 0);
+    assertEquals(0, refresh.wanted("t"), "the five granted count against the limit");
+    assertTrue(refresh.satisfied());
+    // Two arrived and finished: 2 received, 5 free again.
+    DemandBook.Open later = book.put(A, "ns", Map.of("t", 5, "u", 5), 100, true, false, 7, 2);
+    assertEquals(2, later.wanted("t"), "three still in transit");
+    assertEquals(5, later.granted());
+  }
+
+  @Test
+  void aBookWithNoCountForTheRequesterStartsFromWhatItReceived() {
+    DemandBook.Open open = book.put(A, "ns", Map.of("t", 10), 100, true, false, 47, 40);
+    assertEquals(7, open.wanted("t"), "limit 47 less the 40 it received from an earlier owner");
+    DemandBook.Open known = book.put(A, "ns", Map.of("t", 10), 100, true, false, 50, 45);
+    assertEquals(5, known.wanted("t"), "the requester saw more than the book knew: its count is the floor");
+  }
+
+  @Test
+  void theCountOfAServedDemandLapsesWithIt() {
+    DemandBook.Open open = book.put(A, "ns", Map.of("t", 2), 100, true, false, 2, 0);
+    open.served("t", 2);
+    book.afterServing(open);
+    book.expire(100);
+    DemandBook.Open fresh = book.put(A, "ns", Map.of("t", 2), 300, true, false, 4, 0);
+    assertEquals(2, fresh.wanted("t"), "after the lapse the requester's own count is all there is");
+  }
+
+  @Test
+  void aOnceDemandIsNotInTheBookAndLeavesTheRequestersOpenDemandAlone() {
+    book.put(A, "ns", Map.of("t", 3), 100, true);
+    DemandBook.Open once = book.once(A, "ns", Map.of("t", 2), true);
+    assertTrue(DemandBook.isOnce(once));
+    assertEquals(1, book.size());
+    assertEquals(3, book.wanting("ns", "t").get(0).wanted("t"), "the open demand is untouched");
+    once.served("t", 1);
+    assertEquals(1, once.granted());
+    book.hold(once, 200);
+    assertEquals(2, book.size(), "held for a continuation beside the open demand");
+    book.drop(once);
+    assertEquals(1, book.size());
+  }
 }

@@ -252,7 +252,7 @@ class FairQueueingProperties {
       for (int g = 0; g < 5; g++) {
         before.put("g" + g, store.groupLeased(NS, "g" + g));
       }
-      List<DeliveredItem> got = apply(planner.onCommand(command(new Demand(NS, Map.of("t", n), 1L, true, false)), store, now));
+      List<DeliveredItem> got = apply(planner.onCommand(command(new Demand(NS, Map.of("t", n), 1L, true, false, false, -1L, 0L)), store, now));
       planner.expireDemands(now + 2);
       for (int g = 0; g < 5; g++) {
         String group = "g" + g;

@@ -170,7 +170,7 @@ class GroupLayoutTest {
   private List<DeliveredItem> demand(int n) {
     now++;
     List<DeliveredItem> got = apply(planner.onCommand(
-        new Command(WORKER, now, new Demand(NS, Map.of("t", n), 1L, true, false), false), view, now));
+        new Command(WORKER, now, new Demand(NS, Map.of("t", n), 1L, true, false, false, -1L, 0L), false), view, now));
     planner.expireDemands(now + 2);
     return got;
   }

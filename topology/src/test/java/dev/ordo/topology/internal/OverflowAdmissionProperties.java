@@ -357,7 +357,7 @@ class OverflowAdmissionProperties {
         } else if (op instanceof Want w) {
           String ns = NAMESPACES.get(w.ns());
           String key = w.topic() < 0 ? "*" : TOPICS.get(w.topic());
-          step(planner.onCommand(command(ns, new Demand(ns, Map.of(key, w.count()), w.validForMs(), true, false)), store, now),
+          step(planner.onCommand(command(ns, new Demand(ns, Map.of(key, w.count()), w.validForMs(), true, false, false, -1L, 0L)), store, now),
               Map.of(), where);
         } else if (op instanceof AckOne a) {
           if (!held.isEmpty()) {
@@ -381,7 +381,7 @@ class OverflowAdmissionProperties {
       boolean auditRounds = audit;
       audit = false;
       for (String ns : NAMESPACES) { // open until the drain ends: served as items become ready
-        step(planner.onCommand(command(ns, new Demand(ns, Map.of("*", 1_000_000), (DRAIN_ROUNDS + 1) * 1_000L, true, false)),
+        step(planner.onCommand(command(ns, new Demand(ns, Map.of("*", 1_000_000), (DRAIN_ROUNDS + 1) * 1_000L, true, false, false, -1L, 0L)),
             store, now), Map.of(), "drain demand of " + ns);
       }
       while (!held.isEmpty()) {

@@ -195,7 +195,7 @@ class QueuePlannerSimulationTest {
     }
     long validFor = 1_000 + rnd.nextLong(5_000);
     demands.put(r.getId(), new Wanted(new HashMap<>(topics), now + validFor));
-    Effects e = planner.onCommand(command(r, new Demand(NS, topics, validFor, true, false)), store, now);
+    Effects e = planner.onCommand(command(r, new Demand(NS, topics, validFor, true, false, false, -1L, 0L)), store, now);
     applyAndDispatch(e);
   }
 
@@ -294,7 +294,7 @@ class QueuePlannerSimulationTest {
     if (m == null) {
       return;
     }
-    Effects e = planner.onCommand(command(REQUESTERS.get(0), new Release(m.id(), m.leaseId)), store, now);
+    Effects e = planner.onCommand(command(REQUESTERS.get(0), new Release(m.id(), m.leaseId, null)), store, now);
     assertEquals(OutcomeResult.APPLIED, single(e).getResult());
     clearLease(m);
     m.state = State.READY;
@@ -319,7 +319,7 @@ class QueuePlannerSimulationTest {
     M m = pickLeased();
     Command bad = m != null && rnd.nextBoolean()
         ? command(REQUESTERS.get(0), new Nack(m.id(), m.leaseId, -5L, null, null, false))
-        : command(REQUESTERS.get(0), new Demand(NS, Map.of("t", 1), 0L, true, false));
+        : command(REQUESTERS.get(0), new Demand(NS, Map.of("t", 1), 0L, true, false, false, -1L, 0L));
     Effects e = planner.onCommand(bad, store, now);
     assertNotNull(e.refusal(), "refused");
     assertTrue(e.changes().isEmpty() && e.parks().isEmpty() && e.deadLetters().isEmpty(), "nothing changes");
@@ -369,7 +369,7 @@ class QueuePlannerSimulationTest {
     for (int round = 0; round < 200 && !model.isEmpty(); round++) {
       advance(1_000);
       demands.put("a", new Wanted(new HashMap<>(Map.of("*", 10_000)), now + 60_000));
-      applyAndDispatch(planner.onCommand(command(REQUESTERS.get(0), new Demand(NS, Map.of("*", 10_000), 60_000L, true, false)),
+      applyAndDispatch(planner.onCommand(command(REQUESTERS.get(0), new Demand(NS, Map.of("*", 10_000), 60_000L, true, false, false, -1L, 0L)),
           store, now));
       checkStep("drain " + round);
       for (M m : new ArrayList<>(model.values())) {

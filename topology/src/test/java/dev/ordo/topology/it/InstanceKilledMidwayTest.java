@@ -369,7 +369,7 @@ class InstanceKilledMidwayTest {
           for (int p = 0; p < PARTITIONS; p++) {
             Map<String, Integer> want = new HashMap<>();
             want.put("*", 500);
-            Command demand = new Command(new Requester("tester", p), now, new Demand("ns", want, 2_000L, true, false), false);
+            Command demand = new Command(new Requester("tester", p), now, new Demand("ns", want, 2_000L, true, false, false, -1L, 0L), false);
             producer.send(new ProducerRecord<>(topics.commands(), p, null, OrdoSerdes.COMMAND.encode(demand)));
           }
           nextDemand = now + 300;

@@ -121,7 +121,7 @@ class ParkedItemsTravelTheTiersTest {
   }
 
   private void demand(String topic) throws Exception {
-    command(new Demand("ns", Map.of(topic, 10), 60_000L, true, false));
+    command(new Demand("ns", Map.of(topic, 10), 60_000L, true, false, false, -1L, 0L));
   }
 
   /** Reads deliveries until {@code done} holds or the deadline passes. */
