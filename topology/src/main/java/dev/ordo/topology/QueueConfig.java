@@ -139,6 +139,11 @@ public final class QueueConfig extends AbstractConfig {
       + " at-most-once items always wait for the commit, and a lease consumer's do too unless ordo.reply.early.all."
       + " false: every answer waits for the commit (decisions D39).";
 
+  public static final String CLOCK_OFFSET_CONFIG = "ordo.clock.offset.ms";
+  private static final String CLOCK_OFFSET_DOC = "For fault runs only (ordo bench --nemesis): the queue's"
+      + " wall clock runs this many milliseconds ahead of the machine's (negative: behind), as a server whose"
+      + " clock is off would. Delays, leases and times to live are then judged by the skewed clock. Leave it 0.";
+
   public static final String REPLY_EARLY_ALL_CONFIG = "ordo.reply.early.all";
   private static final String REPLY_EARLY_ALL_DOC = "With ordo.reply.early, a lease consumer's answers go early"
       + " too (its deliveries, and the outcomes of its acks, nacks and heartbeats), not only those a requester waits"
@@ -204,6 +209,8 @@ public final class QueueConfig extends AbstractConfig {
           REPLY_COMMIT_GAP_DOC)
       .define(REPLY_EARLY_CONFIG, Type.BOOLEAN, true, Importance.LOW, REPLY_EARLY_DOC)
       .define(REPLY_EARLY_ALL_CONFIG, Type.BOOLEAN, false, Importance.LOW, REPLY_EARLY_ALL_DOC)
+      .define(CLOCK_OFFSET_CONFIG, Type.LONG, 0L, Range.between(-3_600_000L, 3_600_000L), Importance.LOW,
+          CLOCK_OFFSET_DOC)
       .define(INTAKE_LEAD_MS_CONFIG, Type.LONG, 1_000L, Range.between(0, 3_600_000), Importance.LOW,
           INTAKE_LEAD_MS_DOC)
       .define(METRICS_TOPICS_MAX_CONFIG, Type.INT, 1_000, Range.atLeast(1), Importance.LOW, METRICS_TOPICS_MAX_DOC)

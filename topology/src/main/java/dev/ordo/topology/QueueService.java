@@ -84,7 +84,10 @@ public final class QueueService implements AutoCloseable {
     EarlyAnswers early = earlyAnswerProducer == null ? EarlyAnswers.NONE : new EarlyAnswers(earlyAnswerProducer, metrics,
         config.getBoolean(QueueConfig.REPLY_EARLY_ALL_CONFIG));
     try {
-      this.streams = new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions, early), p);
+      long clockOffset = config.getLong(QueueConfig.CLOCK_OFFSET_CONFIG);
+      this.streams = clockOffset == 0 ? new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions, early), p)
+          : new KafkaStreams(QueueTopology.build(config, metrics, meters, partitions, early), p,
+              new dev.ordo.topology.internal.OffsetTime(clockOffset));
     } catch (RuntimeException e) {
       if (earlyAnswerProducer != null) {
         earlyAnswerProducer.close(Duration.ZERO); // a Kafka Streams setting was refused: nothing will answer

@@ -297,11 +297,7 @@ public final class QueuePlanner {
       if (item == null || item.getExpiresAt() == null || item.getExpiresAt() != t.dueAt()) {
         continue;
       }
-      plan.change(t.offset(), item, null);
-      plan.effects.count(QueueMetrics.TTL_EXPIRED);
-      if (settings.ttlDeadLetter()) {
-        plan.deadLetter(t.offset(), item, DeadLetterReason.TTL_EXPIRED, "time to live passed in state " + item.getState());
-      }
+      plan.expire(t.offset(), item);
     }
     for (TimerEntry t : view.dueTimers(TimerKind.DUE, now, batch)) {
       StoredItem item = plan.get(t.offset());
@@ -896,7 +892,9 @@ public final class QueuePlanner {
           }
           continue; // the group's other queued items wait behind this one: not read
         }
-        if (here) {
+        if (here && item.getExpiresAt() != null && item.getExpiresAt() <= now) {
+          expire(c.entry().offset(), item); // its TTL timer has not run yet: never hand out an expired item
+        } else if (here) {
           lease(c.entry().offset(), item, item, open.requester(), open.urgent());
           served++;
         }
@@ -1046,6 +1044,15 @@ public final class QueuePlanner {
         if (next != null) {
           queue.add(new Candidate(next, c.topic(), true, GROUP));
         }
+      }
+    }
+
+    /** Deletes an item whose time to live has passed (or dead-letters it, with {@code ordo.ttl.dead.letter}). */
+    void expire(long offset, StoredItem item) {
+      change(offset, item, null);
+      effects.count(QueueMetrics.TTL_EXPIRED);
+      if (settings.ttlDeadLetter()) {
+        deadLetter(offset, item, DeadLetterReason.TTL_EXPIRED, "time to live passed in state " + item.getState());
       }
     }
 
