@@ -59,7 +59,7 @@ final class BenchCommand implements Callable<Integer> {
         return OrdoMain.EXIT_USAGE;
       }
       Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, Level.ERROR);
-      return onKafka(bootstrap -> mode.run(bootstrap, System.out));
+      return mode.needsKafka() ? onKafka(bootstrap -> mode.run(bootstrap, System.out)) : mode.run(null, System.out);
     }
     BenchOptions options;
     try {

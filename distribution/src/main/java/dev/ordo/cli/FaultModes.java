@@ -2,6 +2,7 @@ package dev.ordo.cli;
 
 import dev.ordo.faults.DrainRun;
 import dev.ordo.faults.FailoverRun;
+import dev.ordo.faults.NemesisRun;
 import dev.ordo.faults.SoakRun;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -18,7 +19,8 @@ import java.util.TreeMap;
  * The fault modes of {@code ordo bench} (issue 17), each a run of its own against {@code ordo server}
  * processes instead of the scenarios' rounds: {@code --failover} (a server killed with a standing
  * backlog, with and without standbys), {@code --drain} (a large backlog on one server with a small
- * heap) and {@code --soak} (mixed load and restarts for half an hour, memory sampled).
+ * heap), {@code --soak} (mixed load and restarts for half an hour, memory sampled) and {@code --nemesis}
+ * (faults of every kind in turn under a mixed workload, the whole history checked; issue 44).
  */
 final class FaultModes {
   static final String USAGE =
@@ -35,11 +37,17 @@ final class FaultModes {
       "    --soak-minutes N       how long (default 30)\n" +
       "    --soak-restart-minutes N  a restart every N minutes (default 5)\n" +
       "    --soak-rate N          items/s offered (default 200)\n" +
+      "  --nemesis [DURATION]  three servers on three brokers of their own, faults of every kind in turn\n" +
+      "                     (kill, pause, broker, network, clock) for DURATION (default 10m) under a mixed\n" +
+      "                     workload; every operation logged and the history checked: prints the faults, the\n" +
+      "                     operations and every violation, exits 1 on any\n" +
+      "    --nemesis-seed N       the seed of the faults and the workload (default 1)\n" +
+      "    --nemesis-rate N       items/s offered (default 30)\n" +
       "  --partitions N     partitions of the cluster's topics (default 4)\n" +
       "  --server-heap SIZE -Xmx of each server (default 1g)\n" +
       "  --server-setting K=V  a setting of each server (as in its --config), repeatable";
 
-  private enum Mode { FAILOVER, DRAIN, SOAK }
+  private enum Mode { FAILOVER, DRAIN, SOAK, NEMESIS }
 
   private final Mode mode;
   private final Map<String, String> values;
@@ -51,7 +59,8 @@ final class FaultModes {
   }
 
   static boolean isFaultMode(List<String> args) {
-    return args.contains("--failover") || args.contains("--drain") || args.contains("--soak");
+    return args.contains("--failover") || args.contains("--drain") || args.contains("--soak")
+        || args.contains("--nemesis");
   }
 
   static FaultModes parse(List<String> args) {
@@ -64,13 +73,17 @@ final class FaultModes {
         case "--failover" -> Mode.FAILOVER;
         case "--drain" -> Mode.DRAIN;
         case "--soak" -> Mode.SOAK;
+        case "--nemesis" -> Mode.NEMESIS;
         default -> null;
       };
       if (m != null) {
         if (mode != null) {
-          throw new IllegalArgumentException("one fault mode at a time: --failover, --drain or --soak");
+          throw new IllegalArgumentException("one fault mode at a time: --failover, --drain, --soak or --nemesis");
         }
         mode = m;
+        if (m == Mode.NEMESIS && i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+          values.put("--nemesis", args.get(++i)); // its optional duration
+        }
         continue;
       }
       String key = a;
@@ -93,7 +106,8 @@ final class FaultModes {
         continue;
       }
       if (!List.of("--failover-items", "--failover-standbys", "--drain-items", "--soak-minutes",
-          "--soak-restart-minutes", "--soak-rate", "--partitions", "--server-heap").contains(key)) {
+          "--soak-restart-minutes", "--soak-rate", "--nemesis-seed", "--nemesis-rate", "--partitions",
+          "--server-heap").contains(key)) {
         throw new IllegalArgumentException("unknown option of a fault mode: " + key);
       }
       values.put(key, value);
@@ -108,8 +122,42 @@ final class FaultModes {
     f.number("--soak-restart-minutes", 5);
     f.number("--soak-rate", 200);
     f.number("--partitions", 4);
+    f.number("--nemesis-rate", 30);
+    f.nemesisDuration();
+    f.seed();
     f.heap();
     return f;
+  }
+
+  /** {@code --nemesis}'s duration (e.g. 10m, 120s; default 10 minutes). */
+  private Duration nemesisDuration() {
+    String v = values.get("--nemesis");
+    if (v == null) {
+      return Duration.ofMinutes(10);
+    }
+    try {
+      Duration d = dev.ordo.api.Durations.parse(v);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException();
+      }
+      return d;
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("--nemesis takes a duration such as 10m or 120s, got " + v);
+    }
+  }
+
+  private long seed() {
+    String v = values.getOrDefault("--nemesis-seed", "1");
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--nemesis-seed must be a number, got " + v);
+    }
+  }
+
+  /** True for the modes that need the bench's Kafka (the nemesis brings a cluster of its own). */
+  boolean needsKafka() {
+    return mode != Mode.NEMESIS;
   }
 
   private long number(String key, long otherwise) {
@@ -189,6 +237,17 @@ final class FaultModes {
           out.println();
           out.println("Backlog drain (one server, -Xmx" + heap() + "):");
           out.println("  " + r.line());
+        }
+        case NEMESIS -> {
+          NemesisRun.Result r = NemesisRun.run(new NemesisRun.Options(nemesisDuration(), seed(), partitions,
+              Math.toIntExact(number("--nemesis-rate", 30)), Duration.ofSeconds(15), Duration.ofSeconds(2),
+              List.of("-Xmx" + heap())), dir, out);
+          out.println();
+          out.println("Nemesis (three servers, three brokers, seed " + seed() + "):");
+          r.faults().forEach(f -> out.println("  fault " + f.line()));
+          out.println("  " + r.line());
+          r.check().violations().forEach(v -> out.println("  violation: " + v));
+          return r.ok() ? 0 : 1;
         }
         case SOAK -> {
           SoakRun.Result r = SoakRun.run(bootstrap, "soak-" + run, new SoakRun.Options(

@@ -15,8 +15,6 @@ import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
-import org.apache.kafka.server.common.Feature;
-import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * One Kafka node (a KRaft controller or a broker) in a process of its own, so that a fault run can
@@ -121,17 +119,8 @@ public final class KafkaNode implements AutoCloseable {
     KafkaConfig config = KafkaConfig.fromProps(props, false);
     Path dir = Path.of(config.metadataLogDir());
     if (!Files.exists(dir.resolve("meta.properties"))) {
-      Formatter formatter = new Formatter()
-          .setPrintStream(new PrintStream(System.out, true, StandardCharsets.UTF_8))
-          .setNodeId(config.nodeId())
-          .setClusterId(clusterId)
-          .setUnstableFeatureVersionsEnabled(false)
-          .setIgnoreFormatted(false)
-          .setControllerListenerName(config.controllerListenerNames().get(0))
-          .setMetadataLogDirectory(config.metadataLogDir())
-          .setReleaseVersion(MetadataVersion.latestProduction())
-          .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
-          .setHasDynamicQuorum(false);
+      Formatter formatter = dev.ordo.server.internal.EmbeddedKafka.formatter(config, clusterId,
+          new PrintStream(System.out, true, StandardCharsets.UTF_8));
       formatter.addDirectory(config.metadataLogDir());
       formatter.run();
     }

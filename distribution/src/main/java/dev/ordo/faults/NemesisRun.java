@@ -185,6 +185,7 @@ public final class NemesisRun {
       Random nemesis = new Random(o.seed());
       long end = t0 + o.duration().toNanos();
       boolean skewed = false;
+      int skews = 0;
       int turn = 0;
       sleepMs(o.faultEvery().toMillis() / 2);
       while (System.nanoTime() < end || turn < 5) { // at least one fault of each kind
@@ -205,7 +206,10 @@ public final class NemesisRun {
           case 3 -> network(nemesis);
           default -> {
             skewed = !skewed;
-            skewClock(skewed ? (nemesis.nextBoolean() ? 1 : -1) * o.clockSkew().toMillis() : 0);
+            if (skewed) {
+              skews++;
+            }
+            skewClock(skewed ? (skews % 2 == 1 ? 1 : -1) * o.clockSkew().toMillis() : 0); // ahead, then behind
           }
         }
         sleepMs(o.faultEvery().toMillis());

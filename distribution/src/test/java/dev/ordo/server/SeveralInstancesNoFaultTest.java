@@ -129,6 +129,13 @@ class SeveralInstancesNoFaultTest {
             "nothing given back for lack of capacity");
         assertEquals(0, stats.released(), "the lease consumer gave nothing back");
         assertEquals(0, counts.get(QueueMetrics.LEASE_EXPIRED), "no lease ran out");
+        // What an operator watches for this waste, by reason, on /metrics.
+        String metrics = first.get("/metrics").text();
+        for (ReturnReason reason : ReturnReason.values()) {
+          assertTrue(metrics.contains("ordo_queue_events_total{event=\"" + QueueMetrics.returned(reason) + "\"}"),
+              "/metrics shows " + QueueMetrics.returned(reason));
+        }
+        assertTrue(metrics.contains("ordo_queue_events_total{event=\"lease.expired.unextended\"}"));
       }
     } finally {
       working.set(false);

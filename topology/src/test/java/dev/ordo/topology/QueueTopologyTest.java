@@ -797,6 +797,20 @@ class QueueTopologyTest {
   }
 
   @Test
+  void aLeaseThatRunsOutWithoutAHeartbeatIsCountedApartFromOneThatWasExtended() {
+    q.enqueue(item("t", 0).setLeaseDurationMs(100L).build());
+    q.enqueue(item("t", 1).setLeaseDurationMs(100L).build());
+    q.demand(ALICE, Map.of("t", 2), Duration.ofMinutes(5));
+    List<DeliveredItem> got = q.delivered();
+    assertEquals(2, got.size());
+    q.advance(Duration.ofMillis(50));
+    q.extend(got.get(1), 100);
+    q.advance(Duration.ofMillis(500));
+    assertEquals(2, q.metrics.get(QueueMetrics.LEASE_EXPIRED));
+    assertEquals(1, q.metrics.get(QueueMetrics.LEASE_EXPIRED_UNEXTENDED), "only the one nobody heartbeat");
+  }
+
+  @Test
   void aOnceDemandLeasesWhatIsThereSaysHowManyAndKeepsNothingOpen() {
     q.enqueue(item("t", 0).build());
     q.enqueue(item("t", 1).build());

@@ -140,21 +140,28 @@ public final class EmbeddedKafka implements AutoCloseable {
     return props;
   }
 
+  /**
+   * What {@code kafka-storage format -t <clusterId> -c server.properties} does for a node of a static
+   * quorum, production features at the latest production version; the caller adds the directories.
+   */
+  public static Formatter formatter(KafkaConfig config, String clusterId, PrintStream print) {
+    return new Formatter()
+        .setPrintStream(print)
+        .setNodeId(config.nodeId())
+        .setClusterId(clusterId)
+        .setUnstableFeatureVersionsEnabled(false)
+        .setIgnoreFormatted(false)
+        .setControllerListenerName(config.controllerListenerNames().get(0))
+        .setMetadataLogDirectory(config.metadataLogDir())
+        .setReleaseVersion(MetadataVersion.latestProduction())
+        .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+        .setHasDynamicQuorum(false);
+  }
+
   private static void format(KafkaConfig config, Path dir) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-      // What `kafka-storage format -t <random> -c server.properties` does, for a static quorum.
-      Formatter formatter = new Formatter()
-          .setPrintStream(print)
-          .setNodeId(config.nodeId())
-          .setClusterId(Uuid.randomUuid().toString())
-          .setUnstableFeatureVersionsEnabled(false)
-          .setIgnoreFormatted(false)
-          .setControllerListenerName(config.controllerListenerNames().get(0))
-          .setMetadataLogDirectory(config.metadataLogDir())
-          .setReleaseVersion(MetadataVersion.latestProduction())
-          .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
-          .setHasDynamicQuorum(false);
+      Formatter formatter = formatter(config, Uuid.randomUuid().toString(), print);
       formatter.addDirectory(dir.toString());
       formatter.run();
     } catch (Exception e) {
