@@ -98,7 +98,8 @@ def consume(args):
         demand = {"requester": {"id": requester, "replyPartition": args.reply_partition},
                   "sentAt": int(time.time() * 1000),
                   "body": {"namespace": args.namespace, "topics": {args.topic: args.count},
-                           "validForMs": int(args.timeout * 1000), "replace": True, "answerShort": False},
+                           "validForMs": int(args.timeout * 1000), "replace": True, "answerShort": False,
+                           "once": False, "limit": -1, "received": 0},
                   "urgent": True}
         p.produce(topic=commands, partition=partition, value=demand,
                   value_schema=command_schema)

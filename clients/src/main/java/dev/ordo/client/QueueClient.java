@@ -128,6 +128,18 @@ public final class QueueClient implements AutoCloseable {
     }
   };
   private static final int ENDED_EMPTY_KEPT = 256;
+  /**
+   * The latest leases handed to callers ({@code <item id>/<lease id>}, the latest {@value #HANDED_OUT_KEPT});
+   * poll thread only. A delivery that comes again on one of them after its dequeue ended is the caller's,
+   * not a late grant to give back.
+   */
+  private final Map<String, Boolean> handedOut = new java.util.LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+      return size() > HANDED_OUT_KEPT;
+    }
+  };
+  private static final int HANDED_OUT_KEPT = 8_192;
   private final long minWaitMs;
   private final long refreshMs;
   private final int maxItems;
@@ -924,6 +936,10 @@ public final class QueueClient implements AutoCloseable {
           }
         }
         if (q == null || q.future().isDone()) {
+          if (handedOut.containsKey(item.getItemId() + "/" + item.getLeaseId())) {
+            log.debug("Item {} came again on a lease its caller holds; ignored", item.getItemId());
+            continue; // never give back a lease a caller was handed
+          }
           PendingDequeue ended = endedEmpty.remove(requesterId);
           if (ended != null) {
             observeAnswer(ended.answerTime(time.milliseconds()));
@@ -977,6 +993,7 @@ public final class QueueClient implements AutoCloseable {
       unreserve(q);
       cancelDemands(q, now);
       Selection s = Selection.of(q.wanted(), q.received());
+      s.chosen().forEach(item -> handedOut.put(item.getItemId() + "/" + item.getLeaseId(), Boolean.TRUE));
       s.surplus().forEach(item -> passOn(item, q.requesterId(), ReturnReason.SURPLUS));
       callbacks.execute(() -> {
         if (!q.future().complete(s.chosen())) {

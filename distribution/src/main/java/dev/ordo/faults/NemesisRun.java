@@ -130,7 +130,6 @@ public final class NemesisRun {
   private final PrintStream log;
   private final ConcurrentLinkedQueue<Op> ops = new ConcurrentLinkedQueue<>();
   private final Map<String, Plan> plans = new ConcurrentHashMap<>();
-  private final Map<String, String> ids = new ConcurrentHashMap<>();
   private final List<Fault> faults = new ArrayList<>();
   private final AtomicBoolean producing = new AtomicBoolean(true);
   private final AtomicBoolean working = new AtomicBoolean(true);
@@ -472,7 +471,6 @@ public final class NemesisRun {
       long sentAt = now();
       try {
         ItemId id = producer.enqueue(b.build()).get(30, TimeUnit.SECONDS);
-        ids.put(key, id.toString());
         record(new Op.Enqueued(sentAt, "producer", key, id.toString(), sem, priority, dueAt, ttl, group, MAX_ATTEMPTS,
             id.partition()));
         enqueued.incrementAndGet();

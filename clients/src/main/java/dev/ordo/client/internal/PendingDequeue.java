@@ -239,6 +239,27 @@ public final class PendingDequeue {
     return Set.copyOf(lingering);
   }
 
+  /**
+   * Adds a received item, one lease per item: the same lease again is dropped (false), and a new lease
+   * of an item already held replaces the old one, which the queue no longer honours (the item was leased
+   * again, as after an aborted transaction whose answer went early, D39), so that the caller gets the
+   * item's current lease and nothing gives back the lease the caller holds.
+   */
+  private boolean keep(DeliveredItem item) {
+    for (int i = 0; i < received.size(); i++) {
+      DeliveredItem held = received.get(i);
+      if (held.getItemId().equals(item.getItemId())) {
+        if (held.getLeaseId().equals(item.getLeaseId())) {
+          return false;
+        }
+        received.set(i, item);
+        return true;
+      }
+    }
+    received.add(item);
+    return true;
+  }
+
   /** Adds {@code takes} to this dequeue's reservations. */
   public synchronized void reserve(Map<String, Long> takes) {
     takes.forEach((k, n) -> reservations.merge(k, n, Long::sum));
@@ -272,7 +293,9 @@ public final class PendingDequeue {
    *     (the partitions' answer time, which paces {@link #roundTimeout}); -1 for any other item
    */
   public synchronized long offer(DeliveredItem item, int partition, long now) {
-    received.add(item);
+    if (!keep(item)) {
+      return -1; // the same lease twice: counted once
+    }
     OnceAsk ask = onceAsks.get(partition);
     if (ask != null && !ask.settled()) { // a long poll leaves such a partition out: the item is the ask's
       ask.received++;
@@ -363,7 +386,7 @@ public final class PendingDequeue {
 
   /** A handed-over item, taken as if it came from no partition asked. */
   public synchronized void handOver(DeliveredItem item, long now) {
-    received.add(item);
+    keep(item);
     if (firstArrivalAt < 0) {
       firstArrivalAt = now;
     }

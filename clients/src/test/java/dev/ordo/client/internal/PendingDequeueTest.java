@@ -130,6 +130,19 @@ class PendingDequeueTest {
   }
 
   @Test
+  void aDequeueHoldsOneLeaseAnItemTheLatest() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
+    q.longPolled(Map.of(0, Map.of("t", 3)), 0);
+    q.offer(item("0-1", "l1"), 0, 10);
+    q.offer(item("0-1", "l1"), 0, 11); // the same record read twice
+    assertEquals(1, q.received().size());
+    q.offer(item("0-1", "l2"), 0, 12); // leased again: the first lease is no longer the item's
+    assertEquals(List.of("l2"), q.received().stream().map(DeliveredItem::getLeaseId).toList());
+    q.handOver(item("0-1", "l3"), 13);
+    assertEquals(List.of("l3"), q.received().stream().map(DeliveredItem::getLeaseId).toList());
+  }
+
+  @Test
   void reservationsAreUsedByArrivalsAndTheRestGivenBack() {
     PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 3), 10_000, 1_000);
     q.reserve(Map.of("0/t", 2L, "1/t", 1L));
@@ -169,7 +182,11 @@ class PendingDequeueTest {
   }
 
   private static DeliveredItem item(String id) {
-    return DeliveredItem.newBuilder().setItemId(id).setLeaseId("l").setNamespace("ns").setTopic("t").setPriority(0)
+    return item(id, "l-" + id);
+  }
+
+  private static DeliveredItem item(String id, String lease) {
+    return DeliveredItem.newBuilder().setItemId(id).setLeaseId(lease).setNamespace("ns").setTopic("t").setPriority(0)
         .setAttempt(1).setPayload(ByteBuffer.wrap(new byte[0])).setEnqueuedAt(0).setLeaseExpiresAt(0)
         .setSemantics(DeliverySemantics.AT_LEAST_ONCE).build();
   }

@@ -103,7 +103,8 @@ class BatchApiTest {
 
     // Acked ones are gone; the entry without a lease and the stale one left their items leased.
     assertEquals(404, single("ack", a).status());
-    assertEquals("LEASED", server.get("/v1/items/" + untouched.get("id").asText()).json().get("state").asText());
+    Reply state = server.get("/v1/items/" + untouched.get("id").asText());
+    assertEquals("LEASED", state.json().get("state").asText(), () -> "dequeued " + items + "; now " + state.text());
     assertEquals(200, single("ack", untouched).status());
     assertEquals(200, single("ack", staleTarget).status());
   }
