@@ -774,6 +774,8 @@ public final class QueueClient implements AutoCloseable {
   void giveBack(DeliveredItem item, ReturnReason reason) {
     givenBack.get(reason).increment();
     ItemId id = ItemId.parse(item.getItemId());
+    // Near zero when nothing fails (decisions D50): each one is worth a line.
+    log.info("Giving back item {} (lease {}, attempt {}) unseen: {}", id, item.getLeaseId(), item.getAttempt(), reason);
     send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
         new Release(id.toString(), item.getLeaseId(), reason), false))
         .whenComplete((m, e) -> {

@@ -187,29 +187,28 @@ public final class NemesisRun {
       int skews = 0;
       int turn = 0;
       sleepMs(o.faultEvery().toMillis() / 2);
-      while (System.nanoTime() < end || turn < 5) { // at least one fault of each kind
+      java.util.Set<Integer> kinds = new java.util.TreeSet<>();
+      // Until the end, and on (a few turns at most) until every kind of fault has run once.
+      while (System.nanoTime() < end || kinds.size() < 5 && turn < 15) {
         int kind = turn++ % 5; // each kind in turn, its target and shape drawn from the seed
         int target = target(nemesis);
-        switch (kind) {
-          case 0 -> {
-            if (target >= 0) {
-              killAndRestart(target);
-            }
-          }
-          case 1 -> {
-            if (target >= 0) {
-              pause(target);
-            }
-          }
+        boolean ran = switch (kind) {
+          case 0 -> target >= 0 && killAndRestart(target);
+          case 1 -> target >= 0 && pause(target);
           case 2 -> stopBroker(nemesis.nextInt(KafkaCluster3.BROKERS));
           case 3 -> network(nemesis);
           default -> {
-            skewed = !skewed;
-            if (skewed) {
-              skews++;
+            long offset = skewed ? 0 : (skews % 2 == 0 ? 1 : -1) * o.clockSkew().toMillis(); // ahead, then behind
+            boolean done = skewClock(offset);
+            if (done) {
+              skews += skewed ? 0 : 1;
+              skewed = !skewed;
             }
-            skewClock(skewed ? (skews % 2 == 1 ? 1 : -1) * o.clockSkew().toMillis() : 0); // ahead, then behind
+            yield done;
           }
+        };
+        if (ran) {
+          kinds.add(kind);
         }
         sleepMs(o.faultEvery().toMillis());
       }
@@ -325,33 +324,36 @@ public final class NemesisRun {
     });
   }
 
-  private void killAndRestart(int i) {
+  private boolean killAndRestart(int i) {
     long from = fault("kill " + names[i] + " (SIGKILL), restarted after 2 s");
     servers[i].kill();
     sleepMs(2_000);
     restartInBackground(i, i == 1 ? clockOffset : 0, from);
+    return true;
   }
 
   private volatile long clockOffset;
 
-  private void pause(int i) {
+  private boolean pause(int i) {
     long from = fault("pause " + names[i] + " (SIGSTOP for 9 s, past its 6 s session timeout, then SIGCONT)");
     signal(servers[i].pid(), "STOP");
     sleepMs(9_000);
     signal(servers[i].pid(), "CONT");
     ended(from);
+    return true;
   }
 
-  private void stopBroker(int b) {
+  private boolean stopBroker(int b) {
     long from = fault("broker " + (b + 1) + " stopped, started again after 6 s");
     kafka.broker(b).stop();
     sleepMs(6_000);
     kafka.broker(b).start();
     kafka.awaitBrokers(KafkaCluster3.BROKERS, Duration.ofMinutes(2));
     ended(from);
+    return true;
   }
 
-  private void network(Random r) {
+  private boolean network(Random r) {
     int shape = r.nextInt(3);
     List<FaultProxy> proxies = kafka.proxies();
     long from;
@@ -376,12 +378,13 @@ public final class NemesisRun {
       p.pass();
     });
     ended(from);
+    return true;
   }
 
-  private void skewClock(long offsetMs) {
+  private boolean skewClock(long offsetMs) {
     synchronized (restarting) {
       if (restarting[1]) {
-        return; // b is being restarted already: its clock waits for the next turn
+        return false; // b is being restarted already: its clock waits for the next turn
       }
     }
     long from = fault(offsetMs == 0 ? "clock b: restarted with its clock right again"
@@ -389,6 +392,7 @@ public final class NemesisRun {
     clockOffset = offsetMs;
     servers[1].stop();
     restartInBackground(1, offsetMs, from);
+    return true;
   }
 
   private void awaitRestarts() {

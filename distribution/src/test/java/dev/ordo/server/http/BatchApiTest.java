@@ -31,6 +31,11 @@ class BatchApiTest {
   @BeforeAll
   static void start(RealKafka kafka) {
     server = TestServer.start(kafka, "batch", tmp.resolve("server"));
+    // One round trip through the queue before the tests: in two full suite runs the first dequeue right
+    // after the server started saw one of its leases given back (a known issue under study, see the
+    // session notes of 2026-11-28); the tests here are about the batch endpoints.
+    enqueue("warm", "t", "w");
+    assertEquals(200, single("ack", dequeue("warm", "t", 1).get(0)).status());
   }
 
   @AfterAll
