@@ -1,5 +1,6 @@
 package dev.ordo.server;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,11 +88,11 @@ class SeveralInstancesNoFaultTest {
         for (int w = 0; w < 2; w++) {
           threads.add(start(() -> clientWorker(client)));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (deliveries.size() < ITEMS && System.nanoTime() < deadline) {
-          Thread.sleep(100);
-        }
-        Thread.sleep(1_000); // a second delivery of an item would show now
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100))
+            .until(() -> deliveries.size() >= ITEMS);
+        // For a second more no item is delivered a second time.
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+            .until(() -> deliveries.values().stream().allMatch(d -> d.size() == 1));
         working.set(false);
         for (Thread t : threads) {
           t.join(30_000);
