@@ -486,13 +486,16 @@ public final class QueueClient implements AutoCloseable {
   }
 
   private CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options, boolean batched) {
+    return request(id, CommandKind.NACK, nackBody(id, leaseId, options), batched);
+  }
+
+  private static Nack nackBody(ItemId id, String leaseId, NackOptions options) {
     checkLease(id, leaseId);
     if (options == null) {
       throw new IllegalArgumentException("nack options are missing");
     }
-    Nack nack = new Nack(id.toString(), leaseId, options.delay().toMillis(),
+    return new Nack(id.toString(), leaseId, options.delay().toMillis(),
         options.metadata() == null ? null : ByteBuffer.wrap(options.metadata()), options.error(), options.deadLetter());
-    return request(id, CommandKind.NACK, nack, batched);
   }
 
   public CompletableFuture<Outcome> extend(DeliveredItem item, Duration lease) {
@@ -501,11 +504,15 @@ public final class QueueClient implements AutoCloseable {
 
   /** Heartbeat: the lease now ends {@code lease} from when the queue applies this; see the outcome's leaseExpiresAt. */
   public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
+    return request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease));
+  }
+
+  private static Extend extendBody(ItemId id, String leaseId, Duration lease) {
     checkLease(id, leaseId);
     if (lease == null || lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, got " + lease);
     }
-    return request(id, CommandKind.EXTEND, new Extend(id.toString(), leaseId, lease.toMillis()));
+    return new Extend(id.toString(), leaseId, lease.toMillis());
   }
 
   public CompletableFuture<Outcome> release(DeliveredItem item) {
@@ -526,6 +533,62 @@ public final class QueueClient implements AutoCloseable {
     return request(id, CommandKind.CANCEL, new Cancel(id.toString()));
   }
 
+  /**
+   * This client's commands on items, applied only to items of the namespaces that {@code patterns}
+   * match ({@link dev.ordo.api.NamespacePattern}: a namespace, a prefix such as {@code team-a.*}, or
+   * {@code *}). The queue leaves an item of another namespace as it is and answers INVALID with the
+   * outcome's {@code forbiddenNamespace} set. The HTTP API sends its callers' commands so, limited
+   * to the namespaces each may consume.
+   */
+  public Scoped within(java.util.Collection<String> patterns) {
+    for (String p : patterns) {
+      String problem = dev.ordo.api.NamespacePattern.problem(p);
+      if (problem != null) {
+        throw new IllegalArgumentException(problem);
+      }
+    }
+    return new Scoped(List.copyOf(patterns));
+  }
+
+  /** Commands on items limited to some namespaces: see {@link #within}. */
+  public final class Scoped {
+    private final List<String> scope;
+
+    private Scoped(List<String> scope) {
+      this.scope = scope;
+    }
+
+    public CompletableFuture<Outcome> ack(ItemId id, String leaseId) {
+      checkLease(id, leaseId);
+      return request(id, CommandKind.ACK, new Ack(id.toString(), leaseId), false, scope);
+    }
+
+    public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
+      return request(id, CommandKind.NACK, nackBody(id, leaseId, options), false, scope);
+    }
+
+    public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
+      return request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease), false, scope);
+    }
+
+    public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
+      checkLease(id, leaseId);
+      return request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null), false, scope);
+    }
+
+    public CompletableFuture<Outcome> cancel(ItemId id) {
+      if (id == null) {
+        throw new IllegalArgumentException("item ID is missing");
+      }
+      return request(id, CommandKind.CANCEL, new Cancel(id.toString()), false, scope);
+    }
+
+    /** As {@link QueueClient#ackAll}, each ack limited to the scope's namespaces. */
+    public List<CompletableFuture<Outcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
+      return QueueClient.this.ackAll(items, scope);
+    }
+  }
+
   private static void checkLease(ItemId id, String leaseId) {
     if (id == null) {
       throw new IllegalArgumentException("item ID is missing");
@@ -536,17 +599,23 @@ public final class QueueClient implements AutoCloseable {
   }
 
   private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body) {
-    return request(id, kind, body, false);
+    return request(id, kind, body, false, null);
   }
 
   private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched) {
+    return request(id, kind, body, batched, null);
+  }
+
+  /** {@code scope}: Command.namespaces, or null for any namespace. */
+  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched,
+      List<String> scope) {
     if (!running) {
       return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
     }
     int partitions = partitions();
     if (id.partition() >= partitions) {
       return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
-          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null));
+          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
     }
     String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> future = new CompletableFuture<>();
@@ -556,7 +625,7 @@ public final class QueueClient implements AutoCloseable {
         batched));
     future.whenComplete((o, e) -> outcomes.remove(requesterId));
     send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), body, !batched))
+        time.milliseconds(), body, !batched, scope))
         .whenComplete((m, e) -> {
           if (e != null) {
             callbacks.execute(() -> future.completeExceptionally(e));
@@ -631,6 +700,10 @@ public final class QueueClient implements AutoCloseable {
    * @throws IllegalArgumentException for a missing item ID or lease (nothing is sent then)
    */
   public List<CompletableFuture<Outcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
+    return ackAll(items, null);
+  }
+
+  private List<CompletableFuture<Outcome>> ackAll(List<Map.Entry<ItemId, String>> items, List<String> scope) {
     for (Map.Entry<ItemId, String> e : items) {
       checkLease(e.getKey(), e.getValue());
     }
@@ -648,7 +721,7 @@ public final class QueueClient implements AutoCloseable {
       futures.add(future);
       if (id.partition() >= partitions) {
         future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
-            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null));
+            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
         continue;
       }
       byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>())
@@ -656,7 +729,7 @@ public final class QueueClient implements AutoCloseable {
     }
     byPartition.forEach((partition, acks) -> {
       for (int from = 0; from < acks.size(); from += MAX_ACK_BATCH) {
-        sendAcks(partition, acks.subList(from, Math.min(acks.size(), from + MAX_ACK_BATCH)), true);
+        sendAcks(partition, acks.subList(from, Math.min(acks.size(), from + MAX_ACK_BATCH)), true, scope);
       }
     });
     return futures;
@@ -664,11 +737,11 @@ public final class QueueClient implements AutoCloseable {
 
   /** One command for a batch of acks; the batch's futures complete from its one outcome record. */
   private void sendAcks(int partition, List<PendingAck> batch) {
-    sendAcks(partition, batch, false);
+    sendAcks(partition, batch, false, null);
   }
 
-  /** {@code urgent}: a caller waits on the batch (see {@link Commands#forItem}). */
-  private void sendAcks(int partition, List<PendingAck> batch, boolean urgent) {
+  /** {@code urgent}: a caller waits on the batch (see {@link Commands#forItem}); {@code scope}: Command.namespaces. */
+  private void sendAcks(int partition, List<PendingAck> batch, boolean urgent, List<String> scope) {
     String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
     CompletableFuture<Outcome> whole = new CompletableFuture<>();
     whole.whenComplete((o, e) -> {
@@ -684,7 +757,7 @@ public final class QueueClient implements AutoCloseable {
       acks.add(new Ack(a.itemId(), a.leaseId()));
     }
     send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), new Acks(acks), urgent))
+        time.milliseconds(), new Acks(acks), urgent, scope))
         .whenComplete((m, e) -> {
           if (e != null) {
             callbacks.execute(() -> whole.completeExceptionally(e));

@@ -89,14 +89,14 @@ class SerdeRoundTripTest {
         new Extend("0-1", "l", 5_000L), new Release("0-1", "l", null),
         new Demand("billing", Map.of("*", 10, "invoices", 2), 3_000L, true, false, false, -1L, 0L), new ReEntry("0-1", 99L),
         new Cancel("0-1"))) {
-      roundTrip(OrdoSerdes.COMMAND, new Command(r, 42L, body, true));
+      roundTrip(OrdoSerdes.COMMAND, new Command(r, 42L, body, true, null));
     }
     roundTrip(OrdoSerdes.DELIVERY, new Delivery("consumer-1", DeliveredItem.newBuilder()
         .setItemId("0-1").setLeaseId("l").setNamespace("n").setTopic("t").setPriority(1).setAttempt(1)
         .setPayload(bytes("p")).setEnqueuedAt(1L).setLeaseExpiresAt(2L).setSemantics(DeliverySemantics.AT_LEAST_ONCE)
         .build()));
     roundTrip(OrdoSerdes.DELIVERY, new Delivery("consumer-1",
-        new Outcome("0-1", CommandKind.ACK, OutcomeResult.STALE_LEASE, "why", null, null, null, null)));
+        new Outcome("0-1", CommandKind.ACK, OutcomeResult.STALE_LEASE, "why", null, null, null, null, null)));
     roundTrip(OrdoSerdes.DELAYED_RECORD, DelayedRecord.newBuilder().setDueAt(5L).setTargetTopic("x")
         .setTargetPartition(3).setKey(bytes("k")).setValue(bytes("v"))
         .setHeaders(List.of(new RecordHeader("h", bytes("hv")), new RecordHeader("null", null)))
@@ -128,7 +128,7 @@ class SerdeRoundTripTest {
         () -> OrdoSerdes.ITEM.decode("hello".getBytes(StandardCharsets.UTF_8)));
     assertTrue(notAvro.getMessage().contains("Item"), notAvro.getMessage());
     OrdoSerdeException otherType = assertThrows(OrdoSerdeException.class,
-        () -> OrdoSerdes.ITEM.decode(OrdoSerdes.COMMAND.encode(new Command(null, 1L, new Cancel("0-1"), false))));
+        () -> OrdoSerdes.ITEM.decode(OrdoSerdes.COMMAND.encode(new Command(null, 1L, new Cancel("0-1"), false, null))));
     assertTrue(otherType.getMessage().contains("unknown schema"), otherType.getMessage());
     byte[] truncated = OrdoSerdes.ITEM.encode(item());
     assertThrows(OrdoSerdeException.class,

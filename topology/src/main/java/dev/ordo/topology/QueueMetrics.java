@@ -32,6 +32,8 @@ public final class QueueMetrics {
   public static final String STALE_LEASE = "refused.stale_lease";
   public static final String UNKNOWN_ITEM = "refused.unknown_item";
   public static final String INVALID_COMMAND = "refused.invalid_command";
+  /** Commands on an item of a namespace their sender may not act on (Command.namespaces). */
+  public static final String FORBIDDEN = "refused.forbidden_namespace";
   public static final String LEASE_EXPIRED = "lease.expired";
   /** At-most-once items dropped: their lease ran out, or they were nacked or released. */
   public static final String AT_MOST_ONCE_DROPPED = "at_most_once.dropped";
@@ -81,7 +83,7 @@ public final class QueueMetrics {
 
   /** Every counter above, for exporters. */
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
-      RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
+      RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, FORBIDDEN, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
       DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
       TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED, LEASE_EXPIRED_UNEXTENDED,

@@ -140,7 +140,7 @@ final class QueueDriver implements AutoCloseable {
   }
 
   void command(Requester requester, Object body) {
-    commandRaw(OrdoSerdes.COMMAND.encode(new Command(requester, now(), body, false)));
+    commandRaw(OrdoSerdes.COMMAND.encode(new Command(requester, now(), body, false, null)));
   }
 
   void commandRaw(byte[] value) {

@@ -37,7 +37,16 @@ public final class Commands {
    */
   public static ProducerRecord<byte[], byte[]> forItem(ClusterTopics topics, int partition, String itemId,
       Requester requester, long now, Object body, boolean urgent) {
-    Command command = new Command(requester, now, body, urgent);
+    return forItem(topics, partition, itemId, requester, now, body, urgent, null);
+  }
+
+  /**
+   * A command on an item that applies only if the item's namespace is one {@code scope}'s patterns
+   * match (Command.namespaces; {@link dev.ordo.api.NamespacePattern}); null: any namespace.
+   */
+  public static ProducerRecord<byte[], byte[]> forItem(ClusterTopics topics, int partition, String itemId,
+      Requester requester, long now, Object body, boolean urgent, java.util.List<String> scope) {
+    Command command = new Command(requester, now, body, urgent, scope);
     return new ProducerRecord<>(topics.commands(), partition, null, itemId.getBytes(StandardCharsets.UTF_8),
         OrdoSerdes.COMMAND.encode(command), order(namesLeasedItem(body)));
   }
@@ -83,7 +92,7 @@ public final class Commands {
       boolean answerShort, boolean once) {
     Demand demand = new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), replace, answerShort, once,
         -1L, 0L);
-    return record(topics, partition, requester, new Command(requester, now, demand, urgent), !urgent && !answerShort);
+    return record(topics, partition, requester, new Command(requester, now, demand, urgent, null), !urgent && !answerShort);
   }
 
   /**
@@ -94,7 +103,7 @@ public final class Commands {
       String namespace, Map<String, Integer> counts, long validForMs, long limit, long received, long now) {
     Demand demand = new Demand(namespace, new HashMap<>(counts), Math.max(1, validForMs), true, false, false,
         limit, received);
-    return record(topics, partition, requester, new Command(requester, now, demand, false), true);
+    return record(topics, partition, requester, new Command(requester, now, demand, false, null), true);
   }
 
   private static ProducerRecord<byte[], byte[]> record(ClusterTopics topics, int partition, Requester requester,

@@ -1,5 +1,6 @@
 package dev.ordo.topology.internal;
 
+import dev.ordo.api.NamespacePattern;
 import dev.ordo.api.ItemId;
 import dev.ordo.delay.Route;
 import dev.ordo.delay.TierRouter;
@@ -233,6 +234,7 @@ public final class QueuePlanner {
     demands.expireDue(now); // a quiet task ticks rarely: a lapsed demand must not be served meanwhile
     Requester requester = command.getRequester();
     Plan plan = new Plan(view, now, command.getUrgent());
+    plan.scope = command.getNamespaces();
     String unroutable = Validation.replyProblem(requester, settings.deliveriesPartitions());
     if (unroutable != null) {
       plan.effects.refuse(unroutable, QueueMetrics.INVALID_COMMAND);
@@ -427,7 +429,7 @@ public final class QueuePlanner {
   }
 
   static Outcome outcome(String itemId, CommandKind kind, OutcomeResult result, String detail) {
-    return new Outcome(itemId, kind, result, detail, null, null, null, null);
+    return new Outcome(itemId, kind, result, detail, null, null, null, null, null);
   }
 
   /**
@@ -459,6 +461,8 @@ public final class QueuePlanner {
     private Map<String, Allowance> allowances;
     /** Leases this plan may still make ({@link Settings#dispatchStep}). */
     int stepLeft;
+    /** The namespaces a command on an item may act on ({@code Command.namespaces}); null: any. */
+    List<String> scope;
 
     Plan(QueueView view, long now, boolean urgent) {
       this.view = view;
@@ -640,6 +644,16 @@ public final class QueuePlanner {
       if (item == null) {
         effects.count(QueueMetrics.UNKNOWN_ITEM);
         reply(requester, outcome(itemId, kind, OutcomeResult.UNKNOWN_ITEM, "no such item (acked, expired or never enqueued)"));
+        return null;
+      }
+      String namespace = item.getItem().getNamespace();
+      if (scope != null && !NamespacePattern.anyMatches(scope, namespace)) {
+        effects.count(QueueMetrics.FORBIDDEN);
+        Outcome forbidden = outcome(itemId, kind, OutcomeResult.INVALID,
+            "the item is in namespace '" + namespace + "', which the command's namespaces " + scope + " do not cover");
+        forbidden.setForbiddenNamespace(namespace);
+        reply(requester, forbidden);
+        return null;
       }
       return item;
     }

@@ -277,7 +277,7 @@ class AnswerCommitTest {
 
   private void command(Requester requester, Object body, boolean urgent) {
     context.setRecordMetadata(TOPICS.commands(), 0, offset++);
-    byte[] value = OrdoSerdes.COMMAND.encode(new Command(requester, context.currentSystemTimeMs(), body, urgent));
+    byte[] value = OrdoSerdes.COMMAND.encode(new Command(requester, context.currentSystemTimeMs(), body, urgent, null));
     processor.process(new Record<>("0-0".getBytes(StandardCharsets.UTF_8), value, context.currentSystemTimeMs()));
   }
 }

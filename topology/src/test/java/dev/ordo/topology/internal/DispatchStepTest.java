@@ -103,7 +103,7 @@ class DispatchStepTest {
     planner(1);
     enqueue(5);
     enqueue("u", 5);
-    Command any = new Command(A, now, new Demand(NS, Map.of(DemandBook.ANY_TOPIC, 3), 60_000L, true, false, false, -1L, 0L), false);
+    Command any = new Command(A, now, new Demand(NS, Map.of(DemandBook.ANY_TOPIC, 3), 60_000L, true, false, false, -1L, 0L), false, null);
     assertEquals(List.of(0L), leasedOffsets(apply(planner.onCommand(any, store, now))));
     assertTrue(planner.dispatchPending());
 
@@ -143,13 +143,13 @@ class DispatchStepTest {
     for (int i = 0; i < 6; i++) {
       enqueue(5);
     }
-    Effects cut = planner.onCommand(new Command(A, now, new Demand(NS, Map.of("t", 10), 60_000L, true, true, false, -1L, 0L), false),
+    Effects cut = planner.onCommand(new Command(A, now, new Demand(NS, Map.of("t", 10), 60_000L, true, true, false, -1L, 0L), false, null),
         store, now);
     assertEquals(0, cut.answers().size(), "answered short while 2 of its items were still to come");
     assertEquals(4, apply(cut).size());
 
     planner(0);
-    Effects whole = planner.onCommand(new Command(B, now, new Demand(NS, Map.of("t", 10), 60_000L, true, true, false, -1L, 0L), false),
+    Effects whole = planner.onCommand(new Command(B, now, new Demand(NS, Map.of("t", 10), 60_000L, true, true, false, -1L, 0L), false, null),
         store, now);
     assertEquals(1, whole.answers().size(), "without a step the short answer comes at once");
     assertEquals(2, apply(whole).size());
@@ -180,7 +180,7 @@ class DispatchStepTest {
   }
 
   private List<DeliveredItem> demand(Requester r, int n) {
-    Command c = new Command(r, now, new Demand(NS, Map.of("t", n), 60_000L, true, false, false, -1L, 0L), false);
+    Command c = new Command(r, now, new Demand(NS, Map.of("t", n), 60_000L, true, false, false, -1L, 0L), false, null);
     return apply(planner.onCommand(c, store, now));
   }
 

@@ -42,7 +42,7 @@ class ExpiredAtDispatchTest {
     apply(planner.onItem(1, now, longLived, store, now));
     now += 1_500; // past the first item's TTL, with no timer run since
     List<DeliveredItem> got = apply(planner.onCommand(new Command(A, now,
-        new Demand("ns", Map.of("t", 2), 60_000L, true, false, false, -1L, 0L), false), store, now));
+        new Demand("ns", Map.of("t", 2), 60_000L, true, false, false, -1L, 0L), false, null), store, now));
     assertEquals(List.of(1L), got.stream().map(d -> ItemId.parse(d.getItemId()).offset()).toList(),
         "only the item still alive");
     assertNull(store.get(0), "the expired one is gone");

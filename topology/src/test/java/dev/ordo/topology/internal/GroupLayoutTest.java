@@ -170,13 +170,13 @@ class GroupLayoutTest {
   private List<DeliveredItem> demand(int n) {
     now++;
     List<DeliveredItem> got = apply(planner.onCommand(
-        new Command(WORKER, now, new Demand(NS, Map.of("t", n), 1L, true, false, false, -1L, 0L), false), view, now));
+        new Command(WORKER, now, new Demand(NS, Map.of("t", n), 1L, true, false, false, -1L, 0L), false, null), view, now));
     planner.expireDemands(now + 2);
     return got;
   }
 
   private void ack(DeliveredItem d) {
-    apply(planner.onCommand(new Command(WORKER, now, new Ack(d.getItemId(), d.getLeaseId()), false), view, now));
+    apply(planner.onCommand(new Command(WORKER, now, new Ack(d.getItemId(), d.getLeaseId()), false, null), view, now));
   }
 
   private List<DeliveredItem> apply(Effects effects) {

@@ -258,7 +258,7 @@ class ConfluentFramedInputTest {
 
   private static Command demand(String requester) {
     return new Command(new Requester(requester, 0), System.currentTimeMillis(),
-        new Demand("ns", Map.of("t", 5), 60_000L, true, false, false, -1L, 0L), false);
+        new Demand("ns", Map.of("t", 5), 60_000L, true, false, false, -1L, 0L), false, null);
   }
 
   /** What a Confluent Avro serializer writes: magic 0, the schema id big-endian, Avro binary. */

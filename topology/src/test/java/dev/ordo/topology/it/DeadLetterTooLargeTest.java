@@ -152,7 +152,7 @@ class DeadLetterTooLargeTest {
     producer.send(new ProducerRecord<>(topics.items(), 0, null, OrdoSerdes.ITEM.encode(item("ok".getBytes(
         StandardCharsets.UTF_8))))).get(30, TimeUnit.SECONDS);
     Command demand = new Command(new Requester("after", 0), System.currentTimeMillis(),
-        new Demand("ns", Map.of("t", 5), 60_000L, true, false, false, -1L, 0L), false);
+        new Demand("ns", Map.of("t", 5), 60_000L, true, false, false, -1L, 0L), false, null);
     producer.send(new ProducerRecord<>(topics.commands(), 0, null, OrdoSerdes.COMMAND.encode(demand)))
         .get(30, TimeUnit.SECONDS);
   }

@@ -369,7 +369,7 @@ class InstanceKilledMidwayTest {
           for (int p = 0; p < PARTITIONS; p++) {
             Map<String, Integer> want = new HashMap<>();
             want.put("*", 500);
-            Command demand = new Command(new Requester("tester", p), now, new Demand("ns", want, 2_000L, true, false, false, -1L, 0L), false);
+            Command demand = new Command(new Requester("tester", p), now, new Demand("ns", want, 2_000L, true, false, false, -1L, 0L), false, null);
             producer.send(new ProducerRecord<>(topics.commands(), p, null, OrdoSerdes.COMMAND.encode(demand)));
           }
           nextDemand = now + 300;
@@ -398,7 +398,7 @@ class InstanceKilledMidwayTest {
               duplicateAtMostOnce.add(item.getItemId());
             }
             int partition = Integer.parseInt(item.getItemId().substring(0, item.getItemId().indexOf('-')));
-            Command ack = new Command(new Requester("tester", partition), now, new Ack(item.getItemId(), item.getLeaseId()), false);
+            Command ack = new Command(new Requester("tester", partition), now, new Ack(item.getItemId(), item.getLeaseId()), false, null);
             producer.send(new ProducerRecord<>(topics.commands(), partition, null, OrdoSerdes.COMMAND.encode(ack)));
           }
           if (d.getBody() instanceof Outcome o) {

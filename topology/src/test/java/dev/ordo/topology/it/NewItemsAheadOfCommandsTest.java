@@ -79,7 +79,7 @@ class NewItemsAheadOfCommandsTest {
   /** The outcome of a cancel sent 500 ms before its item, both on the broker before the queue starts. */
   private static OutcomeResult cancelSentBeforeItsItem(RealKafka kafka, String cluster, Long leadMs) throws Exception {
     long t0 = System.currentTimeMillis() - 60_000;
-    Command cancel = new Command(new Requester("canceller", 0), t0, new Cancel(new ItemId(0, 0).toString()), false);
+    Command cancel = new Command(new Requester("canceller", 0), t0, new Cancel(new ItemId(0, 0).toString()), false, null);
     ClusterTopics topics = new ClusterTopics(cluster);
     return outcomeOf(kafka, cluster, leadMs,
         new ProducerRecord<>(topics.commands(), 0, t0, null, OrdoSerdes.COMMAND.encode(cancel)), t0 + 500, 1, false);
@@ -96,7 +96,7 @@ class NewItemsAheadOfCommandsTest {
   private static OutcomeResult ackSentAfterABacklog(RealKafka kafka, String cluster, boolean first) throws Exception {
     long t0 = System.currentTimeMillis() - 60_000;
     Command ack = new Command(new Requester("acker", 0), System.currentTimeMillis(),
-        new Ack(new ItemId(0, BACKLOG - 1).toString(), "lease"), false);
+        new Ack(new ItemId(0, BACKLOG - 1).toString(), "lease"), false, null);
     ClusterTopics topics = new ClusterTopics(cluster);
     ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.commands(), 0, null, null,
         OrdoSerdes.COMMAND.encode(ack));

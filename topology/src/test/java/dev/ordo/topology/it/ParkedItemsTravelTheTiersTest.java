@@ -116,7 +116,7 @@ class ParkedItemsTravelTheTiersTest {
   }
 
   private void command(Object body) throws Exception {
-    Command c = new Command(new Requester("parker", 0), System.currentTimeMillis(), body, false);
+    Command c = new Command(new Requester("parker", 0), System.currentTimeMillis(), body, false, null);
     producer.send(new ProducerRecord<>(topics.commands(), 0, null, OrdoSerdes.COMMAND.encode(c))).get(30, TimeUnit.SECONDS);
   }
 
