@@ -20,4 +20,7 @@ COPY --from=build /src/distribution/target/ordo-ordo-*.jar /opt/ordo/lib/
 VOLUME /var/lib/ordo
 EXPOSE 7070
 ENTRYPOINT ["java", "-Dlog4j2.configurationFile=ordo-log4j2.properties", "-cp", "/opt/ordo/lib/*", "dev.ordo.cli.OrdoMain"]
+# A container must listen on all interfaces, so the server asks for authentication (docs/security.md):
+# run it with ORDO_HTTP_AUTH=token and ORDO_HTTP_AUTH_BOOTSTRAP_TOKEN_FILE=/run/secrets/<file>, or add
+# --insecure-http when the port is published on loopback only (as docker-compose.yml does).
 CMD ["server", "--http-host", "0.0.0.0", "--state-dir", "/var/lib/ordo"]

@@ -538,9 +538,12 @@ public final class QueueClient implements AutoCloseable {
    * match ({@link dev.ordo.api.NamespacePattern}: a namespace, a prefix such as {@code team-a.*}, or
    * {@code *}). The queue leaves an item of another namespace as it is and answers INVALID with the
    * outcome's {@code forbiddenNamespace} set. The HTTP API sends its callers' commands so, limited
-   * to the namespaces each may consume.
+   * to the namespaces each may consume. Null: any namespace, as this client's own commands.
    */
   public Scoped within(java.util.Collection<String> patterns) {
+    if (patterns == null) {
+      return new Scoped(null);
+    }
     for (String p : patterns) {
       String problem = dev.ordo.api.NamespacePattern.problem(p);
       if (problem != null) {

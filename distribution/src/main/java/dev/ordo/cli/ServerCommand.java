@@ -83,6 +83,11 @@ public final class ServerCommand implements Callable<Integer> {
           + "override it, flags override both. See docs/running.md or --list-settings.")
   Path configFile;
 
+  @Option(names = "--insecure-http",
+      description = "Serve the HTTP API without authentication on an address other than loopback"
+          + " (ordo.http.insecure=true); see docs/security.md.")
+  boolean insecureHttp;
+
   @Option(names = "--list-settings",
       description = "Print Ordo's settings (key, environment variable, default, meaning) as markdown and exit.")
   boolean listSettings;
@@ -126,6 +131,10 @@ public final class ServerCommand implements Callable<Integer> {
       ServerSettings fromFile = configFile == null ? ServerSettings.none()
           : ServerSettings.of(ServerSettings.load(configFile), "in " + configFile);
       settings = fromFile.with(ServerSettings.of(ServerSettings.fromEnvironment(environment.get()), "from the environment"));
+      if (insecureHttp) {
+        settings = settings.with(ServerSettings.of(Map.of(dev.ordo.server.auth.SecurityConfig.INSECURE, "true"),
+            "--insecure-http"));
+      }
     } catch (ServerSettings.SettingException e) {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -19,6 +19,9 @@ import java.util.Optional;
  *       (its one partition's owner in the consumer group {@code C-dlq-jobs} runs the jobs, decisions D27);
  *   <li>{@code C.namespaces}: namespace policies, one partition, {@code cleanup.policy=compact} (every
  *       instance reads it whole into a global store);
+ *   <li>{@code C.principals}: the HTTP API's principals, one partition, {@code cleanup.policy=compact}
+ *       (every instance reads it whole, docs/security.md);
+ *   <li>{@code C.audit}: the audit log, one partition, kept {@link #AUDIT_RETENTION};
  *   <li>{@code C.delay.<d>} per delay tier: P partitions, {@code message.timestamp.type=LogAppendTime}
  *       (a tier forwarder waits d after the broker's append time), retention at least twice the delay.
  * </ul>
@@ -33,6 +36,10 @@ public final class ClusterLayout {
   public static final String TOPIC_STATS = "topics";
   public static final String NAMESPACES = "namespaces";
   public static final String DLQ_STATE = "dlq.state";
+  public static final String PRINCIPALS = "principals";
+  public static final String AUDIT = "audit";
+  /** How long the audit log keeps a record, unless its topic says otherwise. */
+  static final Duration AUDIT_RETENTION = Duration.ofDays(90);
   public static final String DELAY_PREFIX = "delay.";
 
   /** Kafka's default retention; tier topics keep records at least this long, or twice the delay. */
@@ -62,6 +69,9 @@ public final class ClusterLayout {
     list.add(new TopicSpec(TOPIC_STATS, topics.topicStats(), partitions, compact, compact));
     list.add(new TopicSpec(NAMESPACES, topics.namespaces(), 1, compact, compact));
     list.add(new TopicSpec(DLQ_STATE, topics.dlqState(), 1, compact, compact));
+    list.add(new TopicSpec(PRINCIPALS, topics.principals(), 1, compact, compact));
+    Map<String, String> audit = Map.of("retention.ms", Long.toString(AUDIT_RETENTION.toMillis()));
+    list.add(new TopicSpec(AUDIT, topics.audit(), 1, audit, Map.of()));
     for (Duration tier : delayTiers) {
       Map<String, String> logAppendTime = Map.of("message.timestamp.type", "LogAppendTime");
       long retention = Math.max(MIN_TIER_RETENTION.toMillis(), 2 * tier.toMillis());

@@ -1,6 +1,7 @@
 package dev.ordo.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordo.server.auth.Caller;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,8 @@ import java.util.Optional;
  *
  * @param pathParams the values of the route's {@code {name}} segments, URL-decoded
  * @param query query parameters, URL-decoded, in order
+ * @param caller who sent it, as the server's authentication found them (docs/security.md); with
+ *     authentication off, {@link Caller#ANONYMOUS}
  */
 public record HttpRequest(
     String method,
@@ -18,7 +21,8 @@ public record HttpRequest(
     Map<String, String> pathParams,
     Map<String, List<String>> query,
     Map<String, List<String>> headers,
-    byte[] body) {
+    byte[] body,
+    Caller caller) {
 
   private static final ObjectMapper JSON = HttpResponse.JSON;
 

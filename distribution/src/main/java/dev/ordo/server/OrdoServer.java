@@ -1,6 +1,12 @@
 package dev.ordo.server;
 
 import dev.ordo.api.ClusterTopics;
+import dev.ordo.server.auth.AuditLog;
+import dev.ordo.server.auth.AuthApi;
+import dev.ordo.server.auth.HttpGuard;
+import dev.ordo.server.auth.PrincipalStore;
+import dev.ordo.server.auth.SecurityConfig;
+import dev.ordo.server.auth.TlsContexts;
 import dev.ordo.server.internal.EmbeddedKafka;
 import dev.ordo.server.internal.KafkaReachability;
 import dev.ordo.server.internal.Messages;
@@ -64,6 +70,10 @@ public final class OrdoServer implements AutoCloseable {
   private boolean interruptible;
   private StateDir stateDir;
   private volatile RoutingHttpServer http;
+  private HttpGuard guard;
+  private javax.net.ssl.SSLContext tls;
+  private PrincipalStore principals;
+  private AuditLog audit;
   /** Every component's meters, served at GET /metrics. */
   private final PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   /** Whether Kafka answers: the HTTP API's 503s and /health (decisions D26); null until Kafka was reached. */
@@ -94,7 +104,16 @@ public final class OrdoServer implements AutoCloseable {
     long t0 = System.nanoTime();
     try {
       stateDir = StateDir.open(config.stateDir());
-      http = RoutingHttpServer.start(config.httpHost(), config.httpPort());
+      SecurityConfig security = security();
+      try {
+        tls = security.tls() ? TlsContexts.server(security) : null;
+      } catch (IllegalArgumentException e) {
+        throw new StartupException(e.getMessage(), e);
+      }
+      http = RoutingHttpServer.start(config.httpHost(), config.httpPort(), tls,
+          security.mode() == SecurityConfig.Mode.MTLS);
+      guard = new HttpGuard(security, java.time.Clock.systemUTC());
+      http.guard(guard);
       http.starting(true);
       http.get("/health", request -> health());
       ServerMetrics.register(meters, http);
@@ -119,6 +138,11 @@ public final class OrdoServer implements AutoCloseable {
       } finally {
         setInterruptible(false);
       }
+      principals = new PrincipalStore(kafkaClientConfig(), layout.topics().principals());
+      principals.start();
+      audit = new AuditLog(kafkaClientConfig(), layout.topics().audit());
+      guard.ready(principals, audit);
+      new AuthApi(principals, audit, security.mode(), java.time.Clock.systemUTC()).register(http);
       kafkaProbe = new KafkaReachability(kafkaClientConfig(), KAFKA_PROBE_INTERVAL, KAFKA_PROBE_TIMEOUT).start();
       http.gate(path -> path.startsWith("/v1/") ? kafkaUnreachable() : null);
       ServerContext ctx = new Context();
@@ -161,6 +185,45 @@ public final class OrdoServer implements AutoCloseable {
         throw e;
       }
       throw new StartupException("unexpected error while starting: " + Messages.oneLine(e), e);
+    }
+  }
+
+  /**
+   * The HTTP port's security settings, checked: without authentication the server binds only a
+   * loopback address unless told it may (--insecure-http), and says so in one line.
+   */
+  private SecurityConfig security() {
+    SecurityConfig security;
+    try {
+      security = new SecurityConfig(config.settings().ordo(SecurityConfig.CONFIG));
+      security.bootstrapToken(); // a missing file or a short token stops the start
+    } catch (org.apache.kafka.common.config.ConfigException e) {
+      throw new StartupException(Messages.oneLine(e));
+    }
+    boolean loopback = loopback(config.httpHost());
+    String problem = security.problem(loopback);
+    if (problem != null) {
+      throw new StartupException(problem);
+    }
+    if (security.mode() == SecurityConfig.Mode.NONE) {
+      if (loopback) {
+        LOG.info("The HTTP API has no authentication (ordo.http.auth=none): it listens on {} only", config.httpHost());
+      } else {
+        LOG.warn("The HTTP API has no authentication and listens on {} (--insecure-http): anyone who reaches the port"
+            + " may enqueue, drain, purge and re-police every namespace", config.httpHost());
+      }
+    } else {
+      LOG.info("The HTTP API authenticates callers by {} ({}TLS)", security.mode().name().toLowerCase(java.util.Locale.ROOT),
+          security.tls() ? "" : "no ");
+    }
+    return security;
+  }
+
+  static boolean loopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
     }
   }
 
@@ -333,6 +396,12 @@ public final class OrdoServer implements AutoCloseable {
     if (kafkaProbe != null) {
       kafkaProbe.close();
     }
+    if (principals != null) {
+      principals.close();
+    }
+    if (audit != null) {
+      audit.close();
+    }
     if (http != null) {
       http.close();
     }
@@ -369,6 +438,12 @@ public final class OrdoServer implements AutoCloseable {
       throw new IllegalStateException("the HTTP server is not bound yet");
     }
     return h.address();
+  }
+
+  /** Every HTTP route registered, as {@code "METHOD pattern"}. */
+  public List<String> routes() {
+    RoutingHttpServer h = http;
+    return h == null ? List.of() : h.routes();
   }
 
   public ClusterLayout layout() {
@@ -441,6 +516,11 @@ public final class OrdoServer implements AutoCloseable {
     @Override
     public MeterRegistry meters() {
       return meters;
+    }
+
+    @Override
+    public javax.net.ssl.SSLContext httpTls() {
+      return tls;
     }
   }
 }

@@ -56,6 +56,14 @@ public interface ServerContext {
    */
   java.net.URI httpAddress();
 
+  /**
+   * The HTTP port's TLS context when it speaks HTTPS ({@code ordo.http.tls.*}), else null: what an
+   * instance reaches the others' HTTP ports with.
+   */
+  default javax.net.ssl.SSLContext httpTls() {
+    return null;
+  }
+
   /** The server's metrics, served at {@code GET /metrics} (docs/operations.md). */
   io.micrometer.core.instrument.MeterRegistry meters();
 }

@@ -81,7 +81,8 @@ public final class ServerSettings {
       new Section("The HTTP API's queue client", QueueClientConfig.configDef(), Set.of(QueueClientConfig.CLUSTER_CONFIG,
           QueueClientConfig.CLIENT_ID_CONFIG)),
       new Section("The HTTP API's producer", QueueProducerConfig.configDef(), Set.of(QueueProducerConfig.CLUSTER_CONFIG)),
-      new Section("The web console", dev.ordo.server.console.ConsoleConfig.CONFIG, Set.of()));
+      new Section("The web console", dev.ordo.server.console.ConsoleConfig.CONFIG, Set.of()),
+      new Section("Security (docs/security.md)", dev.ordo.server.auth.SecurityConfig.CONFIG, Set.of()));
 
   /** Environment variables of the launcher and the CLI, not settings: never refused. */
   static final Set<String> NOT_SETTINGS = Set.of("ORDO_JAVA_OPTS", "ORDO_SKIP_BUILD", "ORDO_SERVER");
@@ -303,7 +304,7 @@ public final class ServerSettings {
   /** Every key set, in file form ({@code streams.} prefixed), with secrets hidden. */
   public Map<String, String> describe() {
     Map<String, String> out = new TreeMap<>();
-    ordo.forEach((k, v) -> out.put(k, v));
+    ordo.forEach((k, v) -> out.put(k, ordoSecret(k) ? "[hidden]" : v));
     streams.forEach((k, v) -> out.put(STREAMS_PREFIX + k, secret(k) ? "[hidden]" : v));
     kafka.forEach((k, v) -> out.put(k, secret(k) ? "[hidden]" : v));
     return out;
@@ -328,6 +329,17 @@ public final class ServerSettings {
     }
     out.putAll(describe());
     return out;
+  }
+
+  /** Whether an Ordo key's value is a secret: a PASSWORD in its ConfigDef. */
+  static boolean ordoSecret(String key) {
+    for (Section s : SECTIONS) {
+      ConfigDef.ConfigKey k = s.def().configKeys().get(key);
+      if (k != null && k.type == ConfigDef.Type.PASSWORD) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether a Kafka key's value is a secret: a PASSWORD in Kafka's ConfigDefs, or a JAAS configuration. */

@@ -153,6 +153,19 @@ public final class TestServer implements AutoCloseable {
     return send(HttpRequest.newBuilder(URI.create(address() + path)).DELETE());
   }
 
+  /** {@code method path} with {@code body} (null: none) and, if not null, {@code Authorization: Bearer token}. */
+  public Reply call(String method, String path, String body, String token) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(address() + path))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      b.header("Content-Type", "application/json");
+    }
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return send(b);
+  }
+
   public Reply post(String path, Object body) {
     try {
       return post(path, JSON.writeValueAsString(body));

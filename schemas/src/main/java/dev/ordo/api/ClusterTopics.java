@@ -45,6 +45,16 @@ public record ClusterTopics(String cluster) {
     return cluster + ".namespaces";
   }
 
+  /** Principals of the HTTP API (names, grants, token hashes): compacted, keyed by name. */
+  public String principals() {
+    return cluster + ".principals";
+  }
+
+  /** The audit log of admin and operator actions. */
+  public String audit() {
+    return cluster + ".audit";
+  }
+
   /** The Kafka Streams application id of the queue topology. */
   public String applicationId() {
     return cluster + "-queue";

@@ -74,7 +74,7 @@ public final class HttpApiComponent implements ServerComponent {
     client = new QueueClient(clientConfig);
     client.bindMetrics(ctx.meters());
 
-    Instances instances = new Instances(new HostInfo(address.getHost(), address.getPort()));
+    Instances instances = new Instances(new HostInfo(address.getHost(), address.getPort()), ctx.httpTls());
     Supplier<KafkaStreams> streams = () -> {
       QueueService service = queue.get();
       return service == null ? null : service.streams();

@@ -10,6 +10,7 @@ import dev.ordo.schema.Outcome;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
+import dev.ordo.server.auth.Permission;
 import dev.ordo.server.http.QueueApi.ApiException;
 import dev.ordo.server.http.internal.JsonBody;
 import dev.ordo.server.http.internal.Views;
@@ -95,7 +96,8 @@ final class BatchApi {
         pending.add(Pending.refused(id, 400, e.getMessage()));
       }
     }
-    List<CompletableFuture<Outcome>> futures = good.isEmpty() ? List.of() : client.ackAll(good);
+    List<CompletableFuture<Outcome>> futures = good.isEmpty() ? List.of()
+        : client.within(r.caller().scope(Permission.CONSUME)).ackAll(good);
     for (int i = 0; i < futures.size(); i++) {
       pending.set(goodAt.get(i), new Pending(good.get(i).getKey().toString(), futures.get(i), null));
     }
@@ -154,12 +156,13 @@ final class BatchApi {
   private HttpResponse each(HttpRequest r, Set<String> fields, QueueApi.ItemCommand command) {
     List<JsonNode> entries = entries(r);
     List<Object> checked = new ArrayList<>(entries.size());
+    QueueClient.Scoped scoped = client.within(r.caller().scope(Permission.CONSUME));
     for (JsonNode node : entries) {
       String id = idText(node);
       try {
         JsonBody b = JsonBody.entry(node, fields);
         ItemId item = itemId(b);
-        checked.add(new AbstractMap.SimpleImmutableEntry<>(item, command.check(client, item, b)));
+        checked.add(new AbstractMap.SimpleImmutableEntry<>(item, command.check(scoped, item, b)));
       } catch (IllegalArgumentException e) {
         checked.add(Pending.refused(id, 400, e.getMessage()));
       }
@@ -229,6 +232,14 @@ final class BatchApi {
       return m;
     }
     Outcome o = (Outcome) value;
+    if (o.getForbiddenNamespace() != null) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("id", p.id());
+      m.put("result", "FORBIDDEN");
+      m.put("status", 403);
+      m.put("error", "permission 'consume' on namespace '" + o.getForbiddenNamespace() + "' is required");
+      return m;
+    }
     String detail = o.getDetail() == null ? "" : ": " + o.getDetail();
     Map<String, Object> m = new LinkedHashMap<>();
     switch (o.getResult()) {

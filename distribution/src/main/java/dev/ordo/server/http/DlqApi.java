@@ -14,6 +14,8 @@ import dev.ordo.client.dlq.UnknownDeadLetterException;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
+import dev.ordo.server.auth.Caller;
+import dev.ordo.server.auth.Permission;
 import dev.ordo.server.http.QueueApi.ApiException;
 import dev.ordo.server.http.internal.JsonBody;
 import dev.ordo.server.http.internal.Views;
@@ -71,6 +73,7 @@ public final class DlqApi {
     }
     DeadLetterFilter filter = filter(name -> r.queryParam(name).orElse(null),
         r.query().getOrDefault("reason", List.of()));
+    permitted(r.caller(), filter.namespace(), "?namespace=");
     Set<DeadLetterStatus> statuses = statuses(r.queryParam("status").orElse("dead"));
     int limit = r.queryParam("limit").map(DlqApi::limit).orElse(DEFAULT_LIMIT);
     String cursor = r.queryParam("cursor").orElse(null);
@@ -89,12 +92,21 @@ public final class DlqApi {
       throw new ApiException(404, "unknown dead letter " + id + ": no such record on " + deadLetters.topics().dlq()
           + " (never written, or past its retention)");
     }
+    if (!r.caller().may(Permission.OPERATE, found.get().namespace())) {
+      throw new ApiException(403, r.caller().missing(Permission.OPERATE, "namespace '" + found.get().namespace()
+          + "' (dead letter " + id + ")"));
+    }
     return HttpResponse.ok(view(found.get(), true));
   }
 
   HttpResponse redrive(HttpRequest r) throws ApiException {
     JsonBody b = JsonBody.parse(r.body(), REDRIVE_FIELDS);
     DeadLetterSelection selection = selection(b);
+    permitted(r.caller(), selection);
+    if (b.string("namespace") != null && !r.caller().may(Permission.OPERATE, b.string("namespace"))) {
+      throw new ApiException(403, r.caller().missing(Permission.OPERATE, "namespace '" + b.string("namespace")
+          + "' (the redrive's target)"));
+    }
     Integer priority = b.integer("priority", Integer.MIN_VALUE);
     JsonNode rate = b.node("ratePerSecond");
     if (rate != null && !rate.isNumber()) {
@@ -110,6 +122,7 @@ public final class DlqApi {
   HttpResponse purge(HttpRequest r) throws ApiException {
     JsonBody b = JsonBody.parse(r.body(), PURGE_FIELDS);
     DeadLetterSelection selection = selection(b);
+    permitted(r.caller(), selection);
     DlqJobView job = call(() -> deadLetters.purge(selection), "starting the purge");
     return HttpResponse.json(202, jobView(job)).withHeader("Location", "/v1/dlq/purges/" + job.id());
   }
@@ -121,6 +134,29 @@ public final class DlqApi {
       throw new ApiException(404, "unknown " + kind.name().toLowerCase(java.util.Locale.ROOT) + " job " + id);
     }
     return HttpResponse.ok(jobView(job.get()));
+  }
+
+  // ---- permissions ----
+
+  /**
+   * A caller without {@code operate} on every namespace names one it may operate: dead letters of
+   * all namespaces share one topic, and a selection by IDs or of everything would reach others.
+   */
+  private static void permitted(Caller caller, String namespace, String how) throws ApiException {
+    if (caller.mayEverywhere(Permission.OPERATE)) {
+      return;
+    }
+    if (namespace == null) {
+      throw new ApiException(403, caller.missing(Permission.OPERATE, "every namespace") + "; name a namespace you may"
+          + " operate with " + how);
+    }
+    if (!caller.may(Permission.OPERATE, namespace)) {
+      throw new ApiException(403, caller.missing(Permission.OPERATE, "namespace '" + namespace + "'"));
+    }
+  }
+
+  private static void permitted(Caller caller, DeadLetterSelection selection) throws ApiException {
+    permitted(caller, selection.filter() == null ? null : selection.filter().namespace(), "filter.namespace");
   }
 
   // ---- input ----

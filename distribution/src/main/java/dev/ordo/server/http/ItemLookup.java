@@ -4,6 +4,7 @@ import dev.ordo.api.ItemId;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
+import dev.ordo.server.auth.Permission;
 import dev.ordo.server.http.QueueApi.ApiException;
 import dev.ordo.server.http.internal.Instances;
 import dev.ordo.server.http.internal.PartitionQueries;
@@ -61,7 +62,35 @@ public final class ItemLookup {
     this.partitions = partitions;
   }
 
+  /** The look-up, answered 403 when the item is in a namespace the caller may not operate. */
   HttpResponse lookup(HttpRequest request) throws ApiException {
+    HttpResponse answer = find(request);
+    if (answer.status() == 200 && !request.caller().mayEverywhere(Permission.OPERATE)) {
+      String namespace = namespaceOf(answer.body());
+      if (namespace == null || !request.caller().may(Permission.OPERATE, namespace)) {
+        return HttpResponse.error(403, request.caller().missing(Permission.OPERATE, "namespace '" + namespace
+            + "' (item " + request.pathParam("id") + ")"));
+      }
+    }
+    return answer;
+  }
+
+  private static String namespaceOf(Object body) {
+    if (body instanceof java.util.Map<?, ?> m) {
+      return m.get("namespace") instanceof String s ? s : null;
+    }
+    if (body instanceof byte[] bytes) {
+      try {
+        com.fasterxml.jackson.databind.JsonNode n = HttpResponse.JSON.readTree(bytes).get("namespace");
+        return n == null || !n.isTextual() ? null : n.asText();
+      } catch (java.io.IOException e) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  private HttpResponse find(HttpRequest request) throws ApiException {
     ItemId id = ItemId.parse(request.pathParam("id"));
     if (id.partition() >= partitions) {
       return HttpResponse.error(404, "unknown item " + id + ": the cluster has no partition " + id.partition()
@@ -76,7 +105,7 @@ public final class ItemLookup {
       return local(ks, id, StoreReader.itemKey(id.offset()));
     }
     instances.refuseSecondHop(request.header(FORWARDED_FROM), owner, "a look-up of partition " + id.partition());
-    return instances.forward(owner, "/v1/items/" + id, "partition " + id.partition());
+    return instances.forward(owner, "/v1/items/" + id, "partition " + id.partition(), request);
   }
 
   private HttpResponse local(KafkaStreams ks, ItemId id, Bytes key) throws ApiException {

@@ -107,7 +107,7 @@ public final class PeekApi {
       } else if (request.header(Instances.FORWARDED_FROM).isPresent()) {
         unavailable.addAll(e.getValue()); // moved since the forwarding instance looked: not a second hop
       } else {
-        heads.addAll(forwarded(e.getKey(), ns, topic, e.getValue(), n, unavailable));
+        heads.addAll(forwarded(e.getKey(), ns, topic, e.getValue(), n, unavailable, request));
       }
     }
     List<Map<String, Object>> items = merge(heads, n).stream().map(Peeked::view).toList();
@@ -216,12 +216,12 @@ public final class PeekApi {
 
   /** The heads of {@code asked} partitions read by {@code owner}; partitions it could not answer join {@code unavailable}. */
   private List<List<Peeked>> forwarded(HostInfo owner, String ns, String topic, List<Integer> asked, int n,
-      List<Integer> unavailable) {
+      List<Integer> unavailable, HttpRequest request) {
     String path = "/v1/namespaces/" + pathSegment(ns) + "/topics/" + pathSegment(topic) + "/peek?n=" + n
         + "&partitions=" + asked.stream().map(String::valueOf).collect(Collectors.joining(","));
     HttpResponse answer;
     try {
-      answer = instances.forward(owner, path, "partitions " + asked);
+      answer = instances.forward(owner, path, "partitions " + asked, request);
     } catch (ApiException e) {
       unavailable.addAll(asked);
       return List.of();

@@ -14,6 +14,8 @@ import dev.ordo.schema.Outcome;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
+import dev.ordo.server.auth.Caller;
+import dev.ordo.server.auth.Permission;
 import dev.ordo.server.http.internal.JsonBody;
 import dev.ordo.server.http.internal.Views;
 import dev.ordo.server.internal.Messages;
@@ -188,7 +190,9 @@ public final class QueueApi {
     if (!withTopics.equals("true") && !withTopics.equals("false")) {
       throw new IllegalArgumentException("topics must be true or false, got '" + withTopics + "'");
     }
-    List<TopicActivity> topics = await(client.activeTopics(), SLACK, "reading the topics table");
+    List<TopicActivity> topics = await(client.activeTopics(), SLACK, "reading the topics table").stream()
+        .filter(a -> r.caller().may(Permission.OPERATE, a.namespace()))
+        .toList();
     return HttpResponse.ok(Map.of("namespaces", Views.namespaces(topics, withTopics.equals("true"))));
   }
 
@@ -199,7 +203,7 @@ public final class QueueApi {
    */
   @FunctionalInterface
   interface ItemCommand {
-    Supplier<CompletableFuture<Outcome>> check(QueueClient client, ItemId id, JsonBody fields);
+    Supplier<CompletableFuture<Outcome>> check(QueueClient.Scoped client, ItemId id, JsonBody fields);
   }
 
   static final ItemCommand ACK = (client, id, b) -> {
@@ -238,7 +242,7 @@ public final class QueueApi {
     return r -> {
       ItemId id = ItemId.parse(r.pathParam("id"));
       JsonBody b = JsonBody.parse(r.body(), fields);
-      return outcome(id, command.check(client, id, b).get());
+      return outcome(id, command.check(client.within(r.caller().scope(Permission.CONSUME)), id, b).get(), r.caller());
     };
   }
 
@@ -296,8 +300,12 @@ public final class QueueApi {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  private HttpResponse outcome(ItemId id, CompletableFuture<Outcome> future) throws ApiException {
+  private HttpResponse outcome(ItemId id, CompletableFuture<Outcome> future, Caller caller) throws ApiException {
     Outcome o = await(future, SLACK, "the " + "command on item " + id);
+    if (o.getForbiddenNamespace() != null) {
+      return HttpResponse.error(403, caller.missing(Permission.CONSUME, "namespace '" + o.getForbiddenNamespace()
+          + "' (item " + id + ")"));
+    }
     String detail = o.getDetail() == null ? "" : ": " + o.getDetail();
     return switch (o.getResult()) {
       case APPLIED -> HttpResponse.ok(Views.applied(o));

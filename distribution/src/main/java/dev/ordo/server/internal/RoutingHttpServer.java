@@ -2,6 +2,12 @@ package dev.ordo.server.internal;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsExchange;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import dev.ordo.server.auth.Caller;
+import dev.ordo.server.auth.HttpGuard;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
@@ -66,17 +72,43 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private volatile java.util.function.Function<String, HttpResponse> gate = path -> null;
   /** While true, a request no route matches may be for one not registered yet: 503, not 404. */
   private volatile boolean starting;
+  /** Who may call what (null: anyone may call anything, as {@link Caller#ANONYMOUS}). */
+  private volatile HttpGuard guard;
+  private final boolean tls;
 
   private RoutingHttpServer(HttpServer server, ExecutorService executor) {
     this.server = server;
     this.executor = executor;
+    this.tls = server instanceof HttpsServer;
   }
 
-  /** Binds {@code host:port} (0 = any free port) and starts serving. */
+  /** Binds {@code host:port} (0 = any free port) and starts serving plain HTTP. */
   public static RoutingHttpServer start(String host, int port) {
+    return start(host, port, null, false);
+  }
+
+  /**
+   * Binds {@code host:port} (0 = any free port) and starts serving: HTTPS with {@code tls} if not
+   * null, asking every client for a certificate when {@code needClientCertificate} (mutual TLS).
+   */
+  public static RoutingHttpServer start(String host, int port, javax.net.ssl.SSLContext tls,
+      boolean needClientCertificate) {
     HttpServer server;
     try {
-      server = HttpServer.create(new InetSocketAddress(host, port), 64);
+      if (tls == null) {
+        server = HttpServer.create(new InetSocketAddress(host, port), 64);
+      } else {
+        HttpsServer https = HttpsServer.create(new InetSocketAddress(host, port), 64);
+        https.setHttpsConfigurator(new HttpsConfigurator(tls) {
+          @Override
+          public void configure(HttpsParameters params) {
+            javax.net.ssl.SSLParameters p = tls.getDefaultSSLParameters();
+            p.setNeedClientAuth(needClientCertificate);
+            params.setSSLParameters(p);
+          }
+        });
+        server = https;
+      }
     } catch (BindException e) {
       if (port == 0) {
         throw new StartupException("cannot listen for HTTP on " + host + ": " + e.getMessage());
@@ -108,7 +140,24 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    return URI.create("http://" + host + ":" + a.getPort());
+    return URI.create(scheme() + "://" + host + ":" + a.getPort());
+  }
+
+  private String scheme() {
+    return tls ? "https" : "http";
+  }
+
+  /** Whether the port speaks TLS. */
+  public boolean tls() {
+    return tls;
+  }
+
+  /**
+   * Sets who decides, before each request's body is read, who sent it and whether they may (and
+   * writes the audit records); null: anyone may call anything.
+   */
+  public void guard(HttpGuard guard) {
+    this.guard = guard;
   }
 
   /**
@@ -122,7 +171,7 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     }
     try {
       String host = java.net.InetAddress.getLocalHost().getHostName();
-      return URI.create("http://" + host + ":" + a.getPort());
+      return URI.create(scheme() + "://" + host + ":" + a.getPort());
     } catch (IOException | IllegalArgumentException e) {
       return address();
     }
@@ -147,6 +196,11 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
    */
   public void starting(boolean starting) {
     this.starting = starting;
+  }
+
+  /** Every route registered, as {@code "METHOD pattern"}. */
+  public List<String> routes() {
+    return routes.stream().map(r -> r.method + " " + r.pattern).toList();
   }
 
   @Override
@@ -232,30 +286,33 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
         continue;
       }
       matched[0] = route.pattern;
+      Map<String, List<String>> headers = headers(exchange);
+      HttpGuard g = guard;
+      HttpGuard.Admission admission = null;
+      if (g != null) {
+        admission = g.admit(method, route.pattern, params, headers,
+            exchange instanceof HttpsExchange https ? https.getSSLSession() : null);
+        if (admission.refused()) {
+          g.answered(admission, method, rawPath, null, admission.refusal());
+          return admission.refusal();
+        }
+      }
       byte[] body = readBody(exchange);
       if (body == null) {
         return HttpResponse.error(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
       }
       HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params,
-          query(exchange.getRequestURI().getRawQuery()), headers(exchange), body);
+          query(exchange.getRequestURI().getRawQuery()), headers, body,
+          admission == null ? Caller.ANONYMOUS : admission.caller());
       HttpResponse refused = gate.apply(request.path());
       if (refused != null) {
         return refused;
       }
-      try {
-        HttpResponse response = route.handler.handle(request);
-        return response == null ? HttpResponse.error(500, "handler returned no response") : response;
-      } catch (IllegalArgumentException e) {
-        return HttpResponse.error(400, String.valueOf(e.getMessage()));
-      } catch (Exception e) {
-        if (kafkaUnavailable(e)) {
-          // A Kafka client gave up waiting for the cluster (metadata, a node, a request): Kafka is away.
-          LOG.warn("HTTP {} {}: Kafka unavailable: {}", method, rawPath, Messages.oneLine(e));
-          return HttpResponse.error(503, "Kafka is unavailable: " + Messages.oneLine(e)).withHeader("Retry-After", "1");
-        }
-        LOG.error("HTTP {} {} failed", method, rawPath, e);
-        return HttpResponse.error(500, "internal error: " + Messages.oneLine(e));
+      HttpResponse response = handle(route, request, method, rawPath);
+      if (g != null) {
+        g.answered(admission, method, rawPath, body, response);
       }
+      return response;
     }
     if (!allowed.isEmpty()) {
       return HttpResponse.error(405, "method " + method + " not allowed on " + rawPath + "; allowed: " + allowed)
@@ -266,6 +323,23 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
           .withHeader("Retry-After", "1");
     }
     return HttpResponse.error(404, "no such endpoint: " + method + " " + rawPath);
+  }
+
+  private HttpResponse handle(Route route, HttpRequest request, String method, String rawPath) {
+    try {
+      HttpResponse response = route.handler.handle(request);
+      return response == null ? HttpResponse.error(500, "handler returned no response") : response;
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.error(400, String.valueOf(e.getMessage()));
+    } catch (Exception e) {
+      if (kafkaUnavailable(e)) {
+        // A Kafka client gave up waiting for the cluster (metadata, a node, a request): Kafka is away.
+        LOG.warn("HTTP {} {}: Kafka unavailable: {}", method, rawPath, Messages.oneLine(e));
+        return HttpResponse.error(503, "Kafka is unavailable: " + Messages.oneLine(e)).withHeader("Retry-After", "1");
+      }
+      LOG.error("HTTP {} {} failed", method, rawPath, e);
+      return HttpResponse.error(500, "internal error: " + Messages.oneLine(e));
+    }
   }
 
   /** Whether {@code e} or one of its causes is a Kafka error that a retry may cure (a timeout, no leader, ...). */

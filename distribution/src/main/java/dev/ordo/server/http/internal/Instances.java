@@ -34,13 +34,26 @@ public final class Instances {
 
   private final HostInfo self;
   private final HttpClient http;
+  private final String scheme;
 
   public Instances(HostInfo self) {
+    this(self, null);
+  }
+
+  /**
+   * @param tls the context to reach other instances over HTTPS with (its key, if any, presented as
+   *     this instance's client certificate), or null for plain HTTP
+   */
+  public Instances(HostInfo self, javax.net.ssl.SSLContext tls) {
     this.self = self;
-    this.http = HttpClient.newBuilder()
+    HttpClient.Builder b = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(3))
-        .build();
+        .connectTimeout(Duration.ofSeconds(3));
+    if (tls != null) {
+      b.sslContext(tls);
+    }
+    this.http = b.build();
+    this.scheme = tls == null ? "http" : "https";
   }
 
   public HostInfo self() {
@@ -79,14 +92,20 @@ public final class Instances {
     }
   }
 
-  /** GETs {@code pathAndQuery} from {@code owner}, marked as forwarded; its answer as this instance's. */
-  public HttpResponse forward(HostInfo owner, String pathAndQuery, String what) throws ApiException {
-    URI uri = URI.create("http://" + address(owner) + pathAndQuery);
-    java.net.http.HttpRequest forwarded = java.net.http.HttpRequest.newBuilder(uri)
+  /**
+   * GETs {@code pathAndQuery} from {@code owner}, marked as forwarded, with the credentials of
+   * {@code request} (its bearer token: the owner checks the caller again); its answer as this
+   * instance's.
+   */
+  public HttpResponse forward(HostInfo owner, String pathAndQuery, String what, dev.ordo.server.HttpRequest request)
+      throws ApiException {
+    URI uri = URI.create(scheme + "://" + address(owner) + pathAndQuery);
+    java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(uri)
         .timeout(FORWARD_TIMEOUT)
         .header(FORWARDED_FROM, address(self))
-        .GET()
-        .build();
+        .GET();
+    request.header("authorization").ifPresent(a -> b.header("Authorization", a));
+    java.net.http.HttpRequest forwarded = b.build();
     java.net.http.HttpResponse<byte[]> answer;
     try {
       answer = http.send(forwarded, java.net.http.HttpResponse.BodyHandlers.ofByteArray());

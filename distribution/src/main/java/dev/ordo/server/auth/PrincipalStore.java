@@ -1,0 +1,175 @@
+package dev.ordo.server.auth;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The principals of a cluster: records on the compacted topic {@code <cluster>.principals}, keyed by
+ * name, JSON values (a tombstone removes one). Every instance reads the whole topic at start and
+ * follows it, so a change made on one instance reaches the others within a poll (200 ms) and a
+ * restart loses nothing; a write returns once this instance has read it back.
+ */
+public final class PrincipalStore implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private final String topic;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final TopicTail tail;
+  private final Map<String, Principal> byName = new ConcurrentHashMap<>();
+  /** Token ID to principal name. */
+  private final Map<String, String> byToken = new ConcurrentHashMap<>();
+
+  public PrincipalStore(Map<String, Object> kafkaConfig, String topic) {
+    this.topic = topic;
+    Map<String, Object> p = new HashMap<>(kafkaConfig);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.tail = new TopicTail(kafkaConfig, topic, this::apply);
+  }
+
+  /** Reads every principal; returns once they are all here. */
+  public void start() {
+    try {
+      tail.start(TIMEOUT);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("could not read " + topic + " within " + TIMEOUT.toSeconds() + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading " + topic, e);
+    }
+  }
+
+  public Optional<Principal> get(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  /** Every principal, by name. */
+  public List<Principal> all() {
+    List<Principal> out = new ArrayList<>(byName.values());
+    out.sort(java.util.Comparator.comparing(Principal::name));
+    return out;
+  }
+
+  /** The principal that {@code token} authenticates, if any. */
+  public Optional<Principal> authenticate(String token) {
+    Optional<Tokens.Presented> presented = Tokens.parse(token);
+    if (presented.isEmpty()) {
+      return Optional.empty();
+    }
+    String name = byToken.get(presented.get().id());
+    Principal p = name == null ? null : byName.get(name);
+    if (p == null) {
+      return Optional.empty();
+    }
+    for (Tokens.Stored t : p.tokens()) {
+      if (t.id().equals(presented.get().id()) && Tokens.matches(t, presented.get().secret())) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Writes {@code principal} (replacing one of the same name); returns once this instance holds it. */
+  public void put(Principal principal) {
+    write(principal.name(), encode(principal));
+  }
+
+  /** Removes the principal {@code name} and its tokens; false if there was none. */
+  public boolean remove(String name) {
+    if (!byName.containsKey(name)) {
+      return false;
+    }
+    write(name, null);
+    return true;
+  }
+
+  private void write(String key, byte[] value) {
+    try {
+      RecordMetadata m = producer.send(new ProducerRecord<>(topic, 0, key.getBytes(StandardCharsets.UTF_8), value))
+          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      tail.awaitPosition(m.offset() + 1, TIMEOUT);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("could not write to " + topic + ": " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("no answer writing to " + topic + " within " + TIMEOUT.toSeconds() + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted writing to " + topic, e);
+    }
+  }
+
+  private synchronized void apply(byte[] key, byte[] value) {
+    String name = new String(key, StandardCharsets.UTF_8);
+    Principal before = byName.remove(name);
+    if (before != null) {
+      before.tokens().forEach(t -> byToken.remove(t.id()));
+    }
+    if (value == null) {
+      return;
+    }
+    Principal after = decode(value);
+    byName.put(name, after);
+    after.tokens().forEach(t -> byToken.put(t.id(), name));
+  }
+
+  static byte[] encode(Principal p) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", p.name());
+    m.put("grants", p.grants().stream().map(Grant::toString).toList());
+    m.put("tokens", p.tokens());
+    m.put("createdAt", p.createdAt());
+    try {
+      return JSON.writeValueAsBytes(m);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static Principal decode(byte[] value) {
+    try {
+      JsonNode n = JSON.readTree(value);
+      List<Grant> grants = new ArrayList<>();
+      n.path("grants").forEach(g -> grants.add(Grant.parse(g.asText())));
+      List<Tokens.Stored> tokens = new ArrayList<>();
+      for (JsonNode t : n.path("tokens")) {
+        tokens.add(new Tokens.Stored(t.path("id").asText(), t.path("salt").asText(), t.path("hash").asText(),
+            t.path("createdAt").asLong()));
+      }
+      return new Principal(n.path("name").asText(), grants, tokens, n.path("createdAt").asLong());
+    } catch (IOException e) {
+      throw new IllegalArgumentException("not a principal record: " + e.getMessage(), e);
+    }
+  }
+
+  static Collection<String> tokenIds(Principal p) {
+    return p.tokens().stream().map(Tokens.Stored::id).toList();
+  }
+
+  @Override
+  public void close() {
+    tail.close();
+    producer.close(Duration.ofSeconds(5));
+  }
+}
