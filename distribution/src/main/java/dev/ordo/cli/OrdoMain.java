@@ -43,6 +43,8 @@ import picocli.CommandLine.Spec;
       QueueCommands.Item.class,
       QueueCommands.Namespace.class,
       DlqCommands.Dlq.class,
+      AuthCommands.Auth.class,
+      AuthCommands.Audit.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class})

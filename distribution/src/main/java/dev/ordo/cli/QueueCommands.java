@@ -45,10 +45,18 @@ final class QueueCommands {
         description = "The Ordo server's HTTP address (environment: ORDO_SERVER). Default: ${DEFAULT-VALUE}.")
     URI server;
 
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:ORDO_TOKEN}", order = 101,
+        description = "An API token, sent as 'Authorization: Bearer' (environment: ORDO_TOKEN; docs/security.md).")
+    String token;
+
+    @Option(names = "--cacert", paramLabel = "FILE", defaultValue = "${env:ORDO_CACERT}", order = 102,
+        description = "PEM certificates to trust for an https:// server (environment: ORDO_CACERT). Default: the JDK's.")
+    java.nio.file.Path caCert;
+
     @Override
     public final Integer call() {
       try {
-        run(new ApiClient(server));
+        run(new ApiClient(server, token, caCert));
         return 0;
       } catch (ApiClient.Failure f) {
         PrintWriter err = spec.commandLine().getErr();

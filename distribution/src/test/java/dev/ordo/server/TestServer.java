@@ -27,11 +27,29 @@ public final class TestServer implements AutoCloseable {
 
   private final OrdoServer server;
   private final QueueComponent queue;
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient http;
+  /** What the tests' own HTTP client reaches an HTTPS server with (null: the JDK's defaults). */
+  private static final ThreadLocal<javax.net.ssl.SSLContext> CLIENT_TLS = new ThreadLocal<>();
 
   private TestServer(OrdoServer server, QueueComponent queue) {
     this.server = server;
     this.queue = queue;
+    HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
+    if (CLIENT_TLS.get() != null) {
+      b.sslContext(CLIENT_TLS.get());
+    }
+    this.http = b.build();
+  }
+
+  /** A server on HTTPS: the tests' client reaches it with {@code clientTls} (trust, and a client certificate). */
+  public static TestServer startWithSettings(RealKafka kafka, String cluster, Path stateDir,
+      java.util.Map<String, String> settings, javax.net.ssl.SSLContext clientTls) {
+    CLIENT_TLS.set(clientTls);
+    try {
+      return startWithSettings(kafka, cluster, stateDir, settings);
+    } finally {
+      CLIENT_TLS.remove();
+    }
   }
 
   /** A JSON answer: status, body (null when empty or not JSON) and headers. */

@@ -27,13 +27,46 @@ public final class ApiClient {
 
   private final URI server;
   private final HttpClient http;
+  private final String token;
 
   public ApiClient(URI server) {
+    this(server, null, null);
+  }
+
+  /**
+   * @param token an API token sent as {@code Authorization: Bearer}, or null
+   * @param caCert PEM certificates to trust for an https server, or null for the JDK's
+   */
+  public ApiClient(URI server, String token, java.nio.file.Path caCert) {
     this.server = server;
-    this.http = HttpClient.newBuilder()
+    this.token = token == null || token.isBlank() ? null : token.trim();
+    HttpClient.Builder b = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(CONNECT_TIMEOUT)
-        .build();
+        .connectTimeout(CONNECT_TIMEOUT);
+    if (caCert != null) {
+      b.sslContext(trusting(caCert));
+    }
+    this.http = b.build();
+  }
+
+  private static javax.net.ssl.SSLContext trusting(java.nio.file.Path pem) {
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(pem)) {
+      java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+      ks.load(null, null);
+      int i = 0;
+      for (java.security.cert.Certificate c : java.security.cert.CertificateFactory.getInstance("X.509")
+          .generateCertificates(in)) {
+        ks.setCertificateEntry("ca-" + i++, c);
+      }
+      javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+          javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(ks);
+      javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+      ctx.init(null, tmf.getTrustManagers(), null);
+      return ctx;
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new Failure(OrdoMain.EXIT_USAGE, "cannot read the certificates in " + pem + ": " + e.getMessage());
+    }
   }
 
   /** A refused or failed call: one line for the user, and the exit code. */
@@ -83,6 +116,9 @@ public final class ApiClient {
   }
 
   private JsonNode send(HttpRequest.Builder request, Duration timeout) {
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
     HttpResponse<byte[]> response;
     try {
       response = http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -115,6 +151,9 @@ public final class ApiClient {
       case 409 -> OrdoMain.EXIT_STALE_LEASE;
       default -> OrdoMain.EXIT_FAILURE;
     };
+    if (status == 401) {
+      error = error + " (give a token with --token or ORDO_TOKEN)";
+    }
     if (code == OrdoMain.EXIT_FAILURE && status >= 500) {
       error = "server error " + status + ": " + error;
     }
