@@ -17,6 +17,11 @@ public interface HttpFrontEnd {
     /** Its HTTP address, e.g. {@code http://127.0.0.1:41234}. */
     URI address();
 
+    /** The API token its clients send ({@code Authorization: Bearer}), or null when it asks for none. */
+    default String token() {
+      return null;
+    }
+
     @Override
     void close();
   }

@@ -45,6 +45,12 @@ final class BenchCommand implements Callable<Integer> {
       description = "Kafka to measure against (default: an embedded broker)")
   String bootstrapServers;
 
+  @Option(names = "--http-tokens",
+      description = "The http scenario's server authenticates every request by an API token (ordo.http.auth=token;"
+          + " its workers send one of a principal with produce, consume and operate on the bench namespace): what"
+          + " authentication costs, against a run without this flag.")
+  boolean httpTokens;
+
   @Unmatched
   List<String> benchArgs = new ArrayList<>();
 
@@ -72,7 +78,8 @@ final class BenchCommand implements Callable<Integer> {
     Configurator.setAllLevels(LogManager.ROOT_LOGGER_NAME, Level.ERROR);
     BenchOptions chosen = options;
     return onKafka(bootstrap -> {
-      Bench.run(bootstrap, chosen, System.out, BenchCommand::httpServer);
+      boolean tokens = httpTokens;
+      Bench.run(bootstrap, chosen, System.out, (b, cluster, partitions) -> httpServer(b, cluster, partitions, tokens));
       return 0;
     });
   }
@@ -107,17 +114,36 @@ final class BenchCommand implements Callable<Integer> {
    */
   static dev.ordo.bench.HttpFrontEnd.Running httpServer(String bootstrap, String cluster, int partitions)
       throws IOException {
+    return httpServer(bootstrap, cluster, partitions, false);
+  }
+
+  /** As above; with {@code tokens}, authenticating by API token, the workers' token made for the run. */
+  static dev.ordo.bench.HttpFrontEnd.Running httpServer(String bootstrap, String cluster, int partitions,
+      boolean tokens) throws IOException {
     Path dir = Files.createTempDirectory("ordo-bench-http-");
     // Experiments: -Dordo.bench.server.<key>=<value> is a setting of this server, as in its --config
     // (the -Dordo.bench.queue.* and streams.* of the bench's own queues do not reach it).
     Map<String, String> settings = new java.util.TreeMap<>();
     System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SERVER_SETTING_PREFIX))
         .forEach(k -> settings.put(k.substring(SERVER_SETTING_PREFIX.length()), System.getProperty(k)));
+    String bootstrapToken = tokens ? "bench-" + java.util.UUID.randomUUID() : null;
+    if (tokens) {
+      settings.put(dev.ordo.server.auth.SecurityConfig.AUTH, "token");
+      settings.put(dev.ordo.server.auth.SecurityConfig.BOOTSTRAP_TOKEN, bootstrapToken);
+    }
     ServerConfig config = ServerConfig.builder().bootstrapServers(bootstrap).cluster(cluster).partitions(partitions)
         .stateDir(dir).httpPort(0).settings(ServerSettings.of(settings, "-D" + SERVER_SETTING_PREFIX + "*")).build();
     OrdoServer server = new OrdoServer(config, dev.ordo.server.Components.standard());
     try {
       server.start();
+    } catch (RuntimeException e) {
+      server.close();
+      delete(dir);
+      throw e;
+    }
+    String token;
+    try {
+      token = tokens ? workerToken(server.httpAddress(), bootstrapToken) : null;
     } catch (RuntimeException e) {
       server.close();
       delete(dir);
@@ -130,11 +156,24 @@ final class BenchCommand implements Callable<Integer> {
       }
 
       @Override
+      public String token() {
+        return token;
+      }
+
+      @Override
       public void close() {
         server.close();
         delete(dir);
       }
     };
+  }
+
+  /** A principal with produce, consume and operate on the bench's namespace, and its token. */
+  private static String workerToken(java.net.URI server, String bootstrapToken) {
+    com.fasterxml.jackson.databind.JsonNode made = new dev.ordo.cli.internal.ApiClient(server, bootstrapToken, null)
+        .post("/v1/principals", Map.of("name", "bench-worker", "grants", List.of("bench:produce,consume,operate")),
+            java.time.Duration.ofSeconds(30));
+    return made.get("token").asText();
   }
 
   static void delete(Path dir) {

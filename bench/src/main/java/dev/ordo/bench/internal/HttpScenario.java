@@ -56,7 +56,7 @@ public final class HttpScenario {
         QueueProducer producer = new QueueProducer(producerConfig(kafka, cluster))) {
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(10)).build();
-      URI base = server.address();
+      Target base = new Target(server.address(), server.token());
       byte[] payload = new byte[payloadBytes];
       java.util.Arrays.fill(payload, (byte) 'x');
 
@@ -130,7 +130,7 @@ public final class HttpScenario {
   }
 
   /** Paced enqueues; workers long-poll and ack each item alone, timing each ack. */
-  private static Stats.Latency halfLoad(HttpClient http, URI base, QueueProducer producer, byte[] payload, int workers,
+  private static Stats.Latency halfLoad(HttpClient http, Target base, QueueProducer producer, byte[] payload, int workers,
       double perSec, int seconds) throws Exception {
     int total = (int) Math.max(1, perSec * seconds);
     AtomicInteger acked = new AtomicInteger();
@@ -218,7 +218,7 @@ public final class HttpScenario {
     }
   }
 
-  private static void awaitReady(HttpClient http, URI base, int items) throws InterruptedException {
+  private static void awaitReady(HttpClient http, Target base, int items) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (System.nanoTime() < deadline) {
       JsonNode topics = get(http, base, "/v1/namespaces/" + NS + "/topics").get("topics");
@@ -232,20 +232,28 @@ public final class HttpScenario {
     throw new IllegalStateException("the " + items + " items were not all ready within 120 s");
   }
 
-  private static JsonNode post(HttpClient http, URI base, String path, String body) {
-    return send(http, HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  /** The server's address, and the token its requests carry (null: none). */
+  record Target(URI base, String token) {
+    HttpRequest.Builder request(String path) {
+      HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60));
+      return token == null ? b : b.header("Authorization", "Bearer " + token);
+    }
   }
 
-  private static JsonNode get(HttpClient http, URI base, String path) {
-    return send(http, HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60)).GET().build());
+  private static JsonNode post(HttpClient http, Target base, String path, String body) {
+    return send(http, base.request(path).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  }
+
+  private static JsonNode get(HttpClient http, Target base, String path) {
+    return send(http, base.request(path).GET().build());
   }
 
   private static JsonNode send(HttpClient http, HttpRequest request) {
     try {
       HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
       JsonNode body = JSON.readTree(r.body());
-      if (r.statusCode() >= 500) {
+      if (r.statusCode() >= 500 || r.statusCode() == 401 || r.statusCode() == 403) {
         throw new IllegalStateException(request.method() + " " + request.uri().getPath() + " answered "
             + r.statusCode() + ": " + r.body());
       }

@@ -113,7 +113,7 @@ public final class AccessRules {
       return "`" + n.permission().label() + "` on `{" + n.param() + "}`";
     }
     if (a instanceof Access.Somewhere s) {
-      return "`" + s.permission().label() + "` on the namespace concerned";
+      return "`" + s.permission().label() + "` on some namespace (an item's or a list's: the ones concerned)";
     }
     return "`" + a.permission().label() + "` on `*`";
   }
