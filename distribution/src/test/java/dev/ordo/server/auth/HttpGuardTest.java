@@ -69,6 +69,14 @@ class HttpGuardTest {
   }
 
   @Test
+  void theBootstrapTokenIsHiddenInTheSettingsLog() {
+    dev.ordo.server.ServerSettings s = dev.ordo.server.ServerSettings.of(
+        Map.of(SecurityConfig.BOOTSTRAP_TOKEN, "a-secret-of-sixteen-or-more"), "the test");
+    assertEquals("[hidden]", s.describe().get(SecurityConfig.BOOTSTRAP_TOKEN));
+    assertFalse(s.effective().toString().contains("a-secret"), s.effective().toString());
+  }
+
+  @Test
   void theBootstrapTokenMustBeLongEnough() {
     SecurityConfig shortToken = new SecurityConfig(Map.of(SecurityConfig.BOOTSTRAP_TOKEN, "short"));
     assertThrows(org.apache.kafka.common.config.ConfigException.class, shortToken::bootstrapToken);
