@@ -7,6 +7,8 @@ import dev.ordo.server.HttpRouter;
 import dev.ordo.server.ServerComponent;
 import dev.ordo.server.ServerContext;
 import dev.ordo.server.StartupException;
+import dev.ordo.server.auth.Caller;
+import dev.ordo.server.auth.Permission;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -73,7 +75,7 @@ public final class ConsoleComponent implements ServerComponent {
     http.get("/", r -> asset(assets, "index.html"));
     http.get("/console/{file}", r -> asset(assets, r.pathParam("file")));
     http.get("/v1/console/series", this::series);
-    http.get("/v1/console/rates", r -> rates());
+    http.get("/v1/console/rates", this::rates);
 
     MeterRegistry meters = ctx.meters();
     sampler = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -115,7 +117,8 @@ public final class ConsoleComponent implements ServerComponent {
 
   /**
    * {@code GET /v1/console/series?namespace=&topic=}: the chart of a topic, of a namespace's topics
-   * summed, or (no parameters) of every topic, from this instance's meters.
+   * summed, or (no parameters) of every topic, from this instance's meters. A caller sees only the
+   * namespaces it may operate: no parameters sum those, another namespace is refused (403).
    */
   HttpResponse series(HttpRequest r) {
     String namespace = r.queryParam("namespace").orElse(null);
@@ -129,7 +132,13 @@ public final class ConsoleComponent implements ServerComponent {
       }
       Names.check("topic", topic);
     }
-    List<Map<String, Object>> points = series.points(namespace, topic).stream().map(p -> {
+    Caller caller = r.caller();
+    if (namespace != null && !caller.may(Permission.OPERATE, namespace)) {
+      return HttpResponse.error(403, caller.missing(Permission.OPERATE, "namespace '" + namespace + "'"));
+    }
+    List<Map<String, Object>> points = series.points(k -> (namespace == null
+        ? caller.may(Permission.OPERATE, k.namespace()) : namespace.equals(k.namespace()))
+        && (topic == null || topic.equals(k.topic()))).stream().map(p -> {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("at", p.atMs());
       m.put("ready", p.ready());
@@ -152,9 +161,13 @@ public final class ConsoleComponent implements ServerComponent {
     return HttpResponse.ok(body);
   }
 
-  /** {@code GET /v1/console/rates}: every topic's rates over the last sample interval, from this instance's meters. */
-  HttpResponse rates() {
-    List<Map<String, Object>> topics = series.lastRates().stream().map(rate -> {
+  /**
+   * {@code GET /v1/console/rates}: the rates over the last sample interval of every topic in a
+   * namespace the caller may operate, from this instance's meters.
+   */
+  HttpResponse rates(HttpRequest r) {
+    List<Map<String, Object>> topics = series.lastRates().stream()
+        .filter(rate -> r.caller().may(Permission.OPERATE, rate.topic().namespace())).map(rate -> {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("namespace", rate.topic().namespace());
       m.put("topic", rate.topic().topic());

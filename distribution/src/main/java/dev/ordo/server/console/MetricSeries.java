@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The console's charts: samples of this instance's per-topic meters ({@code dev.ordo.topology.TopicMeters}:
@@ -83,6 +84,12 @@ public final class MetricSeries {
    * for all topics of the namespace(s). One point per sample, oldest first.
    */
   public List<Point> points(String namespace, String topic) {
+    return points(k -> (namespace == null || namespace.equals(k.namespace()))
+        && (topic == null || topic.equals(k.topic())));
+  }
+
+  /** The chart of the topics {@code selected} accepts, summed. One point per sample, oldest first. */
+  public List<Point> points(Predicate<TopicKey> selected) {
     List<Sample> samples = samples();
     List<Point> out = new ArrayList<>(samples.size());
     Sample prev = null;
@@ -91,7 +98,7 @@ public final class MetricSeries {
       double oldest = 0, enq = 0, lease = 0, dead = 0;
       for (Map.Entry<TopicKey, TopicSample> e : s.topics().entrySet()) {
         TopicKey k = e.getKey();
-        if ((namespace != null && !namespace.equals(k.namespace())) || (topic != null && !topic.equals(k.topic()))) {
+        if (!selected.test(k)) {
           continue;
         }
         TopicSample t = e.getValue();

@@ -32,18 +32,74 @@ function svg(tag, attrs, ...children) {
   return e;
 }
 
-/** GET (or another method) of the API; rejects with the server's {"error"} text. */
+/** Where the API token is kept: this tab only, until sign-out or the tab closes. */
+const TOKEN_KEY = 'ordo.token';
+
+/**
+ * GET (or another method) of the API, with the token (if any) as Authorization: Bearer; rejects with
+ * the server's {"error"} text and its status. A 401 while signed in (a revoked token) signs out.
+ */
 async function api(path, options) {
-  const r = await fetch(path, Object.assign({ headers: { 'Accept': 'application/json' } }, options || {}));
+  const o = Object.assign({}, options || {});
+  const headers = Object.assign({ 'Accept': 'application/json' }, o.headers || {});
+  const token = 'token' in o ? o.token : sessionStorage.getItem(TOKEN_KEY);
+  delete o.token;
+  if (token) headers['Authorization'] = 'Bearer ' + token;
+  o.headers = headers;
+  const r = await fetch(path, o);
   const text = await r.text();
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
   if (!r.ok) {
     const err = new Error((body && body.error) || (r.status + ' ' + r.statusText));
     err.status = r.status;
+    if (r.status === 401 && me) signedOut('You were signed out: ' + err.message, true);
     throw err;
   }
   return body;
+}
+
+// ---- who is signed in, and what they may do ----
+
+/** The server's answer to GET /v1/whoami ({principal, auth, grants}); null while signed out. */
+let me = null;
+
+/** Whether a namespace pattern matches a namespace: the rule of dev.ordo.api.NamespacePattern.matches. */
+function patternMatches(pattern, namespace) {
+  return pattern.endsWith('*') ? namespace.startsWith(pattern.slice(0, -1)) : pattern === namespace;
+}
+
+/** The grants of whoami ("team-a.*:consume,produce") as {pattern, permissions}; admin implies the others. */
+function grants() {
+  return (me ? me.grants : []).map(g => {
+    const i = g.lastIndexOf(':');
+    return { pattern: g.slice(0, i), permissions: g.slice(i + 1).split(',').map(p => p.trim().toLowerCase()) };
+  });
+}
+
+function gives(grant, permission) {
+  return grant.permissions.some(p => p === permission || p === 'admin');
+}
+
+/** Whether the principal has `permission` (produce, consume, operate, admin) in `namespace`. */
+function may(permission, namespace) {
+  return grants().some(g => gives(g, permission) && patternMatches(g.pattern, namespace));
+}
+
+/** Whether the principal has `permission` in every namespace (a grant on *). */
+function mayEverywhere(permission) {
+  return grants().some(g => gives(g, permission) && g.pattern === '*');
+}
+
+function mayAnywhere(permission) {
+  return grants().some(g => gives(g, permission));
+}
+
+/** The namespaces the principal may operate that the console knows of: named in a grant, or holding items. */
+async function operatedNamespaces() {
+  const named = grants().filter(g => gives(g, 'operate') && !g.pattern.endsWith('*')).map(g => g.pattern);
+  const listed = (await api('/v1/namespaces')).namespaces.map(n => n.namespace);
+  return Array.from(new Set(named.concat(listed))).filter(n => may('operate', n)).sort();
 }
 
 const enc = encodeURIComponent;
@@ -130,7 +186,7 @@ async function topicsPage(page) {
   const rows = [];
   for (const n of ns.namespaces) {
     rows.push(el('tr', { class: 'ns', 'data-namespace': n.namespace },
-      el('td', {}, n.namespace, ' ', el('span', { class: 'muted' }, '(' + n.topicCount + (n.topicCount === 1 ? ' topic)' : ' topics)'))),
+      el('td', {}, el('a', { href: '#/namespaces/' + enc(n.namespace) }, n.namespace), ' ', el('span', { class: 'muted' }, '(' + n.topicCount + (n.topicCount === 1 ? ' topic)' : ' topics)'))),
       COUNTS.map(c => el('td', { class: 'num' }, n[c])), el('td', {}),
       el('td', { class: 'num' }, age(n.oldestReadyAgeMs)), el('td', {}), el('td', {})));
     for (const t of n.topics) {
@@ -145,7 +201,8 @@ async function topicsPage(page) {
     }
   }
   const table = rows.length ? el('table', { id: 'topics' }, el('thead', {}, head), el('tbody', {}, rows))
-    : el('p', { id: 'topics', class: 'muted' }, 'No items in any topic.');
+    : el('p', { id: 'topics', class: 'muted' }, mayEverywhere('operate') ? 'No items in any topic.'
+      : 'No items in the namespaces you may operate.');
   replace(page, el('h1', {}, 'Topics'), table, el('h2', {}, 'All topics, last ' + age(series.historyMs)), charts(series));
 }
 
@@ -198,7 +255,7 @@ async function itemPage(page, id) {
   try {
     item = await api('/v1/items/' + enc(id));
   } catch (e) {
-    if (e.status === 404 || e.status === 400) {
+    if (e.status === 404 || e.status === 400 || e.status === 403) {
       replace(page, el('h1', {}, 'Item ' + id), form, el('p', { id: 'item-missing' }, e.message));
       return true;
     }
@@ -263,6 +320,49 @@ async function clusterPage(page) {
     el('h2', {}, 'Instances'), instances, el('h2', {}, 'Partitions'), parts);
 }
 
+/**
+ * #/namespaces/{ns}: the namespace's policy (the defaults and limits its items get), and for an admin
+ * of the namespace a form to replace or delete it. Not redrawn by itself: an edit stays.
+ */
+async function namespacePage(page, ns) {
+  const path = '/v1/namespaces/' + enc(ns) + '/policy';
+  let policy = null;
+  try {
+    policy = await api(path);
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  const fields = policy ? Object.fromEntries(Object.entries(policy).filter(([k]) => k !== 'namespace')) : null;
+  const text = fields ? JSON.stringify(fields, null, 2) : null;
+  const write = async (method, body) => {
+    try {
+      await api(path, { method, body, headers: { 'Content-Type': 'application/json' } });
+      showError('');
+      route();
+    } catch (e) {
+      showError(e.message);
+    }
+  };
+  let edit;
+  if (may('admin', ns)) {
+    const area = el('textarea', { name: 'policy', rows: 12, cols: 80, spellcheck: 'false' },
+      text || '{\n  "defaults": {}\n}');
+    edit = el('form', { id: 'policy-edit', onsubmit: e => { e.preventDefault(); write('PUT', area.value); } },
+      el('h2', {}, 'Change the policy'),
+      el('p', { class: 'muted' }, 'Saving replaces the whole policy; a field left out takes the server\'s setting.'),
+      area, el('div', { class: 'inline' }, el('button', { type: 'submit', id: 'policy-save' }, 'Save policy'), ' ',
+        policy ? el('button', { type: 'button', class: 'secondary', id: 'policy-delete', onclick: () => {
+          if (confirm('Delete the policy of ' + ns + '? Its items will take the server\'s settings.')) write('DELETE');
+        } }, 'Delete policy') : null));
+  } else {
+    edit = el('p', { class: 'muted', id: 'policy-readonly' }, 'Changing the policy needs admin on ' + ns + '.');
+  }
+  replace(page, el('h1', {}, el('a', { href: '#/topics' }, 'Topics'), ' / ', el('span', { id: 'namespace' }, ns)),
+    el('h2', {}, 'Policy'),
+    el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'), edit);
+  return false;
+}
+
 // ---- dead letters ----
 
 const REASONS = ['MAX_ATTEMPTS', 'REJECTED', 'TTL_EXPIRED', 'MALFORMED', 'INVALID'];
@@ -321,26 +421,51 @@ async function startJob(box, path, body, done) {
   }
 }
 
-/** #/dlq?filter: the dead letters, filtered and paged, to select and redrive (or purge). Not redrawn by itself: selections stay. */
-async function dlqPage(page, hash) {
-  const f = dlqQuery(hash);
-  const query = new URLSearchParams(Object.assign({ limit: '50' }, f));
-  const list = await api('/v1/dlq?' + query.toString());
-  const input = (name, placeholder) => el('input', { name, value: f[name] || '', placeholder });
+/**
+ * The dead letters' filter (namespace, topic, reason, status) as a form that sets the address;
+ * `known` the namespaces offered for the namespace field.
+ */
+function dlqFilter(f, known) {
+  const input = (name, placeholder, list) => el('input', { name, value: f[name] || '', placeholder, list });
   const form = el('form', { class: 'inline', id: 'dlq-filter', onsubmit: e => {
     e.preventDefault();
     const next = {};
     for (const k of DLQ_FILTER) next[k] = form.elements[k].value.trim();
     location.hash = dlqHash(next);
-  } }, input('namespace', 'namespace'), input('topic', 'topic'),
+  } }, input('namespace', 'namespace', 'dlq-namespaces'), input('topic', 'topic'),
   el('select', { name: 'reason' }, el('option', { value: '' }, 'any reason'),
     REASONS.map(r => el('option', { value: r, selected: f.reason === r }, r))),
   el('select', { name: 'status' }, ['dead', 'redriven', 'purged', 'all'].map(s =>
     el('option', { value: s, selected: (f.status || 'dead') === s }, s))),
   el('button', { type: 'submit' }, 'Filter'),
-  el('button', { type: 'button', class: 'secondary', onclick: () => route() }, 'Refresh'));
+  el('button', { type: 'button', class: 'secondary', onclick: () => route() }, 'Refresh'),
+  el('datalist', { id: 'dlq-namespaces' }, known.map(n => el('option', { value: n }))));
+  return form;
+}
+
+/** #/dlq?filter: the dead letters, filtered and paged, to select and redrive (or purge). Not redrawn by itself: selections stay. */
+async function dlqPage(page, hash) {
+  const f = dlqQuery(hash);
+  // Dead letters of every namespace share one topic: without operate on all of them, the list names one.
+  const known = mayEverywhere('operate') ? [] : await operatedNamespaces();
+  if (!f.namespace && known.length) {
+    f.namespace = known[0];
+    history.replaceState(null, '', dlqHash(f));
+  }
+  if (!f.namespace && !mayEverywhere('operate')) {
+    const where = grants().filter(g => gives(g, 'operate')).map(g => g.pattern).join(', ');
+    replace(page, el('h1', {}, 'Dead letters'), el('p', { id: 'dlq-choose' },
+      'Name a namespace you may operate (' + where + ') in the filter:'), dlqFilter(f, known));
+    return false;
+  }
+  const query = new URLSearchParams(Object.assign({ limit: '50' }, f));
+  const list = await api('/v1/dlq?' + query.toString());
+  const form = dlqFilter(f, known);
+  // Redrive and purge need operate on the dead letters' namespace (every namespace for a list of all).
+  const allowed = f.namespace ? may('operate', f.namespace) : mayEverywhere('operate');
   const rows = list.deadLetters.map(d => el('tr', { 'data-dead-letter': d.id },
-    el('td', {}, el('input', { type: 'checkbox', name: 'select', value: d.id, disabled: d.status !== 'DEAD' || !d.redrivable })),
+    el('td', {}, el('input', { type: 'checkbox', name: 'select', value: d.id,
+      disabled: d.status !== 'DEAD' || !d.redrivable || !may('operate', d.namespace || '') })),
     el('td', {}, el('a', { href: '#/dlq/' + enc(d.id) }, d.id)),
     el('td', { 'data-field': 'status' }, d.status), el('td', {}, d.reason), el('td', {}, d.deadAt),
     el('td', {}, (d.namespace || '') + (d.topic ? ' / ' + d.topic : '')),
@@ -350,7 +475,7 @@ async function dlqPage(page, hash) {
   const filter = {};
   for (const k of ['namespace', 'topic', 'reason']) if (f[k]) filter[k] = f[k];
   const after = () => route();
-  const actions = el('div', { class: 'inline' },
+  const actions = !allowed ? null : el('div', { class: 'inline' },
     el('button', { type: 'button', id: 'redrive-selected', onclick: () => {
       const ids = selected();
       if (!ids.length) { showError('Select dead letters to redrive first.'); return; }
@@ -390,7 +515,7 @@ async function deadLetterPage(page, id) {
     dl.append(el('dt', {}, k), el('dd', { 'data-field': k }, v));
   }
   if (d.source) dl.append(el('dt', {}, 'source'), el('dd', {}, d.source.topic + ' ' + d.source.partition + '@' + d.source.offset));
-  const redrive = d.status === 'DEAD' && d.redrivable ? el('button', { type: 'button', id: 'redrive', onclick: () =>
+  const redrive = d.status === 'DEAD' && d.redrivable && may('operate', d.namespace || '') ? el('button', { type: 'button', id: 'redrive', onclick: () =>
     startJob(jobBox, '/v1/dlq/redrive', { ids: [d.id] }, () => route()) }, 'Redrive') : null;
   const history = d.history && d.history.length ? el('table', {},
     el('thead', {}, el('tr', {}, ['attempt', 'leased at', 'ended at', 'outcome', 'error'].map(h => el('th', {}, h)))),
@@ -411,6 +536,7 @@ async function deadLetterPage(page, id) {
 const ROUTES = [
   [/^#\/topics\/([^/]+)\/([^/]+)$/, (p, m) => topicPage(p, decodeURIComponent(m[1]), decodeURIComponent(m[2])), 'topics'],
   [/^#\/topics$/, p => topicsPage(p), 'topics'],
+  [/^#\/namespaces\/([^/]+)$/, (p, m) => namespacePage(p, decodeURIComponent(m[1])), 'topics'],
   [/^#\/items(?:\/([^/]+))?$/, (p, m) => itemPage(p, m[1] ? decodeURIComponent(m[1]) : ''), 'items'],
   [/^#\/cluster$/, p => clusterPage(p), 'cluster'],
   [/^#\/dlq\/([^/?]+)$/, (p, m) => deadLetterPage(p, decodeURIComponent(m[1])), 'dlq'],
@@ -420,14 +546,24 @@ const ROUTES = [
 let timer = null;
 let generation = 0;
 
-/** Draws the page of the current hash, then again every REFRESH_MS until the hash changes. */
+/**
+ * Draws the page of the current hash, then again every REFRESH_MS until the hash changes. A refusal
+ * (403) replaces the page, so nothing of the page before stays on it; other errors (a 503) keep it.
+ */
 async function route() {
   clearTimeout(timer);
   const mine = ++generation;
+  if (!me) return;
   const hash = location.hash || '#/topics';
   const [re, render, nav] = ROUTES.find(([r]) => r.test(hash)) || [/^/, p => topicsPage(p), 'topics'];
   document.querySelectorAll('nav a').forEach(a => a.classList.toggle('active', a.dataset.nav === nav));
   const page = document.getElementById('page');
+  page.dataset.route = nav;
+  if (!mayAnywhere('operate')) {
+    replace(page, el('p', { id: 'refused', class: 'refused' }, 'Principal ' + me.principal + ' may not operate any'
+      + ' namespace: the console\'s pages need operate (grants: ' + (me.grants.join(', ') || 'none') + ').'));
+    return;
+  }
   const draw = async () => {
     let again = true;
     try {
@@ -435,11 +571,15 @@ async function route() {
       if (result === false) again = false;
       if (mine === generation) showError('');
     } catch (e) {
-      if (mine === generation) showError(e.message);
+      if (mine !== generation) return;
+      showError(e.message);
+      if (e.status === 403) {
+        replace(page, el('p', { id: 'refused', class: 'refused' }, e.message));
+        again = false;
+      }
     }
     if (mine === generation && again) timer = setTimeout(draw, REFRESH_MS);
   };
-  page.dataset.route = nav;
   await draw();
 }
 
@@ -464,5 +604,76 @@ async function settings() {
   } catch (e) { /* the footer keeps its default text */ }
 }
 
+// ---- signing in ----
+
+/**
+ * Asks the server who the console is (GET /v1/whoami, with `token` if given, else none), then
+ * draws the pages: with ordo.http.auth=none or a client certificate (mtls) nothing is asked; a 401
+ * shows the sign-in form. A token is kept (sessionStorage) only once the server accepted it.
+ */
+async function identify(token) {
+  try {
+    me = await api('/v1/whoami', { token: token || null });
+  } catch (e) {
+    if (e.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      signInForm(token ? 'Signing in failed: ' + e.message : null);
+    } else {
+      showError('Cannot ask the server who you are: ' + e.message + ' (trying again)');
+      setTimeout(() => identify(token), REFRESH_MS);
+    }
+    return;
+  }
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  showError('');
+  showPrincipal();
+  document.querySelector('nav').hidden = false;
+  settings();
+  route();
+}
+
+/** Forgets the token and who signed in, stops the pages' redraws and asks for a token. */
+function signedOut(message, error) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  me = null;
+  dlqJob = null;
+  generation++;
+  clearTimeout(timer);
+  replace(jobBox);
+  showPrincipal();
+  signInForm(message, error);
+}
+
+/** The sign-in form, with `message` under it (an error unless `error` is false). */
+function signInForm(message, error = true) {
+  document.querySelector('nav').hidden = true;
+  const form = el('form', { id: 'signin', class: 'signin', onsubmit: e => {
+    e.preventDefault();
+    const token = form.elements.token.value.trim();
+    if (token) identify(token);
+  } }, el('h1', {}, 'Sign in'),
+  el('p', {}, 'This server asks for an API token (ordo.http.auth=token). The console keeps it in this tab only,'
+    + ' until you sign out or close the tab.'),
+  el('div', { class: 'inline' }, el('label', { for: 'token' }, 'API token '),
+    el('input', { id: 'token', name: 'token', type: 'password', autocomplete: 'off', size: 48, required: true }), ' ',
+    el('button', { type: 'submit', id: 'signin-submit' }, 'Sign in')),
+  message ? el('p', { id: 'signin-message', class: error ? 'error' : 'muted' }, message) : null);
+  showError('');
+  replace(document.getElementById('page'), form);
+  form.elements.token.focus();
+}
+
+/** The header's principal (not with ordo.http.auth=none) and, signed in with a token, "Sign out". */
+function showPrincipal() {
+  const who = document.getElementById('whoami');
+  if (!me || me.auth === 'none') {
+    replace(who);
+    return;
+  }
+  replace(who, el('span', { id: 'principal', title: 'grants: ' + me.grants.join(', ') }, me.principal),
+    sessionStorage.getItem(TOKEN_KEY) ? el('button', { type: 'button', class: 'secondary', id: 'signout',
+      onclick: () => signedOut('Signed out.', false) }, 'Sign out') : null);
+}
+
 window.addEventListener('hashchange', route);
-window.addEventListener('DOMContentLoaded', () => { route(); status(); settings(); });
+window.addEventListener('DOMContentLoaded', () => { status(); identify(sessionStorage.getItem(TOKEN_KEY)); });

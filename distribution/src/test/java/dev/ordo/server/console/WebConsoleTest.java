@@ -9,8 +9,6 @@ import dev.ordo.server.TestServer;
 import dev.ordo.server.TestServer.Reply;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,15 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -46,39 +38,28 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 @KafkaCluster
 class WebConsoleTest {
-  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Duration WAIT = HeadlessBrowser.WAIT;
 
   @TempDir
   static Path tmp;
 
   private static TestServer server;
+  private static HeadlessBrowser chromium;
   private static WebDriver browser;
 
   @BeforeAll
   static void start(RealKafka kafka) throws Exception {
-    ensureChromium();
     // Samples every 500 ms for 2 minutes: charts get points within a test's time.
     server = TestServer.startWithConsole(kafka, "console", tmp.resolve("server"), Map.of(
         ConsoleConfig.SAMPLE_INTERVAL_MS_CONFIG, "500", ConsoleConfig.HISTORY_MS_CONFIG, "120000"));
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(new File("/usr/bin/chromedriver"))
-        .usingAnyFreePort()
-        .build();
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary("/usr/bin/chromium");
-    // The machine has no network beyond loopback: without these, Chromium waits on its own
-    // background requests (updates, sync, QUIC probes) and a page load can hang.
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--window-size=1280,1000",
-        "--user-data-dir=" + Files.createDirectories(tmp.resolve("chromium-profile")));
-    browser = new ChromeDriver(service, options);
+    chromium = HeadlessBrowser.start(tmp.resolve("chromium-profile"));
+    browser = chromium.driver();
   }
 
   @AfterAll
   static void stop() {
-    if (browser != null) {
-      browser.quit();
+    if (chromium != null) {
+      chromium.close();
     }
     if (server != null) {
       server.close();
@@ -289,49 +270,26 @@ class WebConsoleTest {
   }
 
   private static void open(String path) {
-    browser.get(server.address() + path);
+    chromium.open(server.address() + path);
   }
 
   private static Object js(String script, Object... args) {
-    return ((JavascriptExecutor) browser).executeScript(script, args);
+    return chromium.js(script, args);
   }
 
-  /** The text of the first element matching {@code css}, or null: read in one script, so a redraw cannot make it stale. */
   private static String text(String css) {
-    Object t = js("const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : null;", css);
-    return t == null ? null : t.toString();
+    return chromium.text(css);
   }
 
   private static long count(String css) {
-    return ((Number) js("return document.querySelectorAll(arguments[0]).length;", css)).longValue();
+    return chromium.count(css);
   }
 
-  /** Waits until the element shows {@code expected} (null: shows any text but the placeholder of no rate yet). */
   private static void awaitText(String css, String expected) {
-    try {
-      new WebDriverWait(browser, WAIT).until(d -> {
-        String t = text(css);
-        return expected == null ? t != null && !t.isEmpty() && !t.equals("–") : expected.equals(t);
-      });
-    } catch (org.openqa.selenium.TimeoutException e) {
-      throw new AssertionError("'" + css + "' shows " + text(css) + ", not " + expected + " (page: "
-          + text("main") + "; error: " + text("#error") + ")", e);
-    }
+    chromium.awaitText(css, expected);
   }
 
-  /** Clicks the element, again if a redraw replaced it meanwhile. */
   private static void click(By by) {
-    new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class)
-        .ignoring(NoSuchElementException.class)
-        .until(d -> {
-          d.findElement(by).click();
-          return true;
-        });
-  }
-
-  /** Installs Chromium and its driver with the project's script when either is missing. */
-  static void ensureChromium() throws Exception {
-    dev.ordo.server.ProjectTools.ensure("install-chromium.sh", Duration.ofMinutes(15), "/usr/bin/chromium",
-        "/usr/bin/chromedriver");
+    chromium.click(by);
   }
 }
