@@ -43,6 +43,7 @@ import picocli.CommandLine.Spec;
       QueueCommands.Item.class,
       QueueCommands.Namespace.class,
       DlqCommands.Dlq.class,
+      AclsCommand.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class})
