@@ -45,6 +45,7 @@ import picocli.CommandLine.Spec;
       DlqCommands.Dlq.class,
       AuthCommands.Auth.class,
       AuthCommands.Audit.class,
+      AclsCommand.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class})

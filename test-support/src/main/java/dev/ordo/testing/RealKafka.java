@@ -2,15 +2,27 @@ package dev.ordo.testing;
 
 import dev.ordo.api.TopicsReady;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
@@ -26,20 +38,27 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class RealKafka implements ExtensionContext.Store.CloseableResource, AutoCloseable {
   private final KafkaClusterTestKit kit;
   private final int brokers;
-  private final boolean sasl;
+  private final Security security;
 
   /** The user every client of a {@link #startSaslPlain()} cluster authenticates as (Kafka's test kit's). */
   public static final String SASL_USER = org.apache.kafka.common.test.JaasUtils.KAFKA_PLAIN_ADMIN;
   public static final String SASL_PASSWORD = org.apache.kafka.common.test.JaasUtils.KAFKA_PLAIN_ADMIN_PASSWORD;
 
-  private RealKafka(KafkaClusterTestKit kit, int brokers, boolean sasl) {
+  /** The SCRAM mechanism of a {@link #startSaslScram()} cluster's user listener. */
+  public static final String SCRAM_MECHANISM = "SCRAM-SHA-256";
+  /** The listener of a {@link #startSaslScram()} cluster that takes SCRAM users only. */
+  private static final String SCRAM_LISTENER = "SCRAM";
+
+  private enum Security { NONE, SASL_PLAIN, SASL_SCRAM }
+
+  private RealKafka(KafkaClusterTestKit kit, int brokers, Security security) {
     this.kit = kit;
     this.brokers = brokers;
-    this.sasl = sasl;
+    this.security = security;
   }
 
   public static RealKafka start(int brokers) {
-    return start(brokers, false);
+    return start(brokers, Security.NONE);
   }
 
   /**
@@ -47,7 +66,27 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
    * these credentials cannot connect. {@link #clientProperties()} carries them.
    */
   public static RealKafka startSaslPlain() {
-    return start(1, true);
+    return start(1, Security.SASL_PLAIN);
+  }
+
+  /**
+   * One broker with least-privilege security, as a production cluster with ACLs has it:
+   *
+   * <ul>
+   *   <li>a user listener ({@link #scramBootstrapServers()}) that takes SASL/SCRAM-SHA-256 only, for
+   *       users made with {@link #createScramUser} ({@link #scramClientSettings} are their settings);
+   *   <li>{@code StandardAuthorizer} with {@code allow.everyone.if.no.acl.found=false}: a user may do
+   *       only what an ACL ({@link #createAcls}) allows;
+   *   <li>one super user, {@link #SASL_USER} over SASL/PLAIN, on the broker's own listener
+   *       ({@link #bootstrapServers()}, what {@link #admin()} and {@link #clientProperties()} use) and
+   *       on the KRaft controller's. The broker reaches the controller and itself (transaction
+   *       markers, replication) as that user: Kafka takes SCRAM on broker listeners only, not on a
+   *       KRaft controller's, and the test kit cannot bootstrap SCRAM credentials when it formats
+   *       (as {@code kafka-storage format --add-scram} does), so SCRAM users exist only once it runs.
+   * </ul>
+   */
+  public static RealKafka startSaslScram() {
+    return start(1, Security.SASL_SCRAM);
   }
 
   /** The SASL/PLAIN client settings of a {@link #startSaslPlain()} cluster, as a Kafka client takes them. */
@@ -57,7 +96,7 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
             + SASL_USER + "\" password=\"" + SASL_PASSWORD + "\";");
   }
 
-  private static RealKafka start(int brokers, boolean sasl) {
+  private static RealKafka start(int brokers, Security security) {
     if (brokers < 1) {
       throw new IllegalArgumentException("a cluster needs at least one broker, got " + brokers);
     }
@@ -74,7 +113,7 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
         .setCombined(single)
         .setNumBrokerNodes(brokers)
         .setNumControllerNodes(1);
-    if (sasl) {
+    if (security != Security.NONE) {
       // The test kit turns an authorizer on for SASL, with its admin user as the only super user, so the
       // controller's listener must authenticate too (an anonymous broker registration is refused).
       nodeBuilder.setBrokerSecurityProtocol(org.apache.kafka.common.security.auth.SecurityProtocol.SASL_PLAINTEXT)
@@ -84,7 +123,11 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
     short rf = (short) Math.min(3, brokers);
     short minIsr = (short) Math.max(1, rf - 1);
     try {
-      KafkaClusterTestKit kit = new KafkaClusterTestKit.Builder(nodes)
+      KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+      if (security == Security.SASL_SCRAM) {
+        scramListener(builder, nodes);
+      }
+      KafkaClusterTestKit kit = builder
           .setConfigProp("offsets.topic.replication.factor", String.valueOf(rf))
           .setConfigProp("offsets.topic.num.partitions", "4")
           .setConfigProp("transaction.state.log.replication.factor", String.valueOf(rf))
@@ -101,14 +144,131 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
       kit.format();
       kit.startup();
       kit.waitForReadyBrokers();
-      return new RealKafka(kit, brokers, sasl);
+      return new RealKafka(kit, brokers, security);
     } catch (Exception e) {
       throw new IllegalStateException("could not start an in-JVM Kafka cluster of " + brokers + " brokers", e);
     }
   }
 
+  /**
+   * A third listener beside the test kit's two (both SASL/PLAIN with its admin user): SCRAM-SHA-256
+   * only, on a port of its own (0: the broker binds a free one and registers it). The authorizer is
+   * set explicitly rather than left to the test kit, which turns it on for SASL/PLAIN by itself.
+   */
+  private static void scramListener(KafkaClusterTestKit.Builder builder, TestKitNodes nodes) {
+    String broker = nodes.brokerListenerName().value();
+    String controller = nodes.controllerListenerName().value();
+    String scram = "listener.name." + SCRAM_LISTENER.toLowerCase(java.util.Locale.ROOT) + ".";
+    builder.setConfigProp("listeners", broker + "://localhost:0," + controller + "://localhost:0,"
+            + SCRAM_LISTENER + "://localhost:0")
+        .setConfigProp("listener.security.protocol.map", broker + ":SASL_PLAINTEXT," + controller + ":SASL_PLAINTEXT,"
+            + SCRAM_LISTENER + ":SASL_PLAINTEXT")
+        .setConfigProp("sasl.enabled.mechanisms", "PLAIN")
+        .setConfigProp(scram + "sasl.enabled.mechanisms", SCRAM_MECHANISM)
+        .setConfigProp(scram + SCRAM_MECHANISM.toLowerCase(java.util.Locale.ROOT) + ".sasl.jaas.config",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;")
+        .setConfigProp("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+        .setConfigProp("allow.everyone.if.no.acl.found", "false")
+        .setConfigProp("super.users", "User:" + SASL_USER);
+  }
+
   public String bootstrapServers() {
     return kit.bootstrapServers();
+  }
+
+  /** The SCRAM-only user listener of a {@link #startSaslScram()} cluster. */
+  public String scramBootstrapServers() {
+    requireScram();
+    return kit.brokers().values().stream()
+        .map(b -> "localhost:" + b.boundPort(ListenerName.normalised(SCRAM_LISTENER)))
+        .collect(Collectors.joining(","));
+  }
+
+  /**
+   * The Kafka client settings of SCRAM user {@code user} on a {@link #startSaslScram()} cluster:
+   * {@code bootstrap.servers} (the user listener), {@code security.protocol}, {@code sasl.mechanism}
+   * and {@code sasl.jaas.config}.
+   */
+  public Map<String, String> scramClientSettings(String user, String password) {
+    return Map.of("bootstrap.servers", scramBootstrapServers(), "security.protocol", "SASL_PLAINTEXT",
+        "sasl.mechanism", SCRAM_MECHANISM,
+        "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+            + user + "\" password=\"" + password + "\";");
+  }
+
+  /**
+   * Creates (or replaces) SCRAM-SHA-256 user {@code user} and returns once the broker takes its
+   * credentials: a user is in the controller's metadata before the broker learns of it.
+   */
+  public void createScramUser(String user, String password) {
+    requireScram();
+    try (Admin admin = admin()) {
+      admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
+          new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), password))).all().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not create SCRAM user " + user, e);
+    }
+    Properties props = new Properties();
+    props.putAll(scramClientSettings(user, password));
+    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
+    awaitTrue("SCRAM user " + user + " can authenticate", () -> {
+      try (Admin asUser = Admin.create(props)) {
+        asUser.describeCluster().nodes().get(10, TimeUnit.SECONDS); // needs no ACL, only a login
+        return true;
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof SaslAuthenticationException) {
+          return false;
+        }
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Creates the ACLs (as the super user) and returns once the broker's authorizer holds every one of
+   * them: an ACL, too, is in the controller's metadata before the broker applies it.
+   */
+  public void createAcls(Collection<AclBinding> acls) {
+    try (Admin admin = admin()) {
+      admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+      awaitTrue("the broker holds ACLs " + acls, () -> {
+        Set<AclBinding> held = new HashSet<>(admin.describeAcls(AclBindingFilter.ANY).values().get(10, TimeUnit.SECONDS));
+        return held.containsAll(acls);
+      });
+    } catch (Exception e) {
+      throw new IllegalStateException("could not create ACLs " + acls, e);
+    }
+  }
+
+  private interface Check {
+    boolean holds() throws Exception;
+  }
+
+  /** Polls {@code check} every 20 ms until it holds, for 30 s at most. */
+  private static void awaitTrue(String what, Check check) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try {
+      while (!check.holds()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("timed out after 30 s waiting until " + what);
+        }
+        Thread.sleep(20);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting until " + what, e);
+    } catch (IllegalStateException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("failed while waiting until " + what, e);
+    }
+  }
+
+  private void requireScram() {
+    if (security != Security.SASL_SCRAM) {
+      throw new IllegalStateException("not a SCRAM cluster: start it with RealKafka.startSaslScram()");
+    }
   }
 
   public int brokerCount() {
@@ -119,7 +279,7 @@ public final class RealKafka implements ExtensionContext.Store.CloseableResource
   public Properties clientProperties() {
     Properties props = new Properties();
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-    if (sasl) {
+    if (security != Security.NONE) {
       props.putAll(saslClientSettings());
     }
     return props;
