@@ -94,7 +94,7 @@ public final class OrdoServer implements AutoCloseable {
     long t0 = System.nanoTime();
     try {
       stateDir = StateDir.open(config.stateDir());
-      http = RoutingHttpServer.start(config.httpHost(), config.httpPort());
+      http = RoutingHttpServer.start(config.httpHost(), config.httpPort(), HttpServerConfig.limits(config.settings()));
       http.starting(true);
       http.get("/health", request -> health());
       ServerMetrics.register(meters, http);
@@ -369,6 +369,15 @@ public final class OrdoServer implements AutoCloseable {
       throw new IllegalStateException("the HTTP server is not bound yet");
     }
     return h.address();
+  }
+
+  /** The HTTP server's limits in force (docs/http-api.md, "Limits"). */
+  public dev.ordo.server.internal.HttpLimits httpLimits() {
+    RoutingHttpServer h = http;
+    if (h == null) {
+      throw new IllegalStateException("the HTTP server is not bound yet");
+    }
+    return h.limits();
   }
 
   public ClusterLayout layout() {

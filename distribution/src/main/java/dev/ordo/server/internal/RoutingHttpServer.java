@@ -32,8 +32,6 @@ import org.slf4j.LoggerFactory;
 /** The JDK's {@link HttpServer} with a small router of {@code {param}} path patterns and JSON answers. */
 public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingHttpServer.class);
-  /** Request bodies above this are refused (413). */
-  static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
 
   private record Route(String method, String pattern, String[] segments, Handler handler) {}
 
@@ -61,19 +59,29 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
 
   private final HttpServer server;
   private final ExecutorService executor;
+  /** What a request may be (413, 414, 431), with the JVM-wide limits in force. */
+  private final HttpLimits limits;
   private final List<Route> routes = new CopyOnWriteArrayList<>();
   /** Asked before a route's handler with the request's path: a response to answer instead, or null. */
   private volatile java.util.function.Function<String, HttpResponse> gate = path -> null;
   /** While true, a request no route matches may be for one not registered yet: 503, not 404. */
   private volatile boolean starting;
 
-  private RoutingHttpServer(HttpServer server, ExecutorService executor) {
+  private RoutingHttpServer(HttpServer server, ExecutorService executor, HttpLimits limits) {
     this.server = server;
     this.executor = executor;
+    this.limits = limits;
   }
 
-  /** Binds {@code host:port} (0 = any free port) and starts serving. */
+  /** Binds {@code host:port} (0 = any free port) and starts serving, with the default limits. */
   public static RoutingHttpServer start(String host, int port) {
+    return start(host, port, HttpLimits.DEFAULTS);
+  }
+
+  /** Binds {@code host:port} (0 = any free port) and starts serving requests within {@code limits}. */
+  public static RoutingHttpServer start(String host, int port, HttpLimits limits) {
+    // Before the JDK's server classes initialise: they read the JVM-wide limits once.
+    HttpLimits inForce = limits.applyJvmWide();
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(host, port), 64);
@@ -94,7 +102,7 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    RoutingHttpServer routing = new RoutingHttpServer(server, executor);
+    RoutingHttpServer routing = new RoutingHttpServer(server, executor, inForce);
     server.createContext("/", routing::serve);
     server.setExecutor(executor);
     server.start();
@@ -130,6 +138,11 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** The limits in force: this server's, and the JVM's connection limit and request timeout. */
+  public HttpLimits limits() {
+    return limits;
   }
 
   /**
@@ -215,6 +228,11 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   /** {@code matched[0]}: set to the pattern of the route that answered, if one did. */
   private HttpResponse dispatch(HttpExchange exchange, String[] matched) throws IOException {
     String method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
+    HttpResponse oversized = limits.checkHeaders(exchange.getRequestMethod(), exchange.getRequestURI().toString(),
+        exchange.getRequestHeaders());
+    if (oversized != null) {
+      return oversized;
+    }
     String rawPath = exchange.getRequestURI().getRawPath();
     String[] raw = split(rawPath == null ? "/" : rawPath);
     String[] segments = new String[raw.length];
@@ -232,9 +250,13 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
         continue;
       }
       matched[0] = route.pattern;
-      byte[] body = readBody(exchange);
+      HttpResponse tooLarge = limits.checkContentLength(exchange.getRequestHeaders().getFirst("Content-Length"));
+      if (tooLarge != null) {
+        return tooLarge;
+      }
+      byte[] body = readBody(exchange, limits.maxBodyBytes());
       if (body == null) {
-        return HttpResponse.error(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
+        return limits.bodyTooLarge("is longer");
       }
       HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params,
           query(exchange.getRequestURI().getRawQuery()), headers(exchange), body);
@@ -293,10 +315,11 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     return params;
   }
 
-  private static byte[] readBody(HttpExchange exchange) throws IOException {
+  /** The body, or null when it is longer than {@code max} bytes. */
+  private static byte[] readBody(HttpExchange exchange, int max) throws IOException {
     try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-      return body.length > MAX_BODY_BYTES ? null : body;
+      byte[] body = in.readNBytes(max + 1);
+      return body.length > max ? null : body;
     }
   }
 
