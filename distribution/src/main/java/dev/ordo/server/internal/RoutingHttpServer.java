@@ -12,7 +12,6 @@ import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -236,8 +235,14 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     String rawPath = exchange.getRequestURI().getRawPath();
     String[] raw = split(rawPath == null ? "/" : rawPath);
     String[] segments = new String[raw.length];
-    for (int i = 0; i < raw.length; i++) {
-      segments[i] = URLDecoder.decode(raw[i].replace("+", "%2B"), StandardCharsets.UTF_8);
+    Map<String, List<String>> query;
+    try {
+      for (int i = 0; i < raw.length; i++) {
+        segments[i] = PercentDecoding.decode(raw[i], false, "path segment");
+      }
+      query = query(exchange.getRequestURI().getRawQuery());
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.error(400, e.getMessage());
     }
     TreeSet<String> allowed = new TreeSet<>();
     for (Route route : routes) {
@@ -254,12 +259,18 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       if (tooLarge != null) {
         return tooLarge;
       }
-      byte[] body = readBody(exchange, limits.maxBodyBytes());
+      byte[] body;
+      try {
+        body = readBody(exchange, limits.maxBodyBytes());
+      } catch (IOException e) {
+        LOG.debug("HTTP {} {}: the request body could not be read: {}", method, rawPath, e.toString());
+        return unreadBody(e);
+      }
       if (body == null) {
         return limits.bodyTooLarge("is longer");
       }
-      HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params,
-          query(exchange.getRequestURI().getRawQuery()), headers(exchange), body);
+      HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params, query,
+          headers(exchange), body);
       HttpResponse refused = gate.apply(request.path());
       if (refused != null) {
         return refused;
@@ -315,12 +326,27 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     return params;
   }
 
-  /** The body, or null when it is longer than {@code max} bytes. */
-  private static byte[] readBody(HttpExchange exchange, int max) throws IOException {
-    try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(max + 1);
-      return body.length > max ? null : body;
+  /**
+   * The answer to a request whose body could not be read: the client closed its connection before
+   * sending all it announced, or sent a malformed chunk (400), or took longer than the request
+   * timeout, after which the JDK closed the connection (408). Nobody may be there to read it: it is
+   * what the request counts as.
+   */
+  private static HttpResponse unreadBody(IOException e) {
+    if (e instanceof java.nio.channels.ClosedChannelException) {
+      return HttpLimits.refusal(408, "the request body did not arrive within the request timeout"
+          + " (ordo.server.http.request.timeout.ms): the connection was closed");
     }
+    return HttpLimits.refusal(400, "the request body could not be read: " + Messages.oneLine(e));
+  }
+
+  /** The body, or null when it is longer than {@code max} bytes (what is left of it is not read). */
+  private static byte[] readBody(HttpExchange exchange, int max) throws IOException {
+    // Not closed here: closing drains what is left, and a client whose body is over the limit or
+    // malformed would wait for that before its answer. The JDK closes it once the answer is sent.
+    InputStream in = exchange.getRequestBody();
+    byte[] body = in.readNBytes(max + 1);
+    return body.length > max ? null : body;
   }
 
   private static Map<String, List<String>> query(String rawQuery) {
@@ -333,8 +359,8 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
         continue;
       }
       int eq = pair.indexOf('=');
-      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      String key = PercentDecoding.decode(eq < 0 ? pair : pair.substring(0, eq), true, "query parameter");
+      String value = eq < 0 ? "" : PercentDecoding.decode(pair.substring(eq + 1), true, "query parameter " + key);
       query.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
     }
     return query;
