@@ -283,10 +283,30 @@ public final class EnqueueRequest {
             throw new IllegalArgumentException("headers: header name '" + e.name() + "' is reserved (names starting"
                 + " with '" + ItemHeaders.RESERVED_PREFIX + "' are Ordo's own)");
           }
+          if (!wellFormed(e.name())) {
+            // Kafka's producer sizes a header name by its code points but writes String.getBytes: a name
+            // with an unpaired surrogate makes a record of the wrong size, and the broker refuses its whole
+            // batch, other enqueues' records included.
+            throw new IllegalArgumentException("headers: header name '" + e.name() + "' has an unpaired surrogate:"
+                + " not Unicode text");
+          }
         }
       }
       return new EnqueueRequest(this);
     }
+  }
+
+  /** Whether {@code s} has no unpaired surrogate (every char is part of a Unicode code point). */
+  static boolean wellFormed(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

@@ -110,8 +110,8 @@ public final class OrdoServer implements AutoCloseable {
       } catch (IllegalArgumentException e) {
         throw new StartupException(e.getMessage(), e);
       }
-      http = RoutingHttpServer.start(config.httpHost(), config.httpPort(), tls,
-          security.mode() == SecurityConfig.Mode.MTLS);
+      http = RoutingHttpServer.start(config.httpHost(), config.httpPort(), HttpServerConfig.limits(config.settings()),
+          tls, security.mode() == SecurityConfig.Mode.MTLS);
       guard = new HttpGuard(security, java.time.Clock.systemUTC());
       http.guard(guard);
       http.starting(true);
@@ -444,6 +444,15 @@ public final class OrdoServer implements AutoCloseable {
   public List<String> routes() {
     RoutingHttpServer h = http;
     return h == null ? List.of() : h.routes();
+  }
+
+  /** The HTTP server's limits in force (docs/http-api.md, "Limits"). */
+  public dev.ordo.server.internal.HttpLimits httpLimits() {
+    RoutingHttpServer h = http;
+    if (h == null) {
+      throw new IllegalStateException("the HTTP server is not bound yet");
+    }
+    return h.limits();
   }
 
   public ClusterLayout layout() {

@@ -75,6 +75,7 @@ public final class ServerSettings {
 
   public static final List<Section> SECTIONS = List.of(
       new Section("Server (the flags)", SERVER, Set.of()),
+      new Section("The HTTP server", HttpServerConfig.CONFIG, Set.of()),
       new Section("Queue", QueueConfig.CONFIG, Set.of(QueueConfig.CLUSTER_CONFIG, QueueConfig.DELAY_TIERS_CONFIG)),
       new Section("Delay tiers", DelayTiersConfig.configDef(), Set.of(DelayTiersConfig.CLUSTER_CONFIG,
           DelayTiersConfig.TIERS_CONFIG, DelayTiersConfig.INSTANCE_ID_CONFIG)),

@@ -43,7 +43,10 @@ class ServerSettingsTest {
       "streams.producer.lingr.ms=5 | unknown setting 'streams.producer.lingr.ms'",
       "security.protcol=SASL_SSL | unknown setting 'security.protcol'",
       "security.protocol=SASL_SLS | invalid value for 'security.protocol'",
-      "ordo.server.http.port=70000 | invalid value for 'ordo.server.http.port'"})
+      "ordo.server.http.port=70000 | invalid value for 'ordo.server.http.port'",
+      "ordo.server.http.headers.max.count=500 | invalid value for 'ordo.server.http.headers.max.count'",
+      "ordo.server.http.body.max.bytes=-1 | invalid value for 'ordo.server.http.body.max.bytes'",
+      "ordo.server.http.request.timeout.ms=10 | invalid value for 'ordo.server.http.request.timeout.ms'"})
   void aBadKeyOrValueInTheFileStopsTheServerWithOneLineNamingIt(String line, String expected) throws Exception {
     Cli.Result r = serverWith(line + "\n");
     assertEquals(OrdoMain.EXIT_USAGE, r.exitCode(), r::err);

@@ -18,7 +18,6 @@ import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,8 +37,6 @@ import org.slf4j.LoggerFactory;
 /** The JDK's {@link HttpServer} with a small router of {@code {param}} path patterns and JSON answers. */
 public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingHttpServer.class);
-  /** Request bodies above this are refused (413). */
-  static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
 
   private record Route(String method, String pattern, String[] segments, Handler handler) {}
 
@@ -67,6 +64,8 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
 
   private final HttpServer server;
   private final ExecutorService executor;
+  /** What a request may be (413, 414, 431), with the JVM-wide limits in force. */
+  private final HttpLimits limits;
   private final List<Route> routes = new CopyOnWriteArrayList<>();
   /** Asked before a route's handler with the request's path: a response to answer instead, or null. */
   private volatile java.util.function.Function<String, HttpResponse> gate = path -> null;
@@ -76,23 +75,32 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private volatile HttpGuard guard;
   private final boolean tls;
 
-  private RoutingHttpServer(HttpServer server, ExecutorService executor) {
+  private RoutingHttpServer(HttpServer server, ExecutorService executor, HttpLimits limits) {
     this.server = server;
     this.executor = executor;
+    this.limits = limits;
     this.tls = server instanceof HttpsServer;
   }
 
-  /** Binds {@code host:port} (0 = any free port) and starts serving plain HTTP. */
+  /** Binds {@code host:port} (0 = any free port) and starts serving plain HTTP, with the default limits. */
   public static RoutingHttpServer start(String host, int port) {
-    return start(host, port, null, false);
+    return start(host, port, HttpLimits.DEFAULTS);
+  }
+
+  /** Binds {@code host:port} (0 = any free port) and starts serving plain HTTP requests within {@code limits}. */
+  public static RoutingHttpServer start(String host, int port, HttpLimits limits) {
+    return start(host, port, limits, null, false);
   }
 
   /**
-   * Binds {@code host:port} (0 = any free port) and starts serving: HTTPS with {@code tls} if not
-   * null, asking every client for a certificate when {@code needClientCertificate} (mutual TLS).
+   * Binds {@code host:port} (0 = any free port) and starts serving requests within {@code limits}:
+   * HTTPS with {@code tls} if not null, asking every client for a certificate when
+   * {@code needClientCertificate} (mutual TLS).
    */
-  public static RoutingHttpServer start(String host, int port, javax.net.ssl.SSLContext tls,
+  public static RoutingHttpServer start(String host, int port, HttpLimits limits, javax.net.ssl.SSLContext tls,
       boolean needClientCertificate) {
+    // Before the JDK's server classes initialise: they read the JVM-wide limits once.
+    HttpLimits inForce = limits.applyJvmWide();
     HttpServer server;
     try {
       if (tls == null) {
@@ -126,7 +134,7 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    RoutingHttpServer routing = new RoutingHttpServer(server, executor);
+    RoutingHttpServer routing = new RoutingHttpServer(server, executor, inForce);
     server.createContext("/", routing::serve);
     server.setExecutor(executor);
     server.start();
@@ -179,6 +187,11 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** The limits in force: this server's, and the JVM's connection limit and request timeout. */
+  public HttpLimits limits() {
+    return limits;
   }
 
   /**
@@ -269,11 +282,22 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   /** {@code matched[0]}: set to the pattern of the route that answered, if one did. */
   private HttpResponse dispatch(HttpExchange exchange, String[] matched) throws IOException {
     String method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
+    HttpResponse oversized = limits.checkHeaders(exchange.getRequestMethod(), exchange.getRequestURI().toString(),
+        exchange.getRequestHeaders());
+    if (oversized != null) {
+      return oversized;
+    }
     String rawPath = exchange.getRequestURI().getRawPath();
     String[] raw = split(rawPath == null ? "/" : rawPath);
     String[] segments = new String[raw.length];
-    for (int i = 0; i < raw.length; i++) {
-      segments[i] = URLDecoder.decode(raw[i].replace("+", "%2B"), StandardCharsets.UTF_8);
+    Map<String, List<String>> query;
+    try {
+      for (int i = 0; i < raw.length; i++) {
+        segments[i] = PercentDecoding.decode(raw[i], false, "path segment");
+      }
+      query = query(exchange.getRequestURI().getRawQuery());
+    } catch (IllegalArgumentException e) {
+      return HttpResponse.error(400, e.getMessage());
     }
     TreeSet<String> allowed = new TreeSet<>();
     for (Route route : routes) {
@@ -297,12 +321,21 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
           return admission.refusal();
         }
       }
-      byte[] body = readBody(exchange);
-      if (body == null) {
-        return HttpResponse.error(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
+      HttpResponse tooLarge = limits.checkContentLength(exchange.getRequestHeaders().getFirst("Content-Length"));
+      if (tooLarge != null) {
+        return tooLarge;
       }
-      HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params,
-          query(exchange.getRequestURI().getRawQuery()), headers, body,
+      byte[] body;
+      try {
+        body = readBody(exchange, limits.maxBodyBytes());
+      } catch (IOException e) {
+        LOG.debug("HTTP {} {}: the request body could not be read: {}", method, rawPath, e.toString());
+        return unreadBody(e);
+      }
+      if (body == null) {
+        return limits.bodyTooLarge("is longer");
+      }
+      HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params, query, headers, body,
           admission == null ? Caller.ANONYMOUS : admission.caller());
       HttpResponse refused = gate.apply(request.path());
       if (refused != null) {
@@ -367,11 +400,27 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     return params;
   }
 
-  private static byte[] readBody(HttpExchange exchange) throws IOException {
-    try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-      return body.length > MAX_BODY_BYTES ? null : body;
+  /**
+   * The answer to a request whose body could not be read: the client closed its connection before
+   * sending all it announced, or sent a malformed chunk (400), or took longer than the request
+   * timeout, after which the JDK closed the connection (408). Nobody may be there to read it: it is
+   * what the request counts as.
+   */
+  private static HttpResponse unreadBody(IOException e) {
+    if (e instanceof java.nio.channels.ClosedChannelException) {
+      return HttpLimits.refusal(408, "the request body did not arrive within the request timeout"
+          + " (ordo.server.http.request.timeout.ms): the connection was closed");
     }
+    return HttpLimits.refusal(400, "the request body could not be read: " + Messages.oneLine(e));
+  }
+
+  /** The body, or null when it is longer than {@code max} bytes (what is left of it is not read). */
+  private static byte[] readBody(HttpExchange exchange, int max) throws IOException {
+    // Not closed here: closing drains what is left, and a client whose body is over the limit or
+    // malformed would wait for that before its answer. The JDK closes it once the answer is sent.
+    InputStream in = exchange.getRequestBody();
+    byte[] body = in.readNBytes(max + 1);
+    return body.length > max ? null : body;
   }
 
   private static Map<String, List<String>> query(String rawQuery) {
@@ -384,8 +433,8 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
         continue;
       }
       int eq = pair.indexOf('=');
-      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      String key = PercentDecoding.decode(eq < 0 ? pair : pair.substring(0, eq), true, "query parameter");
+      String value = eq < 0 ? "" : PercentDecoding.decode(pair.substring(eq + 1), true, "query parameter " + key);
       query.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
     }
     return query;

@@ -7,6 +7,12 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordo.server.HttpResponse;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.CoderResult;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -35,6 +41,7 @@ public final class JsonBody {
     if (body == null || isBlank(body)) {
       object = HttpResponse.JSON.createObjectNode();
     } else {
+      checkUtf8(body);
       JsonNode node;
       try {
         node = READER.readTree(body);
@@ -48,6 +55,7 @@ public final class JsonBody {
       if (!(node instanceof ObjectNode o)) {
         throw new IllegalArgumentException("request body must be a JSON object, got " + kind(node));
       }
+      checkText(o);
       object = o;
     }
     for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
@@ -94,6 +102,72 @@ public final class JsonBody {
     java.util.List<JsonNode> out = new java.util.ArrayList<>(n.size());
     n.forEach(out::add);
     return out;
+  }
+
+  /**
+   * Refuses a body that is not well-formed UTF-8 (RFC 8259 requires it). Jackson reads some such bytes
+   * leniently, e.g. the overlong {@code C0 AF} as '/' and bytes beyond U+10FFFF as unpaired
+   * surrogates: a payload or a name would silently become another.
+   */
+  static void checkUtf8(byte[] body) {
+    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(body);
+    CharBuffer out = CharBuffer.allocate(8192);
+    while (true) {
+      CoderResult r = decoder.decode(in, out, true);
+      if (r.isError()) {
+        throw new IllegalArgumentException("request body is not valid UTF-8: " + r.length() + " malformed byte(s) at"
+            + " byte " + in.position() + "; JSON is UTF-8 text (send bytes that are not text as base64, e.g. payloadBase64)");
+      }
+      if (r.isUnderflow()) {
+        break;
+      }
+      out.clear();
+    }
+  }
+
+  /**
+   * Refuses a string value with an unpaired surrogate ({@code "\\ud800"}: valid JSON, not Unicode
+   * text). Encoded as UTF-8 it would become '?', and in a Kafka header's name it makes the producer
+   * write a record of the wrong size, which the broker refuses with every other record of its batch
+   * (other requests' items included). Field names need no check: Jackson refuses such escapes in names,
+   * and {@link #checkUtf8} the bytes that would decode to one.
+   */
+  static void checkText(JsonNode root) {
+    java.util.ArrayDeque<Map.Entry<String, JsonNode>> todo = new java.util.ArrayDeque<>();
+    todo.push(Map.entry("", root));
+    while (!todo.isEmpty()) {
+      Map.Entry<String, JsonNode> next = todo.pop();
+      String path = next.getKey();
+      JsonNode n = next.getValue();
+      if (n.isTextual()) {
+        checkText(path, n.textValue());
+      } else if (n.isObject()) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+          Map.Entry<String, JsonNode> e = it.next();
+          todo.push(Map.entry(path.isEmpty() ? e.getKey() : path + "." + e.getKey(), e.getValue()));
+        }
+      } else if (n.isArray()) {
+        for (int i = 0; i < n.size(); i++) {
+          todo.push(Map.entry(path + "[" + i + "]", n.get(i)));
+        }
+      }
+    }
+  }
+
+  private static void checkText(String where, String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException(where + " has an unpaired surrogate (\\u"
+            + Integer.toHexString(c) + " at character " + i + "): not Unicode text (send bytes that are not text as"
+            + " base64, e.g. payloadBase64)");
+      }
+    }
   }
 
   private static boolean isBlank(byte[] body) {

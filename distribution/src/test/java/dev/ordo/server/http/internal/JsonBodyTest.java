@@ -72,4 +72,39 @@ class JsonBodyTest {
     assertEquals("counts.x must be a count, got null", error(() -> parse("{\"counts\": {\"x\": null}}").counts("counts", 1)));
     assertTrue(error(() -> parse("{\"bytes\": \"%%\"}").base64("bytes")).startsWith("bytes is not valid base64"));
   }
+
+  /**
+   * Bytes Jackson would read leniently into other text (HttpFuzzTest found an overlong '/' accepted as
+   * '/' and an unpaired surrogate escape stored as '?'), and the nesting Jackson refuses.
+   */
+  @Test
+  void textThatIsNotUnicodeIsRefusedNamingWhere() {
+    for (String hex : List.of("c0af", "e080af", "f4908080", "eda080", "ff", "80", "c3")) {
+      byte[] bad = hex(hex);
+      byte[] body = ("{\"s\": \"a" + "\u0000".repeat(bad.length) + "\"}").getBytes(StandardCharsets.ISO_8859_1);
+      System.arraycopy(bad, 0, body, 8, bad.length);
+      String e = error(() -> JsonBody.parse(body, FIELDS));
+      assertTrue(e.startsWith("request body is not valid UTF-8: ") && e.contains("at byte 8"), hex + ": " + e);
+    }
+    assertStarts("s has an unpaired surrogate (\\ud800 at character 1)", error(() -> parse("{\"s\": \"x\\ud800\"}")));
+    assertStarts("request body is not valid JSON: Broken surrogate pair in field name",
+        error(() -> parse("{\"counts\": {\"x\\ud800y\": 1}}")));
+    assertStarts("s[1].t has an unpaired", error(() -> parse("{\"s\": [\"ok\", {\"t\": \"\\udbff\"}]}")));
+    assertEquals("\ud83d\ude00", parse("{\"s\": \"\\ud83d\\ude00\"}").string("s"), "a surrogate pair is one code point");
+    assertEquals("\u00e9", parse("{\"s\": \"\u00e9\"}").string("s"), "UTF-8 from the bytes");
+    assertTrue(error(() -> parse("[".repeat(100_000) + "]".repeat(100_000))).startsWith("request body is not valid JSON: "
+        + "Document nesting depth (1001) exceeds the maximum allowed"));
+  }
+
+  private static void assertStarts(String prefix, String message) {
+    assertTrue(message.startsWith(prefix), () -> "want '" + prefix + "...', got: " + message);
+  }
+
+  private static byte[] hex(String hex) {
+    byte[] b = new byte[hex.length() / 2];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+    }
+    return b;
+  }
 }
