@@ -178,6 +178,31 @@ class AuthorizationTest {
   }
 
   @Test
+  void malformedCredentialsAreRefusedAndChangeNothing() {
+    long seed = 46;
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    String valid = tokens.get("produce-in-shop");
+    List<String> bad = new ArrayList<>(List.of("", " ", "ordo_", "ordo__", "ordo_x_", valid.substring(0, valid.length() - 1),
+        valid + "x", valid.toUpperCase(java.util.Locale.ROOT), "ordo_" + "0".repeat(12) + "_" + "A".repeat(43),
+        BOOTSTRAP.substring(1), "x".repeat(8000), "ordo_%00_%01", "Basic dXNlcjpwYXNz"));
+    for (int i = 0; i < 40; i++) {
+      StringBuilder b = new StringBuilder("ordo_");
+      int n = random.nextInt(1, 80);
+      for (int k = 0; k < n; k++) {
+        b.append((char) random.nextInt(0x21, 0x7f));
+      }
+      bad.add(b.toString());
+    }
+    for (String token : bad) {
+      Reply r = server.call("POST", "/v1/namespaces/fuzz-auth/topics/t/items", "{\"payload\": \"x\"}", token);
+      assertTrue(r.status() == 401 || r.status() == 400 || r.status() == 431, "seed " + seed + ", token '"
+          + token.substring(0, Math.min(40, token.length())) + "': " + r.status() + " " + r.text());
+    }
+    Reply all = server.call("GET", "/v1/namespaces", null, BOOTSTRAP);
+    assertFalse(all.text().contains("fuzz-auth"), "nothing was enqueued: " + all.text());
+  }
+
+  @Test
   void listsShowOnlyWhatTheCallerMayOperate() {
     String producer = addPrincipal("lists-producer", "*:produce");
     String operator = addPrincipal("lists-operator", "seen:operate");
