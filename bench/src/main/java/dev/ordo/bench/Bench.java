@@ -209,10 +209,12 @@ public final class Bench {
                 HTTP_WIDE_PARTITIONS, options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0,
                 options.latencySeconds());
             out.printf(Locale.ROOT, "  Ordo over HTTP: %,.0f items/s with %d partitions, %,.0f with %d; dequeue p50 %.1f"
-                    + " p99 %.1f ms; ack at %,.0f items/s p50 %.1f p99 %.1f ms%n", httpNarrow[i].itemsPerSec(),
+                    + " p99 %.1f ms; ack at %,.0f items/s p50 %.1f p99 %.1f ms; quiet enqueue, dequeue, ack p50 %.1f,"
+                + " %.1f, %.1f ms%n", httpNarrow[i].itemsPerSec(),
                 options.partitions(), httpWide[i].itemsPerSec(), HTTP_WIDE_PARTITIONS, httpNarrow[i].dequeue().p50(),
                 httpNarrow[i].dequeue().p99(), httpNarrow[i].offeredPerSec(), httpNarrow[i].ack().p50(),
-                httpNarrow[i].ack().p99());
+                httpNarrow[i].ack().p99(), httpNarrow[i].quiet().enqueue().p50(), httpNarrow[i].quiet().dequeue().p50(),
+                httpNarrow[i].quiet().ack().p50());
           } catch (RuntimeException e) {
             failed(out, notes, r, "http", e);
           }
@@ -300,12 +302,18 @@ public final class Bench {
       double[] offered = nans(rounds);
       List<Latency> dequeue = new ArrayList<>();
       List<Latency> ack = new ArrayList<>();
+      List<Latency> quietEnqueue = new ArrayList<>();
+      List<Latency> quietDequeue = new ArrayList<>();
+      List<Latency> quietAck = new ArrayList<>();
       for (int r = 0; r < rounds; r++) {
         if (httpNarrow[r] != null) {
           narrow[r] = httpNarrow[r].itemsPerSec();
           offered[r] = httpNarrow[r].offeredPerSec();
           dequeue.add(latency(httpNarrow[r].dequeue()));
           ack.add(latency(httpNarrow[r].ack()));
+          quietEnqueue.add(latency(httpNarrow[r].quiet().enqueue()));
+          quietDequeue.add(latency(httpNarrow[r].quiet().dequeue()));
+          quietAck.add(latency(httpNarrow[r].quiet().ack()));
         }
         if (httpWide[r] != null) {
           wide[r] = httpWide[r].itemsPerSec();
@@ -313,7 +321,8 @@ public final class Bench {
       }
       httpFigure = new BenchReport.Http(HTTP_WORKERS, HTTP_DEQUEUE, HTTP_WIDE_PARTITIONS, figure(narrow), figure(wide),
           medianLatency(dequeue), figure(offered), medianLatency(ack), medianRatio(narrow, eosRates),
-          medianRatio(wide, narrow));
+          medianRatio(wide, narrow), dev.ordo.bench.internal.HttpScenario.QUIET_CALLS, medianLatency(quietEnqueue),
+          medianLatency(quietDequeue), medianLatency(quietAck));
     }
     double[] alosRates = rates(alos);
     BenchReport.Ratios ratios = new BenchReport.Ratios(

@@ -59,10 +59,13 @@ public record BenchReport(
    * dequeuing {@code dequeueCount} and acking in batches, with the cluster's partitions and with
    * {@code widePartitions}; the round trip of a dequeue of ready items; and the round trip of a
    * single ack at half the first throughput. The ratios: over the exactly-once lease consumers of
-   * the same round, and the wide partition count's throughput over the first's.
+   * the same round, and the wide partition count's throughput over the first's. The round trips of
+   * one call on a quiet server (issue 45): one client on one keep-alive connection enqueues an item,
+   * dequeues it (count 1) and acks it, {@code quietCalls} times in a row, nothing else running.
    */
   public record Http(int workers, int dequeueCount, int widePartitions, Figure itemsPerSec, Figure wideItemsPerSec,
-      Latency dequeueMs, Figure offeredPerSec, Latency ackMs, double vsLeaseConsumers, double wideVsNarrow) {}
+      Latency dequeueMs, Figure offeredPerSec, Latency ackMs, double vsLeaseConsumers, double wideVsNarrow,
+      int quietCalls, Latency quietEnqueueMs, Latency quietDequeueMs, Latency quietAckMs) {}
 
   /**
    * The surge scenario (issue 13): tenant A offers {@code tenantARate} items a second throughout;
@@ -232,6 +235,9 @@ public record BenchReport(
           http.dequeueCount()), latency(http.dequeueMs()), ""));
       b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "  ack at %,.0f items/s (half)",
           http.offeredPerSec().median()), latency(http.ackMs()), ""));
+      b.append(String.format(Locale.ROOT, row, "  one call, quiet server: enqueue", latency(http.quietEnqueueMs()), ""));
+      b.append(String.format(Locale.ROOT, row, "    dequeue of 1 ready item", latency(http.quietDequeueMs()), ""));
+      b.append(String.format(Locale.ROOT, row, "    ack", latency(http.quietAckMs()), ""));
     }
     if (surge != null) {
       surgeRows(b, row);
@@ -496,6 +502,10 @@ public record BenchReport(
       latency(h.putObject("dequeueMs"), http.dequeueMs());
       figure(h.putObject("offered"), "itemsPerSec", http.offeredPerSec());
       latency(h.putObject("ackMs"), http.ackMs());
+      h.put("quietCalls", http.quietCalls());
+      latency(h.putObject("quietEnqueueMs"), http.quietEnqueueMs());
+      latency(h.putObject("quietDequeueMs"), http.quietDequeueMs());
+      latency(h.putObject("quietAckMs"), http.quietAckMs());
       num(h, "vsLeaseConsumers", http.vsLeaseConsumers());
       num(h, "wideVsNarrow", http.wideVsNarrow());
     }

@@ -48,7 +48,15 @@ public final class HttpScenario {
   private HttpScenario() {}
 
   public record Result(int partitions, double itemsPerSec, Stats.Latency dequeue, Stats.Latency ack,
-      double offeredPerSec) {}
+      double offeredPerSec, Quiet quiet) {}
+
+  /** The round trips of single calls on a quiet server, one client on one keep-alive connection. */
+  public record Quiet(Stats.Latency enqueue, Stats.Latency dequeue, Stats.Latency ack) {
+    static final Quiet NONE = new Quiet(Stats.Latency.NONE, Stats.Latency.NONE, Stats.Latency.NONE);
+  }
+
+  /** Enqueue, dequeue and ack round trips of the quiet phase. */
+  public static final int QUIET_CALLS = 200;
 
   public static Result run(BenchKafka kafka, HttpFrontEnd frontEnd, String cluster, int partitions, int items,
       int payloadBytes, int workers, int dequeueCount, double loadShare, int seconds) {
@@ -113,10 +121,12 @@ public final class HttpScenario {
       Stats.Latency ack = new Stats.Latency(Double.NaN, Double.NaN, Double.NaN, 0);
       double rate = items / seconds0;
       double offered = loadShare > 0 ? loadShare * rate : Double.NaN;
+      Quiet quiet = Quiet.NONE;
       if (loadShare > 0) {
         ack = halfLoad(http, base, producer, payload, workers, offered, seconds);
+        quiet = quiet(base);
       }
-      return new Result(partitions, rate, dequeue, ack, offered);
+      return new Result(partitions, rate, dequeue, ack, offered, quiet);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
@@ -127,6 +137,37 @@ public final class HttpScenario {
     } finally {
       kafka.deleteTopicsStartingWith(cluster + ".", cluster + "-");
     }
+  }
+
+  /**
+   * What a first user tries: one client, one keep-alive connection, nothing else running; enqueue an
+   * item, dequeue one (it is ready), ack it, {@link #QUIET_CALLS} times, each call timed alone.
+   */
+  private static Quiet quiet(Target base) {
+    HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    long[] enqueueNs = new long[QUIET_CALLS];
+    long[] dequeueNs = new long[QUIET_CALLS];
+    long[] ackNs = new long[QUIET_CALLS];
+    for (int i = 0; i < QUIET_CALLS; i++) {
+      long t0 = System.nanoTime();
+      post(own, base, "/v1/namespaces/" + NS + "/topics/" + TOPIC + "/items", "{\"payload\": \"quiet\"}");
+      long t1 = System.nanoTime();
+      JsonNode got = post(own, base, "/v1/namespaces/" + NS + "/dequeue",
+          "{\"topics\": {\"" + TOPIC + "\": 1}, \"waitMs\": 5000}");
+      long t2 = System.nanoTime();
+      JsonNode item = got.path("items").path(0);
+      if (item.isMissingNode()) {
+        throw new IllegalStateException("the quiet phase's dequeue found no item within 5 s");
+      }
+      post(own, base, "/v1/items/" + item.get("id").asText() + "/ack",
+          "{\"lease\": \"" + item.get("lease").asText() + "\"}");
+      long t3 = System.nanoTime();
+      enqueueNs[i] = t1 - t0;
+      dequeueNs[i] = t2 - t1;
+      ackNs[i] = t3 - t2;
+    }
+    return new Quiet(Stats.latency(enqueueNs, QUIET_CALLS, 1e6), Stats.latency(dequeueNs, QUIET_CALLS, 1e6),
+        Stats.latency(ackNs, QUIET_CALLS, 1e6));
   }
 
   /** Paced enqueues; workers long-poll and ack each item alone, timing each ack. */

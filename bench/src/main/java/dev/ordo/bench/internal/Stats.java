@@ -40,5 +40,8 @@ public final class Stats {
   }
 
   /** A latency distribution's summary, in milliseconds; {@code count} values. */
-  public record Latency(double p50, double p99, double max, int count) {}
+  public record Latency(double p50, double p99, double max, int count) {
+    /** Not measured. */
+    public static final Latency NONE = new Latency(Double.NaN, Double.NaN, Double.NaN, 0);
+  }
 }
