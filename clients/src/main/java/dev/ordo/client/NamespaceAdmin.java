@@ -7,7 +7,6 @@ import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,7 +17,6 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -44,11 +42,8 @@ public final class NamespaceAdmin implements AutoCloseable {
   public NamespaceAdmin(Map<String, Object> kafkaConfig, String cluster) {
     this.topics = new ClusterTopics(cluster);
     this.kafkaConfig = Map.copyOf(kafkaConfig);
-    Map<String, Object> p = new HashMap<>(kafkaConfig);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer = new KafkaProducer<>(KafkaProps.durableWriter(kafkaConfig), new ByteArraySerializer(),
+        new ByteArraySerializer());
   }
 
   /** Replaces the policy of {@code namespace}; returns once the cluster has it. */

@@ -7,12 +7,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ordo auth principal add|list|remove|token|grants} and {@code ordo auth whoami}: the
@@ -24,18 +21,6 @@ final class AuthCommands {
 
   private AuthCommands() {}
 
-  /** Prints usage when called without a subcommand. */
-  abstract static class Group implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(spec.commandLine().getErr());
-      return OrdoMain.EXIT_USAGE;
-    }
-  }
-
   @Command(name = "auth", header = "Manages the HTTP API's principals and tokens.",
       mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
@@ -43,13 +28,13 @@ final class AuthCommands {
           + "produce, consume, operate, admin) and API tokens. Needs a token of an admin of every namespace "
           + "(--token or ORDO_TOKEN), e.g. the bootstrap token. See docs/security.md.",
       subcommands = {Principal.class, WhoAmI.class})
-  static final class Auth extends Group {}
+  static final class Auth extends CommandGroup {}
 
   @Command(name = "principal", header = "Adds, lists and removes principals; makes tokens.",
       mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       subcommands = {Add.class, ListPrincipals.class, Remove.class, Token.class, Grants.class})
-  static final class Principal extends Group {}
+  static final class Principal extends CommandGroup {}
 
   @Command(name = "add", header = "Adds a principal and prints its first token (shown only this once).",
       mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,

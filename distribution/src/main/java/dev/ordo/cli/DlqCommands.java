@@ -9,14 +9,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ordo dlq list|show|redrive|purge|job}: the dead letters over a server's HTTP API
@@ -36,16 +33,7 @@ final class DlqCommands {
           + "List and show them, send them back to the queue once the cause is fixed (redrive), or mark them so "
           + "they never come back (purge). See docs/operations.md.",
       subcommands = {ListCommand.class, Show.class, Redrive.class, Purge.class, Job.class})
-  static final class Dlq implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(spec.commandLine().getErr());
-      return OrdoMain.EXIT_USAGE;
-    }
-  }
+  static final class Dlq extends CommandGroup {}
 
   /** The filter flags, shared by list, redrive and purge. */
   static final class FilterFlags {

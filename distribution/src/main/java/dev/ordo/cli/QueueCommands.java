@@ -469,16 +469,7 @@ final class QueueCommands {
           + "attempts, at-most-once, payload limit) and limits its admission rate and backlog; without one the "
           + "server's settings apply. See docs/queue.md.",
       subcommands = {NamespaceGet.class, NamespaceSet.class, NamespaceDelete.class})
-  static final class Namespace implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public Integer call() {
-      spec.commandLine().usage(spec.commandLine().getErr());
-      return OrdoMain.EXIT_USAGE;
-    }
-  }
+  static final class Namespace extends CommandGroup {}
 
   @Command(name = "get", header = "Prints a namespace's policy as JSON.",
       mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,

@@ -54,7 +54,9 @@ class ComponentsTest {
         Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
         assertTrue(topics.contains(ctx.topics().items()), "topics exist before components start");
       }
-      ctx.http().get("/" + name + "/{id}", r -> HttpResponse.ok(new Reply(name, r.pathParam("id"))));
+      ctx.http().route("GET", "/" + name + "/{id}", new dev.ordo.server.auth.Access.Somewhere(
+          dev.ordo.server.auth.Permission.OPERATE), r -> HttpResponse.ok(new Reply(name, r.pathParam("id"))));
+      ctx.http().get("/" + name + "-without-rule", r -> HttpResponse.ok(new Reply(name, "served")));
       events.add("start " + name);
     }
 
@@ -88,12 +90,14 @@ class ComponentsTest {
       assertEquals(4, ctx.partitions());
       assertEquals(4, ctx.delayTiers().size());
       assertEquals(server.stateDir(), ctx.stateDir());
-      assertEquals(11, ctx.layout().specs().size(),
-          "items, commands, deliveries, dlq, topics, namespaces, dlq.state and 4 tiers");
+      assertEquals(13, ctx.layout().specs().size(),
+          "items, commands, deliveries, dlq, topics, namespaces, dlq.state, principals, audit and 4 tiers");
 
       var response = get(server.httpAddress() + "/b/3-42");
       assertEquals(200, response.statusCode());
       assertEquals("{\"component\":\"b\",\"id\":\"3-42\"}", response.body());
+      assertEquals(403, get(server.httpAddress() + "/b-without-rule").statusCode(),
+          "a route with no access rule is refused to everyone, even with ordo.http.auth=none");
       assertEquals(200, get(server.httpAddress() + "/health").statusCode());
 
       b.status = "DOWN";

@@ -57,4 +57,16 @@ public final class KafkaProps {
     c.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
     return c;
   }
+
+  /**
+   * Settings of a producer of rare records that must be durable when acknowledged (a policy, a
+   * principal, an audit record): acks=all, idempotent, no linger (each is sent alone and waited for).
+   */
+  public static Map<String, Object> durableWriter(Map<String, Object> producerConfig) {
+    Map<String, Object> p = new HashMap<>(producerConfig);
+    p.put(org.apache.kafka.clients.producer.ProducerConfig.ACKS_CONFIG, "all");
+    p.put(org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG, 0);
+    return p;
+  }
 }

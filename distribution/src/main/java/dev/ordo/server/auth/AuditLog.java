@@ -1,5 +1,6 @@
 package dev.ordo.server.auth;
 
+import dev.ordo.client.internal.KafkaProps;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -18,7 +19,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -51,11 +51,8 @@ public final class AuditLog implements AutoCloseable {
   public AuditLog(Map<String, Object> kafkaConfig, String topic) {
     this.topic = topic;
     this.kafkaConfig = Map.copyOf(kafkaConfig);
-    Map<String, Object> p = new HashMap<>(kafkaConfig);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer = new KafkaProducer<>(KafkaProps.durableWriter(kafkaConfig), new ByteArraySerializer(),
+        new ByteArraySerializer());
   }
 
   /** Writes one entry; waits up to 5 s for Kafka to have it (logged, not thrown, if it does not). */

@@ -55,17 +55,22 @@ public final class HttpGuard {
     this.principals = principals;
   }
 
-  /**
-   * Decides on a request to {@code method} {@code route} (the route's pattern) with its path
-   * parameters; {@code headers} with lower-case names; {@code tls} the connection's session, or null.
-   */
+  /** {@link #admit(String, String, AccessRules.Rule, Map, Map, SSLSession)} with the rule of {@link AccessRules}. */
   public Admission admit(String method, String route, Map<String, String> params, Map<String, List<String>> headers,
       SSLSession tls) {
-    Optional<AccessRules.Rule> found = AccessRules.of(method, route);
-    if (found.isEmpty()) {
+    return admit(method, route, AccessRules.of(method, route).orElse(null), params, headers, tls);
+  }
+
+  /**
+   * Decides on a request to {@code method} {@code route} (the route's pattern) under {@code rule}
+   * (null: the route has none, and is refused); its path parameters; {@code headers} with lower-case
+   * names; {@code tls} the connection's session, or null.
+   */
+  public Admission admit(String method, String route, AccessRules.Rule rule, Map<String, String> params,
+      Map<String, List<String>> headers, SSLSession tls) {
+    if (rule == null) {
       return refuse(403, "no access rule for " + method + " " + route + " (refused: every endpoint needs one)", false);
     }
-    AccessRules.Rule rule = found.get();
     Access access = rule.access();
     if (mode == SecurityConfig.Mode.NONE) {
       return new Admission(Caller.ANONYMOUS, null, rule.audited());

@@ -1,13 +1,12 @@
 package dev.ordo.server.auth;
 
+import dev.ordo.client.internal.KafkaProps;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +16,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -41,11 +39,8 @@ public final class PrincipalStore implements AutoCloseable {
 
   public PrincipalStore(Map<String, Object> kafkaConfig, String topic) {
     this.topic = topic;
-    Map<String, Object> p = new HashMap<>(kafkaConfig);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer = new KafkaProducer<>(KafkaProps.durableWriter(kafkaConfig), new ByteArraySerializer(),
+        new ByteArraySerializer());
     this.tail = new TopicTail(kafkaConfig, topic, this::apply);
   }
 
@@ -161,10 +156,6 @@ public final class PrincipalStore implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalArgumentException("not a principal record: " + e.getMessage(), e);
     }
-  }
-
-  static Collection<String> tokenIds(Principal p) {
-    return p.tokens().stream().map(Tokens.Stored::id).toList();
   }
 
   @Override

@@ -6,6 +6,8 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import dev.ordo.server.auth.Access;
+import dev.ordo.server.auth.AccessRules;
 import dev.ordo.server.auth.Caller;
 import dev.ordo.server.auth.HttpGuard;
 import dev.ordo.server.HttpRequest;
@@ -211,6 +213,19 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     this.starting = starting;
   }
 
+  /** Access rules of routes registered with one ({@link #route(String, String, Access, Handler)}), by "METHOD pattern". */
+  private final Map<String, Access> ownRules = new java.util.concurrent.ConcurrentHashMap<>();
+
+  @Override
+  public void route(String method, String path, Access access, Handler handler) {
+    String key = method.toUpperCase(Locale.ROOT) + " " + path;
+    if (AccessRules.of(method.toUpperCase(Locale.ROOT), path).isPresent()) {
+      throw new IllegalArgumentException("route " + key + " has its rule in AccessRules already");
+    }
+    route(method, path, handler);
+    ownRules.put(key, java.util.Objects.requireNonNull(access, "access"));
+  }
+
   /** Every route registered, as {@code "METHOD pattern"}. */
   public List<String> routes() {
     return routes.stream().map(r -> r.method + " " + r.pattern).toList();
@@ -314,7 +329,9 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       HttpGuard g = guard;
       HttpGuard.Admission admission = null;
       if (g != null) {
-        admission = g.admit(method, route.pattern, params, headers,
+        Access own = ownRules.get(method + " " + route.pattern);
+        admission = g.admit(method, route.pattern, own == null ? AccessRules.of(method, route.pattern).orElse(null)
+            : new AccessRules.Rule(own, false), params, headers,
             exchange instanceof HttpsExchange https ? https.getSSLSession() : null);
         if (admission.refused()) {
           g.answered(admission, method, rawPath, null, admission.refusal());

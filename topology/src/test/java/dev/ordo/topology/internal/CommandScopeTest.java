@@ -20,7 +20,6 @@ import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.QueueMetrics;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -33,10 +32,11 @@ import org.junit.jupiter.api.Test;
  */
 class CommandScopeTest {
   private static final Requester A = new Requester("a", 0);
-  private final PriorityStore store = QueuePlannerSimulationTest.newStore();
+  private final PlannedStore planned = new PlannedStore();
+  private final PriorityStore store = planned.store;
   private final QueuePlanner planner = new QueuePlanner(new QueuePlanner.Settings(new QueueDefaults(30_000, 5, null,
       600_000), List.of(Duration.ofMinutes(1)), 10_000, 10_000, 0, false, 1), 0, new SplittableRandom(1));
-  private final QueueMetrics metrics = new QueueMetrics();
+  private final QueueMetrics metrics = planned.metrics;
   private long now = 1_000_000;
 
   @Test
@@ -106,15 +106,6 @@ class CommandScopeTest {
   }
 
   private List<DeliveredItem> apply(Effects effects) {
-    for (Effects.Change c : effects.changes()) {
-      store.transition(c.offset(), c.before(), c.after());
-    }
-    store.markChanges();
-    effects.counts().forEach(metrics::add);
-    List<DeliveredItem> leased = new ArrayList<>();
-    for (Effects.Leased l : effects.leased()) {
-      leased.addAll(l.items());
-    }
-    return leased;
+    return planned.apply(effects);
   }
 }

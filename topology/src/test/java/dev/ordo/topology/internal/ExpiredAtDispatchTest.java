@@ -13,7 +13,6 @@ import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.QueueMetrics;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -26,10 +25,11 @@ import org.junit.jupiter.api.Test;
  */
 class ExpiredAtDispatchTest {
   private static final Requester A = new Requester("a", 0);
-  private final PriorityStore store = QueuePlannerSimulationTest.newStore();
+  private final PlannedStore planned = new PlannedStore();
+  private final PriorityStore store = planned.store;
   private final QueuePlanner planner = new QueuePlanner(new QueuePlanner.Settings(new QueueDefaults(30_000, 5, null,
       600_000), List.of(Duration.ofMinutes(1)), 10_000, 10_000, 0, false, 1), 0, new SplittableRandom(1));
-  private final QueueMetrics metrics = new QueueMetrics();
+  private final QueueMetrics metrics = planned.metrics;
   private long now = 1_000_000;
 
   @Test
@@ -50,15 +50,6 @@ class ExpiredAtDispatchTest {
   }
 
   private List<DeliveredItem> apply(Effects effects) {
-    for (Effects.Change c : effects.changes()) {
-      store.transition(c.offset(), c.before(), c.after());
-    }
-    store.markChanges();
-    effects.counts().forEach(metrics::add);
-    List<DeliveredItem> leased = new ArrayList<>();
-    for (Effects.Leased l : effects.leased()) {
-      leased.addAll(l.items());
-    }
-    return leased;
+    return planned.apply(effects);
   }
 }
