@@ -30,17 +30,17 @@ final class ArrivalRates {
     }
   }
 
-  private final Map<List<String>, Avg> byTopic = new HashMap<>();
+  private final Map<TopicRef, Avg> byTopic = new HashMap<>();
   private final Map<String, Avg> byNamespace = new HashMap<>();
 
   void arrived(String namespace, String topic, long now) {
-    byTopic.computeIfAbsent(List.of(namespace, topic), k -> new Avg()).add(now);
+    byTopic.computeIfAbsent(new TopicRef(namespace, topic), k -> new Avg()).add(now);
     byNamespace.computeIfAbsent(namespace, k -> new Avg()).add(now);
   }
 
   /** Items of the topic arriving a second, recently. */
   double perSecond(String namespace, String topic, long now) {
-    Avg a = byTopic.get(List.of(namespace, topic));
+    Avg a = byTopic.get(new TopicRef(namespace, topic));
     return a == null ? 0 : a.at(now);
   }
 

@@ -43,8 +43,8 @@ public final class Effects {
   private final Map<String, Leased> leased = new LinkedHashMap<>();
   private final List<DeadLetter> deadLetters = new ArrayList<>();
   private final List<Park> parks = new ArrayList<>();
-  private final Set<List<String>> changedTopics = new LinkedHashSet<>();
-  private final Set<List<String>> readyTopics = new LinkedHashSet<>();
+  private final Set<TopicRef> changedTopics = new LinkedHashSet<>();
+  private final Set<TopicRef> readyTopics = new LinkedHashSet<>();
   private final Map<String, Long> counts = new LinkedHashMap<>();
   private Refusal refusal;
 
@@ -70,12 +70,12 @@ public final class Effects {
   }
 
   /** (namespace, topic) pairs whose counts changed: their stats are due. */
-  public Set<List<String>> changedTopics() {
+  public Set<TopicRef> changedTopics() {
     return changedTopics;
   }
 
   /** (namespace, topic) pairs that got ready items: open demands wanting them are to be served. */
-  public Set<List<String>> readyTopics() {
+  public Set<TopicRef> readyTopics() {
     return readyTopics;
   }
 
@@ -133,11 +133,11 @@ public final class Effects {
   }
 
   void topicChanged(String namespace, String topic) {
-    changedTopics.add(List.of(namespace, topic));
+    changedTopics.add(new TopicRef(namespace, topic));
   }
 
   void topicReady(String namespace, String topic) {
-    readyTopics.add(List.of(namespace, topic));
+    readyTopics.add(new TopicRef(namespace, topic));
   }
 
   void count(String metric) {

@@ -87,7 +87,7 @@ public final class QueuePlanner {
    * (namespace, topic) pairs whose open demand waits for the namespace's dispatch rate: each timer run
    * offers them to dispatch again once a lease is allowed.
    */
-  private final java.util.Set<List<String>> throttled = new java.util.LinkedHashSet<>();
+  private final java.util.Set<TopicRef> throttled = new java.util.LinkedHashSet<>();
   /**
    * A plan stopped leasing at the dispatch step ({@link Settings#dispatchStep}) while an open demand
    * still wanted items that were ready: {@link #continueDispatch} goes on serving the open demands,
@@ -375,12 +375,12 @@ public final class QueuePlanner {
   /** Topics whose demand waited for a dispatch rate go to dispatch again once a lease is allowed. */
   private void offerThrottled(Plan plan) {
     for (var it = throttled.iterator(); it.hasNext(); ) {
-      List<String> nsTopic = it.next();
-      if (demands.wanting(nsTopic.get(0), nsTopic.get(1)).isEmpty()) {
+      TopicRef nsTopic = it.next();
+      if (demands.wanting(nsTopic.namespace(), nsTopic.topic()).isEmpty()) {
         it.remove(); // the demand lapsed or was served elsewhere
-      } else if (plan.allowance(nsTopic.get(0), 1) > 0) {
+      } else if (plan.allowance(nsTopic.namespace(), 1) > 0) {
         it.remove();
-        plan.effects.topicReady(nsTopic.get(0), nsTopic.get(1));
+        plan.effects.topicReady(nsTopic.namespace(), nsTopic.topic());
       }
     }
   }
@@ -408,20 +408,20 @@ public final class QueuePlanner {
    * ready items), in the demands' round-robin order. Empties {@code readyTopics}, except while the
    * index is rebuilt: then nothing is served and the topics wait.
    */
-  public Effects dispatch(Collection<List<String>> readyTopics, QueueView view, long now) {
+  public Effects dispatch(Collection<TopicRef> readyTopics, QueueView view, long now) {
     demands.expireDue(now); // a quiet task ticks rarely: a lapsed demand must not be served meanwhile
     Plan plan = new Plan(view, now, false);
     if (readyTopics.isEmpty() || view.rebuilding()) {
       return plan.effects;
     }
-    List<List<String>> touched = new ArrayList<>(readyTopics);
+    List<TopicRef> touched = new ArrayList<>(readyTopics);
     readyTopics.clear();
     if (demands.isEmpty()) {
       return plan.effects;
     }
-    for (List<String> nsTopic : touched) {
-      for (DemandBook.Open open : demands.wanting(nsTopic.get(0), nsTopic.get(1))) {
-        plan.serveTopic(open, nsTopic.get(1));
+    for (TopicRef nsTopic : touched) {
+      for (DemandBook.Open open : demands.wanting(nsTopic.namespace(), nsTopic.topic())) {
+        plan.serveTopic(open, nsTopic.topic());
         demands.afterServing(open);
       }
     }
@@ -447,16 +447,19 @@ public final class QueuePlanner {
     /** Items changed by this plan, by offset ({@link #DELETED} when deleted). */
     private final Map<Long, StoredItem> changed = new HashMap<>();
     /** Items of a (namespace, group key) leased by this plan: the store counts them once it is applied. */
-    private Map<List<String>, Integer> leasedPerGroup;
+    private Map<GroupRef, Integer> leasedPerGroup;
     /** Outcomes of an {@link Acks} command while it is planned, answered together; otherwise null. */
     private List<Outcome> collected;
     /** The slots this plan gave, by (namespace, topic, priority, group): the store learns them when it is applied. */
     private Map<GroupSlotKey, Long> groupSlots;
 
+    /** A key of {@link #leasedPerGroup}: a group of a namespace. */
+    private record GroupRef(String namespace, String group) {}
+
     /** A key of {@link #groupSlots}: a record, not a {@code List.of} of four boxed parts. */
     private record GroupSlotKey(String namespace, String topic, int priority, String group) {}
     /** Items this plan moved to the backlog lane, by (namespace, topic), as entries of that lane; or null. */
-    private Map<List<String>, List<ReadyEntry>> sidelinedPerTopic;
+    private Map<TopicRef, List<ReadyEntry>> sidelinedPerTopic;
     /** Leases left under the dispatch rate of namespaces that have one, by namespace, as of this plan. */
     private Map<String, Allowance> allowances;
     /** Leases this plan may still make ({@link Settings#dispatchStep}). */
@@ -803,7 +806,7 @@ public final class QueuePlanner {
         return false; // it waits READY until the group has a lease free
       }
       if (allowance(ready.getItem().getNamespace(), 1) == 0) {
-        throttled.add(List.of(ready.getItem().getNamespace(), topic));
+        throttled.add(new TopicRef(ready.getItem().getNamespace(), topic));
         return false; // it waits READY for the rate
       }
       DemandBook.Open open = wanting.get(0);
@@ -829,7 +832,7 @@ public final class QueuePlanner {
       if (allowed < any) {
         for (TopicCounts t : view.topics(open.namespace())) {
           if (t.ready() > 0) {
-            throttled.add(List.of(open.namespace(), t.topic()));
+            throttled.add(new TopicRef(open.namespace(), t.topic()));
           }
         }
       }
@@ -853,7 +856,7 @@ public final class QueuePlanner {
         }
         int allowed = allowance(open.namespace(), wanted);
         if (allowed < wanted) {
-          throttled.add(List.of(open.namespace(), topic));
+          throttled.add(new TopicRef(open.namespace(), topic));
           if (allowed == 0) {
             return;
           }
@@ -942,7 +945,7 @@ public final class QueuePlanner {
       }
       long leased = view.groupLeased(namespace, group);
       if (leasedPerGroup != null) {
-        leased += leasedPerGroup.getOrDefault(List.of(namespace, group), 0);
+        leased += leasedPerGroup.getOrDefault(new GroupRef(namespace, group), 0);
       }
       return leased >= limit;
     }
@@ -1025,7 +1028,7 @@ public final class QueuePlanner {
           Window w = new Window(topic, n);
           windows.put(topic, w);
           w.load();
-          List<ReadyEntry> moved = sidelinedPerTopic == null ? null : sidelinedPerTopic.get(List.of(namespace, topic));
+          List<ReadyEntry> moved = sidelinedPerTopic == null ? null : sidelinedPerTopic.get(new TopicRef(namespace, topic));
           if (moved != null) {
             for (ReadyEntry m : moved) {
               queue.add(new Candidate(m, topic, false, MOVED));
@@ -1081,7 +1084,7 @@ public final class QueuePlanner {
         if (leasedPerGroup == null) {
           leasedPerGroup = new HashMap<>();
         }
-        leasedPerGroup.merge(List.of(i.getNamespace(), i.getGroupKey()), 1, Integer::sum);
+        leasedPerGroup.merge(new GroupRef(i.getNamespace(), i.getGroupKey()), 1, Integer::sum);
       }
       Allowance a = allowances == null ? null : allowances.get(i.getNamespace());
       if (a != null) {
@@ -1185,7 +1188,7 @@ public final class QueuePlanner {
         if (sidelinedPerTopic == null) {
           sidelinedPerTopic = new HashMap<>();
         }
-        sidelinedPerTopic.computeIfAbsent(List.of(namespace, topic), k -> new ArrayList<>())
+        sidelinedPerTopic.computeIfAbsent(new TopicRef(namespace, topic), k -> new ArrayList<>())
             .add(new ReadyEntry(item.getItem().getPriority(), true, item.getSlot(), item.getReadyAt(), offset));
         moved++;
       }

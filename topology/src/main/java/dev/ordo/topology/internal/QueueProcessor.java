@@ -95,7 +95,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   private QueuePlanner planner;
   /** Topics whose stats are due at the next publication. */
-  private final Set<List<String>> dirtyTopics = new LinkedHashSet<>();
+  private final Set<TopicRef> dirtyTopics = new LinkedHashSet<>();
   /** How many of {@link #dirtyTopics} belong to namespaces with an admission limit (their stats go out sooner). */
   private int limitedDirty;
   /** How often the stats of topics of namespaces with admission limits go out (at most). */
@@ -138,7 +138,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   /** When every changed topic's stats last went out (at start: when the task started, as a schedule would). */
   private long statsPublishedAt;
   /** Topics that got ready items since the last dispatch (kept while the index is rebuilt). */
-  private final Set<List<String>> readyTopics = new LinkedHashSet<>();
+  private final Set<TopicRef> readyTopics = new LinkedHashSet<>();
   /**
    * Items leased while one record or timer run is processed, by requester id, in dispatch order:
    * sent when it ends, several to a record ({@link DeliveredItems}), so a demand served with a
@@ -236,7 +236,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       // Every topic's stats once at start (the rebuild does it when it ends): the metrics of a
       // topic that nothing changes after a restart are there too.
       for (TopicCounts t : store.allTopics()) {
-        markDirty(List.of(t.namespace(), t.topic()));
+        markDirty(new TopicRef(t.namespace(), t.topic()));
       }
     }
     fineMs = config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG);
@@ -278,8 +278,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   }
 
   /** A topic whose stats are due at the next publication. */
-  private void markDirty(List<String> nsTopic) {
-    if (dirtyTopics.add(nsTopic) && planner.rules(nsTopic.get(0)).limitsAdmission()) {
+  private void markDirty(TopicRef nsTopic) {
+    if (dirtyTopics.add(nsTopic) && planner.rules(nsTopic.namespace()).limitsAdmission()) {
       limitedDirty++;
     }
   }
@@ -430,7 +430,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     if (meters.enabled()) {
       measure(effects, now);
     }
-    for (List<String> nsTopic : effects.changedTopics()) {
+    for (TopicRef nsTopic : effects.changedTopics()) {
       markDirty(nsTopic);
     }
     readyTopics.addAll(effects.readyTopics());
@@ -610,7 +610,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         (System.nanoTime() - rebuildStarted) / 1_000_000, planner.demands().size());
     rebuiltAt = context.currentSystemTimeMs();
     for (TopicCounts t : store.allTopics()) {
-      List<String> nsTopic = List.of(t.namespace(), t.topic());
+      TopicRef nsTopic = new TopicRef(t.namespace(), t.topic());
       markDirty(nsTopic);
       if (t.ready() > 0) {
         readyTopics.add(nsTopic);
@@ -640,10 +640,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     if (all) {
       statsPublishedAt = now;
     }
-    for (java.util.Iterator<List<String>> it = dirtyTopics.iterator(); it.hasNext(); ) {
-      List<String> nsTopic = it.next();
-      String ns = nsTopic.get(0);
-      String topic = nsTopic.get(1);
+    for (java.util.Iterator<TopicRef> it = dirtyTopics.iterator(); it.hasNext(); ) {
+      TopicRef nsTopic = it.next();
+      String ns = nsTopic.namespace();
+      String topic = nsTopic.topic();
       if (!all && !planner.rules(ns).limitsAdmission()) {
         continue;
       }
@@ -668,8 +668,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     // What is left is of namespaces without limits, unless a policy changed meanwhile: count anew.
     limitedDirty = 0;
-    for (List<String> nsTopic : dirtyTopics) {
-      if (planner.rules(nsTopic.get(0)).limitsAdmission()) {
+    for (TopicRef nsTopic : dirtyTopics) {
+      if (planner.rules(nsTopic.namespace()).limitsAdmission()) {
         limitedDirty++;
       }
     }

@@ -183,7 +183,7 @@ class FairQueueingProperties {
     private final List<KeyValueStore<Bytes, byte[]>> kvs = new ArrayList<>();
     private PriorityStore store;
     private QueuePlanner planner;
-    private final List<List<String>> readyTopics = new ArrayList<>();
+    private final List<TopicRef> readyTopics = new ArrayList<>();
     private long now = T0;
     private long nextOffset;
     int enqueued;

@@ -313,7 +313,7 @@ class OverflowAdmissionProperties {
     final QueuePlanner planner;
     NamespaceLoad.Load others = NamespaceLoad.Load.NONE;
     long now = T0;
-    final Set<List<String>> readyTopics = new HashSet<>();
+    final Set<TopicRef> readyTopics = new HashSet<>();
     final List<Tracked> items = new ArrayList<>();
     final Map<String, TreeSet<Long>> overflowing = new HashMap<>();
     final List<DeliveredItem> held = new ArrayList<>();

@@ -103,7 +103,7 @@ class QueuePlannerSimulationTest {
   private long nextOffset;
   private final Map<Long, M> model = new TreeMap<>();
   private final Map<String, Wanted> demands = new LinkedHashMap<>();
-  private final Set<List<String>> readyTopics = new HashSet<>();
+  private final Set<TopicRef> readyTopics = new HashSet<>();
   /** Re-entries in the tiers: offset → due time. */
   private final Map<Long, Long> inTiers = new HashMap<>();
   private final Map<String, String> ended = new HashMap<>();
