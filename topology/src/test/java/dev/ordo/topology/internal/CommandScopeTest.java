@@ -19,10 +19,8 @@ import dev.ordo.schema.Requester;
 import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.QueueMetrics;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,8 +32,7 @@ class CommandScopeTest {
   private static final Requester A = new Requester("a", 0);
   private final PlannedStore planned = new PlannedStore();
   private final PriorityStore store = planned.store;
-  private final QueuePlanner planner = new QueuePlanner(new QueuePlanner.Settings(new QueueDefaults(30_000, 5, null,
-      600_000), List.of(Duration.ofMinutes(1)), 10_000, 10_000, 0, false, 1), 0, new SplittableRandom(1));
+  private final QueuePlanner planner = planned.planner;
   private final QueueMetrics metrics = planned.metrics;
   private long now = 1_000_000;
 
