@@ -115,18 +115,24 @@ public final class PrincipalStore implements AutoCloseable {
     }
   }
 
+  /**
+   * One record: the new principal is in place before the old one's dropped tokens go, so a token that
+   * stays valid never fails in between; a record that does not decode changes nothing.
+   */
   private synchronized void apply(byte[] key, byte[] value) {
     String name = new String(key, StandardCharsets.UTF_8);
-    Principal before = byName.remove(name);
+    Principal after = value == null ? null : decode(value);
+    Principal before = after == null ? byName.remove(name) : byName.put(name, after);
+    java.util.Set<String> kept = new java.util.HashSet<>();
+    if (after != null) {
+      after.tokens().forEach(t -> {
+        byToken.put(t.id(), name);
+        kept.add(t.id());
+      });
+    }
     if (before != null) {
-      before.tokens().forEach(t -> byToken.remove(t.id()));
+      before.tokens().stream().map(Tokens.Stored::id).filter(id -> !kept.contains(id)).forEach(byToken::remove);
     }
-    if (value == null) {
-      return;
-    }
-    Principal after = decode(value);
-    byName.put(name, after);
-    after.tokens().forEach(t -> byToken.put(t.id(), name));
   }
 
   static byte[] encode(Principal p) {
