@@ -126,6 +126,8 @@ final class BenchCommand implements Callable<Integer> {
     Map<String, String> settings = new java.util.TreeMap<>();
     System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SERVER_SETTING_PREFIX))
         .forEach(k -> settings.put(k.substring(SERVER_SETTING_PREFIX.length()), System.getProperty(k)));
+    // The SQS endpoint on any free port: a fixed one would clash with another server on this machine.
+    settings.putIfAbsent(dev.ordo.server.sqs.SqsConfig.PORT_CONFIG, "-1");
     String bootstrapToken = tokens ? "bench-" + java.util.UUID.randomUUID() : null;
     if (tokens) {
       settings.put(dev.ordo.server.auth.SecurityConfig.AUTH, "token");

@@ -36,6 +36,8 @@ public final class PrincipalStore implements AutoCloseable {
   private final Map<String, Principal> byName = new ConcurrentHashMap<>();
   /** Token ID to principal name. */
   private final Map<String, String> byToken = new ConcurrentHashMap<>();
+  /** SQS access key id to principal name. */
+  private final Map<String, String> bySqsKey = new ConcurrentHashMap<>();
 
   public PrincipalStore(Map<String, Object> kafkaConfig, String topic) {
     this.topic = topic;
@@ -86,6 +88,18 @@ public final class PrincipalStore implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** The principal holding the SQS credential {@code accessKeyId}, if any. */
+  public Optional<Principal> bySqsKey(String accessKeyId) {
+    String name = bySqsKey.get(accessKeyId);
+    return Optional.ofNullable(name == null ? null : byName.get(name));
+  }
+
+  /** The secret of the SQS credential {@code accessKeyId}, if a principal holds it (SigV4 needs it). */
+  public Optional<String> sqsSecret(String accessKeyId) {
+    return bySqsKey(accessKeyId).flatMap(p -> p.sqsCredentials().stream()
+        .filter(c -> c.accessKeyId().equals(accessKeyId)).map(SqsCredential::secret).findFirst());
+  }
+
   /** Writes {@code principal} (replacing one of the same name); returns once this instance holds it. */
   public void put(Principal principal) {
     write(principal.name(), encode(principal));
@@ -130,8 +144,17 @@ public final class PrincipalStore implements AutoCloseable {
         kept.add(t.id());
       });
     }
+    java.util.Set<String> keptKeys = new java.util.HashSet<>();
+    if (after != null) {
+      after.sqsCredentials().forEach(c -> {
+        bySqsKey.put(c.accessKeyId(), name);
+        keptKeys.add(c.accessKeyId());
+      });
+    }
     if (before != null) {
       before.tokens().stream().map(Tokens.Stored::id).filter(id -> !kept.contains(id)).forEach(byToken::remove);
+      before.sqsCredentials().stream().map(SqsCredential::accessKeyId).filter(id -> !keptKeys.contains(id))
+          .forEach(bySqsKey::remove);
     }
   }
 
@@ -140,6 +163,9 @@ public final class PrincipalStore implements AutoCloseable {
     m.put("name", p.name());
     m.put("grants", p.grants().stream().map(Grant::toString).toList());
     m.put("tokens", p.tokens());
+    if (!p.sqsCredentials().isEmpty()) {
+      m.put("sqsCredentials", p.sqsCredentials());
+    }
     m.put("createdAt", p.createdAt());
     try {
       return JSON.writeValueAsBytes(m);
@@ -158,7 +184,12 @@ public final class PrincipalStore implements AutoCloseable {
         tokens.add(new Tokens.Stored(t.path("id").asText(), t.path("salt").asText(), t.path("hash").asText(),
             t.path("createdAt").asLong()));
       }
-      return new Principal(n.path("name").asText(), grants, tokens, n.path("createdAt").asLong());
+      List<SqsCredential> sqs = new ArrayList<>();
+      for (JsonNode c : n.path("sqsCredentials")) {
+        sqs.add(new SqsCredential(c.path("accessKeyId").asText(), c.path("secret").asText(),
+            c.path("createdAt").asLong()));
+      }
+      return new Principal(n.path("name").asText(), grants, tokens, sqs, n.path("createdAt").asLong());
     } catch (IOException e) {
       throw new IllegalArgumentException("not a principal record: " + e.getMessage(), e);
     }
