@@ -122,7 +122,8 @@ public final class SqsActions {
     SqsAccess.check(caller, r.action(), ref.namespace());
     Map<String, String> given = r.stringMap("Attributes");
     QueueAttributes attributes = QueueAttributes.of(given);
-    Map<String, String> tags = r.stringMap("Tags");
+    Map<String, String> tags = new TreeMap<>(r.stringMap("Tags"));
+    tags.putAll(r.stringMap("tags")); // the JSON protocol's CreateQueue names it in lower case
     checkTags(tags);
     checkRedriveTarget(attributes, ref);
     Optional<SqsQueue> existing = queues.get(ref);
