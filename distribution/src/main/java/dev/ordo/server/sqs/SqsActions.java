@@ -54,8 +54,11 @@ public final class SqsActions {
   private static final dev.ordo.client.NackOptions VISIBLE_NOW = new dev.ordo.client.NackOptions(Duration.ZERO, null,
       "visibility timeout set to 0", false);
 
-  /** Where a request was sent: its endpoint as the client addressed it, and a namespace its path named. */
-  public record Target(String endpoint, Optional<String> pathNamespace) {}
+  /**
+   * Where a request was sent: its endpoint as the client addressed it, a namespace its path named
+   * ({@code /<namespace>}), or a queue URL it was sent to ({@code /<namespace>/<queue>}).
+   */
+  public record Target(String endpoint, Optional<String> pathNamespace, Optional<String> pathQueueUrl) {}
 
   private final SqsQueues queues;
   private final QueueProducer producer;

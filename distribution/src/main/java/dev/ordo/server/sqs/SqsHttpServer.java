@@ -122,7 +122,12 @@ public final class SqsHttpServer implements AutoCloseable {
           ? SqsRequest.json(exchange.getRequestHeaders().getFirst("X-Amz-Target"), raw)
           : SqsRequest.query(form(uri.getRawQuery(), raw, exchange.getRequestHeaders().getFirst("Content-Type")));
       Caller caller = authenticator.authenticate(signed);
-      Map<String, Object> result = actions.handle(request, caller, target(exchange, uri));
+      SqsActions.Target target = target(exchange, uri);
+      if (!request.params().has("QueueUrl") && target.pathQueueUrl().isPresent()) {
+        // The query protocol's older form: the request goes to the queue's URL, which names the queue.
+        request.params().put("QueueUrl", target.pathQueueUrl().get());
+      }
+      Map<String, Object> result = actions.handle(request, caller, target);
       status = 200;
       body = SqsResponses.ok(protocol, request.action(), result, requestId);
     } catch (SqsException e) {
@@ -150,7 +155,10 @@ public final class SqsHttpServer implements AutoCloseable {
     }
   }
 
-  /** The endpoint as the client addressed it (its Host header), and the namespace a one-segment path names. */
+  /**
+   * The endpoint as the client addressed it (its Host header), the namespace a one-segment path names,
+   * and the queue URL a two-segment path is.
+   */
   private SqsActions.Target target(HttpExchange exchange, URI uri) {
     String host = exchange.getRequestHeaders().getFirst("Host");
     String endpoint = host == null || host.isBlank() ? address().toString() : (tls ? "https://" : "http://") + host;
@@ -158,7 +166,9 @@ public final class SqsHttpServer implements AutoCloseable {
     String[] segments = path.replaceAll("^/+|/+$", "").split("/");
     Optional<String> namespace = segments.length == 1 && !segments[0].isEmpty()
         ? Optional.of(URLDecoder.decode(segments[0], StandardCharsets.UTF_8)) : Optional.empty();
-    return new SqsActions.Target(endpoint, namespace);
+    Optional<String> queueUrl = segments.length == 2 ? Optional.of(endpoint + "/" + segments[0] + "/" + segments[1])
+        : Optional.empty();
+    return new SqsActions.Target(endpoint, namespace, queueUrl);
   }
 
   private static byte[] read(InputStream in) throws SqsException {
