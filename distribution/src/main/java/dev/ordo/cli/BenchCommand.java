@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.logging.log4j.Level;
@@ -135,7 +136,8 @@ final class BenchCommand implements Callable<Integer> {
     }
     ServerConfig config = ServerConfig.builder().bootstrapServers(bootstrap).cluster(cluster).partitions(partitions)
         .stateDir(dir).httpPort(0).settings(ServerSettings.of(settings, "-D" + SERVER_SETTING_PREFIX + "*")).build();
-    OrdoServer server = new OrdoServer(config, dev.ordo.server.Components.standard());
+    List<dev.ordo.server.ServerComponent> components = dev.ordo.server.Components.standard();
+    OrdoServer server = new OrdoServer(config, components);
     try {
       server.start();
     } catch (RuntimeException e) {
@@ -160,6 +162,13 @@ final class BenchCommand implements Callable<Integer> {
       @Override
       public String token() {
         return token;
+      }
+
+      @Override
+      public java.net.URI sqsAddress() {
+        return components.stream().filter(c -> c instanceof dev.ordo.server.components.SqsComponent)
+            .map(c -> ((dev.ordo.server.components.SqsComponent) c).address().orElse(null)).filter(Objects::nonNull)
+            .findFirst().orElse(null);
       }
 
       @Override
