@@ -232,6 +232,9 @@ public final class ServerCommand implements Callable<Integer> {
     out.println("  Kafka:  " + server.bootstrapServers()
         + server.kafkaDataDir().map(d -> "  (embedded broker, data in " + d + ")").orElse(""));
     out.println("  HTTP:   " + server.httpAddress() + "  (GET " + server.httpAddress() + "/health)");
+    server.components().stream().filter(c -> c instanceof dev.ordo.server.components.SqsComponent)
+        .map(c -> ((dev.ordo.server.components.SqsComponent) c).address()).flatMap(java.util.Optional::stream)
+        .findFirst().ifPresent(sqs -> out.println("  SQS:    " + sqs + "  (aws --endpoint-url " + sqs + " sqs ...)"));
     out.println("  Topics: " + t.cluster() + ".{items,commands,deliveries,dlq,topics,delay.{" + tiers + "}}, "
         + server.layout().partitions() + " partitions"
         + (server.createdTopics().isEmpty() ? "" : " (" + server.createdTopics().size() + " created)"));

@@ -442,6 +442,11 @@ public final class OrdoServer implements AutoCloseable {
     return h.address();
   }
 
+  /** The components this server runs, in start order. */
+  public List<ServerComponent> components() {
+    return components;
+  }
+
   /** Every HTTP route registered, as {@code "METHOD pattern"}. */
   public List<String> routes() {
     RoutingHttpServer h = http;

@@ -81,14 +81,15 @@ public final class TestServer implements AutoCloseable {
   }
 
   /**
-   * With the SQS endpoint too ({@code SqsComponent}, on any free port) and these {@code --config}
-   * settings; {@link #sqsAddress()} is its URL.
+   * With the SQS endpoint too ({@code SqsComponent}, on any free port), the dead-letter job runner (its
+   * message move tasks are redrive jobs) and these {@code --config} settings; {@link #sqsAddress()} is
+   * its URL.
    */
   public static TestServer startWithSqs(RealKafka kafka, String cluster, Path stateDir,
       java.util.Map<String, String> settings, java.util.OptionalInt partitions) {
     java.util.Map<String, String> all = new java.util.HashMap<>(settings);
     all.putIfAbsent(dev.ordo.server.sqs.SqsConfig.PORT_CONFIG, "-1");
-    return start(kafka, cluster, stateDir, null, all, false, false, partitions, true);
+    return start(kafka, cluster, stateDir, null, all, true, false, partitions, true);
   }
 
   /** The SQS endpoint's URL (a server started with {@link #startWithSqs}). */

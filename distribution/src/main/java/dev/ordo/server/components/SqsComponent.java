@@ -36,6 +36,7 @@ public final class SqsComponent implements ServerComponent {
   private SqsQueues queues;
   private QueueProducer producer;
   private QueueClient client;
+  private dev.ordo.client.dlq.DeadLetters deadLetters;
   private SqsHttpServer server;
 
   @Override
@@ -66,7 +67,12 @@ public final class SqsComponent implements ServerComponent {
         ("ordo-sqs-" + http.getHost() + "-" + http.getPort()).replaceAll("[^A-Za-z0-9._-]", "-"));
     client = new QueueClient(clientConfig);
 
-    SqsActions actions = new SqsActions(queues, producer, client, config, Clock.systemUTC());
+    // Message move tasks are redrive jobs of Ordo's dead letters (run by DlqJobsComponent).
+    Map<String, Object> dlqConfig = ctx.kafkaClientConfig();
+    dlqConfig.putAll(ctx.settings().ordo(QueueClientConfig.configDef()));
+    deadLetters = new dev.ordo.client.dlq.DeadLetters(dlqConfig, ctx.topics().cluster());
+
+    SqsActions actions = new SqsActions(queues, producer, client, deadLetters, config, Clock.systemUTC());
     server = SqsHttpServer.start(ctx.httpHost(), config.port() < 0 ? 0 : config.port(), ctx.httpTls(), actions,
         authenticator(ctx.authMode(), ctx.principals()));
     LOG.info("SQS endpoint at {} (queues without a namespace go to '{}')", server.address(), config.namespace());
@@ -93,6 +99,9 @@ public final class SqsComponent implements ServerComponent {
   public void close() {
     if (server != null) {
       server.close();
+    }
+    if (deadLetters != null) {
+      deadLetters.close();
     }
     if (client != null) {
       client.close(Duration.ofSeconds(5));

@@ -65,13 +65,16 @@ public final class SqsActions {
   private final QueueClient client;
   private final SqsConfig config;
   private final Clock clock;
+  private final MoveTasks moveTasks;
 
-  public SqsActions(SqsQueues queues, QueueProducer producer, QueueClient client, SqsConfig config, Clock clock) {
+  public SqsActions(SqsQueues queues, QueueProducer producer, QueueClient client,
+      dev.ordo.client.dlq.DeadLetters deadLetters, SqsConfig config, Clock clock) {
     this.queues = queues;
     this.producer = producer;
     this.client = client;
     this.config = config;
     this.clock = clock;
+    this.moveTasks = new MoveTasks(queues, deadLetters, config.region());
   }
 
   /** Whether the endpoint answers {@code action} (else UnsupportedOperation). */
@@ -98,11 +101,13 @@ public final class SqsActions {
       case "ChangeMessageVisibility" -> changeVisibility(r, caller);
       case "ChangeMessageVisibilityBatch" -> changeVisibilityBatch(r, caller);
       case "ListDeadLetterSourceQueues" -> listDeadLetterSourceQueues(r, caller, target);
-      case "PurgeQueue", "StartMessageMoveTask", "ListMessageMoveTasks", "CancelMessageMoveTask" -> {
+      case "StartMessageMoveTask" -> moveTasks.start(r, caller);
+      case "ListMessageMoveTasks" -> moveTasks.list(r, caller);
+      case "CancelMessageMoveTask" -> moveTasks.cancel(r, caller);
+      case "PurgeQueue" -> {
         queue(r, caller);
-        throw SqsError.UNSUPPORTED_OPERATION.with(r.action() + " is not supported by Ordo's SQS endpoint yet"
-            + " (docs/sqs.md): " + (r.action().equals("PurgeQueue") ? "the queue has no purge command yet"
-            : "dead letters are Ordo's; redrive them with 'ordo dlq redrive' or POST /v1/dlq/redrive"));
+        throw SqsError.UNSUPPORTED_OPERATION.with("PurgeQueue is not supported by Ordo's SQS endpoint yet"
+            + " (docs/sqs.md): the queue has no purge of a topic's items in every state yet");
       }
       default -> throw SqsError.UNSUPPORTED_OPERATION.with("The action " + r.action() + " is not valid for this"
           + " endpoint (Ordo's SQS endpoint supports: " + String.join(", ", SqsAccess.REQUIRED.keySet()) + ").");
@@ -140,8 +145,7 @@ public final class SqsActions {
       }
       return Map.of("QueueUrl", ref.url(target.endpoint()));
     }
-    long now = clock.millis();
-    queues.put(new SqsQueue(ref, attributes, tags, now, now));
+    queues.put(new SqsQueue(ref, attributes, tags, clock.millis()));
     return Map.of("QueueUrl", ref.url(target.endpoint()));
   }
 
@@ -247,7 +251,7 @@ public final class SqsActions {
     Map<String, String> given = r.stringMap("Attributes");
     QueueAttributes attributes = q.attributes().with(given);
     checkRedriveTarget(attributes, q.ref());
-    queues.put(new SqsQueue(q.ref(), attributes, q.tags(), q.createdAt(), clock.millis()));
+    queues.put(q.withAttributes(attributes, clock.millis()));
     return Map.of();
   }
 
@@ -256,7 +260,7 @@ public final class SqsActions {
     Map<String, String> tags = new TreeMap<>(q.tags());
     tags.putAll(r.stringMap("Tags"));
     checkTags(tags);
-    queues.put(new SqsQueue(q.ref(), q.attributes(), tags, q.createdAt(), clock.millis()));
+    queues.put(q.withTags(tags, clock.millis()));
     return Map.of();
   }
 
@@ -264,7 +268,7 @@ public final class SqsActions {
     SqsQueue q = queue(r, caller);
     Map<String, String> tags = new TreeMap<>(q.tags());
     r.strings("TagKeys").forEach(tags::remove);
-    queues.put(new SqsQueue(q.ref(), q.attributes(), tags, q.createdAt(), clock.millis()));
+    queues.put(q.withTags(tags, clock.millis()));
     return Map.of();
   }
 

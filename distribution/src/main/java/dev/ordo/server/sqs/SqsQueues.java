@@ -124,6 +124,7 @@ public final class SqsQueues implements AutoCloseable {
     m.put("tags", new java.util.TreeMap<>(q.tags()));
     m.put("createdAt", q.createdAt());
     m.put("modifiedAt", q.modifiedAt());
+    m.put("moveTasks", q.moveTasks());
     try {
       return JSON.writeValueAsBytes(m);
     } catch (IOException e) {
@@ -138,8 +139,11 @@ public final class SqsQueues implements AutoCloseable {
       Map<String, String> attributes = (Map<String, String>) m.getOrDefault("attributes", Map.of());
       @SuppressWarnings("unchecked")
       Map<String, String> tags = (Map<String, String>) m.getOrDefault("tags", Map.of());
+      @SuppressWarnings("unchecked")
+      List<String> moveTasks = (List<String>) m.getOrDefault("moveTasks", List.of());
       return new SqsQueue(ref, new QueueAttributes(Map.copyOf(attributes)), tags,
-          ((Number) m.getOrDefault("createdAt", 0L)).longValue(), ((Number) m.getOrDefault("modifiedAt", 0L)).longValue());
+          ((Number) m.getOrDefault("createdAt", 0L)).longValue(), ((Number) m.getOrDefault("modifiedAt", 0L)).longValue(),
+          moveTasks);
     } catch (IOException | ClassCastException e) {
       throw new IllegalArgumentException("not a queue record: " + e.getMessage(), e);
     }

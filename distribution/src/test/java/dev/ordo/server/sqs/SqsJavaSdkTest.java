@@ -30,6 +30,7 @@ import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityRequest;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.ListMessageMoveTasksResultEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
@@ -253,7 +254,7 @@ class SqsJavaSdkTest {
   }
 
   @Test
-  void aMessageReceivedMaxReceiveCountTimesGoesToOrdosDeadLetters() {
+  void aMessageReceivedMaxReceiveCountTimesGoesToOrdosDeadLettersAndAMoveTaskBringsItBack() {
     String dead = queue("dead", Map.of());
     String deadArn = sqs.getQueueAttributes(b -> b.queueUrl(dead).attributeNames(QueueAttributeName.QUEUE_ARN))
         .attributesAsStrings().get("QueueArn");
@@ -264,7 +265,8 @@ class SqsJavaSdkTest {
         "{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:sqs:nowhere\",\"maxReceiveCount\":2}")));
     assertEquals("InvalidAttributeValue", noTarget.awsErrorDetails().errorCode());
 
-    sqs.sendMessage(b -> b.queueUrl(url).messageBody("poison"));
+    MessageAttributeValue kind = MessageAttributeValue.builder().dataType("String").stringValue("poison").build();
+    sqs.sendMessage(b -> b.queueUrl(url).messageBody("poison").messageAttributes(Map.of("kind", kind)));
     for (int i = 1; i <= 2; i++) {
       Message m = receive(url, 1).get(0);
       assertEquals("" + i, m.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT));
@@ -276,6 +278,22 @@ class SqsJavaSdkTest {
       TestServer.Reply r = server.get("/v1/dlq?namespace=sqs&topic=redriven");
       return r.status() == 200 && r.json().get("deadLetters").size() == 1;
     });
+
+    String task = sqs.startMessageMoveTask(b -> b.sourceArn(deadArn)).taskHandle();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      ListMessageMoveTasksResultEntry t = sqs.listMessageMoveTasks(b -> b.sourceArn(deadArn)).results().get(0);
+      return "COMPLETED".equals(t.status()) && t.approximateNumberOfMessagesMoved() == 1;
+    });
+    SqsException notCancellable = assertThrows(SqsException.class, () -> sqs.cancelMessageMoveTask(b -> b
+        .taskHandle(task)));
+    assertEquals("AWS.SimpleQueueService.UnsupportedOperation", notCancellable.awsErrorDetails().errorCode());
+    Message back = receive(url, 1).get(0);
+    assertEquals("poison", back.body(), "moved back to its source queue");
+    assertEquals("1", back.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT), "attempts anew");
+    assertEquals(Map.of("kind", kind), back.messageAttributes(), "its attributes moved with it");
+    SqsException notADlq = assertThrows(SqsException.class, () -> sqs.startMessageMoveTask(b -> b.sourceArn(
+        deadArn.replace(":dead", ":redriven"))));
+    assertEquals("InvalidParameterValue", notADlq.awsErrorDetails().errorCode());
   }
 
   @Test
