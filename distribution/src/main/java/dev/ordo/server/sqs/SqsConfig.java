@@ -16,11 +16,11 @@ public final class SqsConfig extends AbstractConfig {
 
   public static final String NAMESPACE_CONFIG = "ordo.sqs.namespace";
   private static final String NAMESPACE_DOC = "Namespace of the queues a request names without one: CreateQueue,"
-      + " GetQueueUrl and ListQueues sent to the endpoint's root. A request sent to <endpoint>/<namespace> (an"
+      + " GetQueueUrl and ListQueues sent to the endpoint's root. A request sent to ENDPOINT/NAMESPACE (an"
       + " endpoint URL with a path) or with QueueOwnerAWSAccountId uses that namespace; a queue URL carries its own.";
 
   public static final String REGION_CONFIG = "ordo.sqs.region";
-  private static final String REGION_DOC = "Region named in queue ARNs (arn:aws:sqs:<region>:<namespace>:<queue>)."
+  private static final String REGION_DOC = "Region named in queue ARNs (arn:aws:sqs:REGION:NAMESPACE:QUEUE)."
       + " Signatures are checked with the region the client signed with, whatever this says.";
 
   public static final ConfigDef CONFIG = new ConfigDef()
