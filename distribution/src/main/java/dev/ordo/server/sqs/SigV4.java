@@ -37,7 +37,9 @@ import javax.crypto.spec.SecretKeySpec;
  *   <li>The signing key: HMAC-SHA256 of the date, region, service and {@code aws4_request} in turn, keyed
  *       first with {@code "AWS4" + secret}; the signature is the hex HMAC of the string to sign.</li>
  * </ol>
- * A request signed more than {@link #MAX_SKEW} away from {@code now} is refused (RequestExpired).
+ * A request signed more than {@link #MAX_SKEW} away from {@code now} is refused (RequestExpired). A
+ * presigned request carries the same fields in its query ({@code X-Amz-Credential}, ...,
+ * {@code X-Amz-Signature}, the query signed without the last) and is good until {@code X-Amz-Expires}.
  */
 public final class SigV4 {
   public static final String ALGORITHM = "AWS4-HMAC-SHA256";
@@ -68,18 +70,42 @@ public final class SigV4 {
    */
   public static String verify(Request request, String service, Function<String, Optional<String>> secrets,
       Instant now) throws SqsException {
-    String header = request.header("authorization").orElseThrow(() ->
-        SqsError.MISSING_AUTHENTICATION_TOKEN.with("Request is missing Authentication Token: sign it with AWS"
-            + " Signature Version 4 (an access key id and secret of an Ordo principal's SQS credential)"));
-    Authorization auth = parse(header);
+    Map<String, String> query = queryParams(request.rawQuery());
+    Authorization auth;
+    String amzDate;
+    String signedQuery;
+    Duration expires = MAX_SKEW;
+    if (request.header("authorization").isEmpty() && query.containsKey("X-Amz-Signature")) {
+      // A presigned request (kombu's GETs): the same fields in the query, which is signed without the signature.
+      if (!ALGORITHM.equals(query.get("X-Amz-Algorithm")) || !query.containsKey("X-Amz-Credential")
+          || !query.containsKey("X-Amz-SignedHeaders") || !query.containsKey("X-Amz-Date")) {
+        throw SqsError.INCOMPLETE_SIGNATURE.with("A presigned request needs X-Amz-Algorithm=" + ALGORITHM
+            + ", X-Amz-Credential, X-Amz-Date, X-Amz-SignedHeaders and X-Amz-Signature.");
+      }
+      auth = parse(ALGORITHM + " Credential=" + query.get("X-Amz-Credential") + ", SignedHeaders="
+          + query.get("X-Amz-SignedHeaders") + ", Signature=" + query.get("X-Amz-Signature"));
+      amzDate = query.get("X-Amz-Date");
+      signedQuery = withoutSignature(request.rawQuery());
+      try {
+        expires = Duration.ofSeconds(Long.parseLong(query.getOrDefault("X-Amz-Expires", "900")));
+      } catch (NumberFormatException e) {
+        throw SqsError.INCOMPLETE_SIGNATURE.with("X-Amz-Expires must be a number of seconds.");
+      }
+    } else {
+      String header = request.header("authorization").orElseThrow(() ->
+          SqsError.MISSING_AUTHENTICATION_TOKEN.with("Request is missing Authentication Token: sign it with AWS"
+              + " Signature Version 4 (an access key id and secret of an Ordo principal's SQS credential)"));
+      auth = parse(header);
+      amzDate = request.header("x-amz-date").orElseThrow(() ->
+          SqsError.INCOMPLETE_SIGNATURE.with("The request must carry X-Amz-Date."));
+      signedQuery = request.rawQuery();
+    }
     if (!auth.service().equals(service)) {
       throw SqsError.SIGNATURE_DOES_NOT_MATCH.with("Credential should be scoped to correct service: '" + service + "'.");
     }
     if (!auth.signedHeaders().contains("host")) {
       throw SqsError.INCOMPLETE_SIGNATURE.with("The host header must be signed.");
     }
-    String amzDate = request.header("x-amz-date").orElseThrow(() ->
-        SqsError.INCOMPLETE_SIGNATURE.with("The request must carry X-Amz-Date."));
     Instant signedAt;
     try {
       signedAt = LocalDateTime.parse(amzDate, AMZ_DATE).toInstant(ZoneOffset.UTC);
@@ -90,20 +116,50 @@ public final class SigV4 {
       throw SqsError.SIGNATURE_DOES_NOT_MATCH.with("Credential should be scoped to a valid date: '" + amzDate
           .substring(0, 8) + "'.");
     }
-    if (Duration.between(signedAt, now).abs().compareTo(MAX_SKEW) > 0) {
-      throw SqsError.REQUEST_EXPIRED.with("Signature expired: " + amzDate + " is more than " + MAX_SKEW.toMinutes()
-          + " minutes from the server's time " + AMZ_DATE.format(now.atOffset(ZoneOffset.UTC)) + ".");
+    if (signedAt.isAfter(now.plus(MAX_SKEW)) || now.isAfter(signedAt.plus(expires.compareTo(MAX_SKEW) > 0
+        ? expires : MAX_SKEW))) {
+      throw SqsError.REQUEST_EXPIRED.with("Signature expired: " + amzDate + " is more than "
+          + Math.max(MAX_SKEW.toMinutes(), expires.toMinutes()) + " minutes from the server's time "
+          + AMZ_DATE.format(now.atOffset(ZoneOffset.UTC)) + ".");
     }
     String secret = secrets.apply(auth.accessKeyId()).orElseThrow(() ->
         SqsError.INVALID_CLIENT_TOKEN_ID.with("The security token included in the request is invalid: no SQS"
             + " credential has access key id '" + auth.accessKeyId() + "'."));
-    String expected = signature(request, auth, amzDate, secret);
+    Request signed = new Request(request.method(), request.rawPath(), signedQuery, request.headers(), request.body());
+    String expected = signature(signed, auth, amzDate, secret);
     if (!MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
         auth.signature().getBytes(StandardCharsets.US_ASCII))) {
       throw SqsError.SIGNATURE_DOES_NOT_MATCH.with("The request signature we calculated does not match the signature"
           + " you provided. Check your AWS Secret Access Key and signing method.");
     }
     return auth.accessKeyId();
+  }
+
+  /** The query's parameters, decoded (the last of a repeated name). */
+  static Map<String, String> queryParams(String rawQuery) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return out;
+    }
+    for (String p : rawQuery.split("&")) {
+      int eq = p.indexOf('=');
+      out.put(decode(eq < 0 ? p : p.substring(0, eq)), eq < 0 ? "" : decode(p.substring(eq + 1)));
+    }
+    return out;
+  }
+
+  private static String withoutSignature(String rawQuery) {
+    StringBuilder b = new StringBuilder();
+    for (String p : rawQuery.split("&")) {
+      if (p.startsWith("X-Amz-Signature=") || p.isEmpty()) {
+        continue;
+      }
+      if (b.length() > 0) {
+        b.append('&');
+      }
+      b.append(p);
+    }
+    return b.toString();
   }
 
   /** Reads {@code AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...}. */

@@ -132,5 +132,20 @@ class SqsSignatureTest {
         server.sqsAddress().toString(), all[0], "not-the-secret"), Map.of(), null, Duration.ofMinutes(2));
     assertFalse(refused.ok(), refused::toString);
     assertTrue(refused.err().contains("SignatureDoesNotMatch"), refused::toString);
+
+    // A presigned GET (what kombu's async client sends for DeleteMessage and GetQueueAttributes).
+    String presign = String.join("\n",
+        "import sys, urllib.request, urllib.error, boto3",
+        "sqs = boto3.client('sqs', endpoint_url=sys.argv[1], region_name='us-east-1',",
+        "                   aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])",
+        "url = sqs.generate_presigned_url('list_queues', Params={'QueueNamePrefix': 'py'}, HttpMethod='GET')",
+        "print(urllib.request.urlopen(url).status)",
+        "try:",
+        "    urllib.request.urlopen(url.replace('X-Amz-Signature=', 'X-Amz-Signature=0'))",
+        "except urllib.error.HTTPError as e:",
+        "    print(e.code, 'SignatureDoesNotMatch' in e.read().decode())");
+    SqsClientPrograms.Run presigned = SqsClientPrograms.run(List.of(SqsClientPrograms.PYTHON, "-c", presign,
+        server.sqsAddress().toString(), all[0], all[1]), Map.of(), null, Duration.ofMinutes(1));
+    assertEquals("200\n403 True\n", presigned.out(), presigned::toString);
   }
 }
