@@ -553,5 +553,10 @@ public final class OrdoServer implements AutoCloseable {
     public PrincipalStore principals() {
       return principals;
     }
+
+    @Override
+    public AuditLog audit() {
+      return audit;
+    }
   }
 }

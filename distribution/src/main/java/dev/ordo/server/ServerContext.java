@@ -77,6 +77,11 @@ public interface ServerContext {
     return dev.ordo.server.auth.SecurityConfig.Mode.NONE;
   }
 
+  /** The audit log ({@code <cluster>.audit}); null in servers that run without it. */
+  default dev.ordo.server.auth.AuditLog audit() {
+    return null;
+  }
+
   /** The principals ({@code <cluster>.principals}); null in servers that run without them. */
   default dev.ordo.server.auth.PrincipalStore principals() {
     return null;

@@ -73,8 +73,12 @@ public final class SqsComponent implements ServerComponent {
     deadLetters = new dev.ordo.client.dlq.DeadLetters(dlqConfig, ctx.topics().cluster());
 
     SqsActions actions = new SqsActions(queues, producer, client, deadLetters, config, Clock.systemUTC());
+    dev.ordo.server.auth.AuditLog audit = ctx.audit();
+    SqsHttpServer.Auditor auditor = audit == null ? SqsHttpServer.Auditor.NONE
+        : (principal, action, request, status, outcome) -> audit.record(Clock.systemUTC().instant(), principal, "POST",
+            "sqs:" + action, request, status, outcome);
     server = SqsHttpServer.start(ctx.httpHost(), config.port() < 0 ? 0 : config.port(), ctx.httpTls(), actions,
-        authenticator(ctx.authMode(), ctx.principals()));
+        authenticator(ctx.authMode(), ctx.principals()), auditor);
     LOG.info("SQS endpoint at {} (queues without a namespace go to '{}')", server.address(), config.namespace());
   }
 

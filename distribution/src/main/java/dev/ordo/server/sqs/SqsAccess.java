@@ -40,6 +40,11 @@ public final class SqsAccess {
     return java.util.Collections.unmodifiableMap(m);
   }
 
+  /** Whether a call of {@code action} is written to the audit log, answered or refused: the ones that change queues. */
+  public static boolean audited(String action) {
+    return Permission.OPERATE.label().equals(REQUIRED.get(action));
+  }
+
   /** Whether {@code caller} may do {@code action} in {@code namespace}. */
   public static boolean allows(Caller caller, String action, String namespace) {
     String need = REQUIRED.get(action);
@@ -66,9 +71,11 @@ public final class SqsAccess {
 
   /** The table for docs/security.md and docs/sqs.md: action and permission. */
   public static String markdown() {
-    StringBuilder b = new StringBuilder("| SQS action | permission in the queue's namespace |\n| --- | --- |\n");
+    StringBuilder b = new StringBuilder("| SQS action | permission in the queue's namespace | audited |\n"
+        + "| --- | --- | --- |\n");
     REQUIRED.forEach((action, need) -> b.append("| `").append(action).append("` | ")
-        .append(need.equals(ANY) ? "produce, consume or operate" : need).append(" |\n"));
+        .append(need.equals(ANY) ? "produce, consume or operate" : need).append(" | ")
+        .append(audited(action) ? "yes" : "").append(" |\n"));
     return b.toString();
   }
 }

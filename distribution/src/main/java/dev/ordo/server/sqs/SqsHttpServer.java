@@ -46,23 +46,34 @@ public final class SqsHttpServer implements AutoCloseable {
     Caller authenticate(SigV4.Request request) throws SqsException;
   }
 
+  /** Where audited calls ({@link SqsAccess#audited}) are recorded, answered or refused. */
+  @FunctionalInterface
+  public interface Auditor {
+    Auditor NONE = (principal, action, request, status, outcome) -> { };
+
+    void record(String principal, String action, String request, int status, String outcome);
+  }
+
   private final HttpServer server;
   private final ExecutorService executor;
   private final SqsActions actions;
   private final Authenticator authenticator;
+  private final Auditor auditor;
   private final boolean tls;
 
-  private SqsHttpServer(HttpServer server, ExecutorService executor, SqsActions actions, Authenticator authenticator) {
+  private SqsHttpServer(HttpServer server, ExecutorService executor, SqsActions actions, Authenticator authenticator,
+      Auditor auditor) {
     this.server = server;
     this.executor = executor;
     this.actions = actions;
     this.authenticator = authenticator;
+    this.auditor = auditor;
     this.tls = server instanceof HttpsServer;
   }
 
   /** Binds {@code host:port} (0: any free port) and serves; HTTPS with {@code tls} when not null. */
   public static SqsHttpServer start(String host, int port, javax.net.ssl.SSLContext tls, SqsActions actions,
-      Authenticator authenticator) {
+      Authenticator authenticator, Auditor auditor) {
     HttpServer server;
     try {
       if (tls == null) {
@@ -83,7 +94,7 @@ public final class SqsHttpServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    SqsHttpServer s = new SqsHttpServer(server, executor, actions, authenticator);
+    SqsHttpServer s = new SqsHttpServer(server, executor, actions, authenticator, auditor);
     server.createContext("/", s::serve);
     server.setExecutor(executor);
     server.start();
@@ -111,6 +122,9 @@ public final class SqsHttpServer implements AutoCloseable {
     int status;
     SqsResponses.Body body;
     String queryError = null;
+    SqsRequest request = null;
+    Caller caller = null;
+    String outcome = "done";
     try {
       byte[] raw = read(exchange.getRequestBody());
       URI uri = exchange.getRequestURI();
@@ -118,10 +132,10 @@ public final class SqsHttpServer implements AutoCloseable {
       exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), v));
       SigV4.Request signed = new SigV4.Request(exchange.getRequestMethod(), uri.getRawPath(), uri.getRawQuery(),
           headers, raw);
-      SqsRequest request = protocol == SqsRequest.Protocol.JSON
+      request = protocol == SqsRequest.Protocol.JSON
           ? SqsRequest.json(exchange.getRequestHeaders().getFirst("X-Amz-Target"), raw)
           : SqsRequest.query(form(uri.getRawQuery(), raw, exchange.getRequestHeaders().getFirst("Content-Type")));
-      Caller caller = authenticator.authenticate(signed);
+      caller = authenticator.authenticate(signed);
       SqsActions.Target target = target(exchange, uri);
       if (!request.params().has("QueueUrl") && target.pathQueueUrl().isPresent()) {
         // The query protocol's older form: the request goes to the queue's URL, which names the queue.
@@ -134,11 +148,17 @@ public final class SqsHttpServer implements AutoCloseable {
       status = e.error().status();
       body = SqsResponses.error(protocol, e.error(), e.getMessage(), requestId);
       queryError = SqsResponses.queryErrorHeader(e.error());
+      outcome = e.error().code() + ": " + e.getMessage();
     } catch (RuntimeException e) {
       LOG.error("SQS {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
       status = 500;
       body = SqsResponses.error(protocol, SqsError.INTERNAL_ERROR, "internal error: " + e, requestId);
       queryError = SqsResponses.queryErrorHeader(SqsError.INTERNAL_ERROR);
+      outcome = SqsError.INTERNAL_ERROR.code() + ": " + e;
+    }
+    if (request != null && SqsAccess.audited(request.action())) {
+      auditor.record(caller == null ? "unauthenticated" : caller.principal(), request.action(),
+          request.params().toString(), status, outcome);
     }
     try {
       exchange.getResponseHeaders().set("Content-Type", body.contentType());

@@ -99,6 +99,17 @@ class SqsSignatureTest {
       assertEquals("AccessDenied", elsewhere.awsErrorDetails().errorCode());
       assertFalse(other.listQueues().queueUrls().contains(url), "a queue of a namespace the caller has no grant in");
     }
+    TestServer.Reply audit = server.call("GET", "/v1/audit?limit=1000", null, BOOTSTRAP);
+    assertEquals(200, audit.status(), audit.text());
+    boolean created = false;
+    boolean refused = false;
+    for (com.fasterxml.jackson.databind.JsonNode e : audit.json().get("entries")) {
+      created |= e.get("path").asText().equals("sqs:CreateQueue") && e.get("principal").asText().equals("shop-operator")
+          && e.get("status").asInt() == 200 && e.get("request").asText().contains("orders");
+      refused |= e.get("path").asText().equals("sqs:CreateQueue") && e.get("principal").asText().equals("shop-worker")
+          && e.get("status").asInt() == 403 && e.get("outcome").asText().startsWith("AccessDenied");
+    }
+    assertTrue(created && refused, "the queue made and the refused attempt are audited: " + audit.text());
   }
 
   @Test
