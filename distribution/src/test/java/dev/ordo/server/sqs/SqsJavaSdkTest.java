@@ -312,4 +312,28 @@ class SqsJavaSdkTest {
     assertNull(sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNamesWithStrings("Policy"))
         .attributesAsStrings().get("Policy"));
   }
+
+  @Test
+  void garbageGetsAnSqsErrorInTheProtocolItCameIn() throws Exception {
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<String> json = http.send(java.net.http.HttpRequest.newBuilder(server.sqsAddress())
+        .header("X-Amz-Target", "AmazonSQS.SendMessage").header("Content-Type", "application/x-amz-json-1.0")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{not json")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, json.statusCode());
+    assertTrue(json.body().startsWith("{\"__type\":\"com.amazonaws.sqs#InvalidParameterValue\""), json.body());
+    assertEquals("InvalidParameterValue;Sender", json.headers().firstValue("x-amzn-query-error").orElse(null));
+    java.net.http.HttpResponse<String> query = http.send(java.net.http.HttpRequest.newBuilder(server.sqsAddress())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("Action=Frobnicate&MessageAttribute.1.Name=%ZZ")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, query.statusCode());
+    assertTrue(query.body().contains("<Code>InvalidParameterValue</Code>"), query.body());
+    java.net.http.HttpResponse<String> unknown = http.send(java.net.http.HttpRequest.newBuilder(server.sqsAddress())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("Action=Frobnicate")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, unknown.statusCode());
+    assertTrue(unknown.body().contains("<Code>AWS.SimpleQueueService.UnsupportedOperation</Code>"), unknown.body());
+  }
 }
