@@ -83,6 +83,9 @@ public final class Bench {
   /** HTTP workers of the {@code http} scenario, and what each dequeues at once (issue 12). */
   static final int HTTP_WORKERS = 8;
   static final int HTTP_DEQUEUE = 50;
+  /** SQS's most messages a receive: the sqs scenario's batch, and the dequeue of its HTTP reference loop. */
+  static final int SQS_BATCH = 10;
+
   /** The partition count the {@code http} scenario compares the run's with. */
   static final int HTTP_WIDE_PARTITIONS = 32;
 
@@ -106,6 +109,7 @@ public final class Bench {
     dev.ordo.bench.internal.HttpScenario.Result[] httpNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.SqsScenario.Result[] sqsRuns = new dev.ordo.bench.internal.SqsScenario.Result[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] http10 = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     SurgePlan surgePlan = SurgePlan.of(options.surge().tenantARate(), options.surge().seconds(),
         options.surge().calmSeconds(), options.surge().tenantBSharePercent() / 100.0);
     SurgeScenario.Result[] surgeWithout = new SurgeScenario.Result[rounds];
@@ -227,9 +231,13 @@ public final class Bench {
           try {
             sqsRuns[i] = dev.ordo.bench.internal.SqsScenario.run(kafka, http, runId + "-sqs" + round,
                 options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS);
+            // The same loop over Ordo's HTTP API with SQS's batch size: what the protocol itself costs.
+            http10[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-http10-" + round,
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, SQS_BATCH, 0,
+                options.latencySeconds());
             out.printf(Locale.ROOT, "  Ordo over SQS (AWS SDK for Java v2, %d threads): SendMessageBatch %,.0f items/s;"
-                + " ReceiveMessage(10) + DeleteMessageBatch %,.0f items/s%n", HTTP_WORKERS, sqsRuns[i].sendPerSec(),
-                sqsRuns[i].workPerSec());
+                + " ReceiveMessage(10) + DeleteMessageBatch %,.0f items/s; Ordo's HTTP with dequeue(10) %,.0f items/s%n",
+                HTTP_WORKERS, sqsRuns[i].sendPerSec(), sqsRuns[i].workPerSec(), http10[i].itemsPerSec());
           } catch (RuntimeException e) {
             failed(out, notes, r, "sqs", e);
           }
@@ -344,17 +352,21 @@ public final class Bench {
       double[] send = nans(rounds);
       double[] work = nans(rounds);
       double[] httpRates = nans(rounds);
+      double[] http10Rates = nans(rounds);
       for (int r = 0; r < rounds; r++) {
         if (sqsRuns[r] != null) {
           send[r] = sqsRuns[r].sendPerSec();
           work[r] = sqsRuns[r].workPerSec();
         }
+        if (http10[r] != null) {
+          http10Rates[r] = http10[r].itemsPerSec();
+        }
         if (httpNarrow[r] != null) {
           httpRates[r] = httpNarrow[r].itemsPerSec();
         }
       }
-      sqsFigure = new BenchReport.Sqs(HTTP_WORKERS, figure(send), figure(work), medianRatio(work, httpRates),
-          medianRatio(send, httpRates));
+      sqsFigure = new BenchReport.Sqs(HTTP_WORKERS, figure(send), figure(work), figure(http10Rates),
+          medianRatio(work, httpRates), medianRatio(send, httpRates), medianRatio(work, http10Rates));
     }
     double[] alosRates = rates(alos);
     BenchReport.Ratios ratios = new BenchReport.Ratios(

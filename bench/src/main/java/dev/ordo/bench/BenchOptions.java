@@ -82,7 +82,8 @@ public record BenchOptions(
     /**
      * Ordo over its SQS endpoint (issue 47): the AWS SDK for Java v2 sends the items with
      * SendMessageBatch (10 a call, 8 threads), then 8 workers loop ReceiveMessage(10) +
-     * DeleteMessageBatch until all are deleted; beside the http scenario's items/s of the same round.
+     * DeleteMessageBatch until all are deleted; beside the http scenario's items/s of the same round and
+     * the same loop over Ordo's HTTP API with SQS's batch of 10.
      * Needs the distribution's {@code ordo bench}. Not in the default run.
      */
     SQS,

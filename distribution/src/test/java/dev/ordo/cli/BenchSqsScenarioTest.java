@@ -36,10 +36,12 @@ class BenchSqsScenarioTest {
 
     assertTrue(report.notes().stream().noneMatch(n -> n.contains("failed")), () -> "notes: " + report.notes());
     BenchReport.Sqs sqs = report.sqs();
-    assertTrue(sqs.sendPerSec().median() > 0 && sqs.workPerSec().median() > 0, () -> "not measured: " + sqs);
+    assertTrue(sqs.sendPerSec().median() > 0 && sqs.workPerSec().median() > 0 && sqs.http10PerSec().median() > 0
+        && sqs.workVsHttp10() > 0, () -> "not measured: " + sqs);
     assertTrue(Double.isNaN(sqs.workVsHttp()), "no http scenario in this run, no ratio");
     String table = printed.toString(StandardCharsets.UTF_8);
-    for (String row : new String[] {"Ordo over SQS, SendMessageBatch, 8 threads", "ReceiveMessage(10) + DeleteMessageBatch"}) {
+    for (String row : new String[] {"Ordo over SQS, SendMessageBatch, 8 threads", "ReceiveMessage(10) + DeleteMessageBatch",
+        "Ordo's HTTP, dequeue(10) + batch ack", "SQS worker loop / HTTP dequeue(10)"}) {
       assertTrue(table.contains(row), () -> "the table lacks '" + row + "':\n" + table);
     }
     JsonNode root = new ObjectMapper().readTree(Files.readString(json));
