@@ -79,6 +79,16 @@ public final class SqsComponent implements ServerComponent {
             "sqs:" + action, request, status, outcome);
     server = SqsHttpServer.start(ctx.httpHost(), config.port() < 0 ? 0 : config.port(), ctx.httpTls(), actions,
         authenticator(ctx.authMode(), ctx.principals()), auditor);
+    io.micrometer.core.instrument.MeterRegistry meters = ctx.meters();
+    server.observe((action, status, nanos) -> io.micrometer.core.instrument.Timer.builder("ordo.sqs.requests")
+        .description("SQS requests answered, by action and HTTP status")
+        .tags("action", action == null ? "none" : SqsActions.supported(action) ? action : "unsupported",
+            "status", Integer.toString(status))
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofSeconds(30))
+        .register(meters)
+        .record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS));
     LOG.info("SQS endpoint at {} (queues without a namespace go to '{}')", server.address(), config.namespace());
   }
 

@@ -46,6 +46,14 @@ public final class SqsHttpServer implements AutoCloseable {
     Caller authenticate(SigV4.Request request) throws SqsException;
   }
 
+  /** Told of every answer: the action (null when the request named none it could read), the status, how long. */
+  @FunctionalInterface
+  public interface Observer {
+    Observer NONE = (action, status, nanos) -> { };
+
+    void answered(String action, int status, long nanos);
+  }
+
   /** Where audited calls ({@link SqsAccess#audited}) are recorded, answered or refused. */
   @FunctionalInterface
   public interface Auditor {
@@ -59,6 +67,7 @@ public final class SqsHttpServer implements AutoCloseable {
   private final SqsActions actions;
   private final Authenticator authenticator;
   private final Auditor auditor;
+  private volatile Observer observer = Observer.NONE;
   private final boolean tls;
 
   private SqsHttpServer(HttpServer server, ExecutorService executor, SqsActions actions, Authenticator authenticator,
@@ -101,6 +110,11 @@ public final class SqsHttpServer implements AutoCloseable {
     return s;
   }
 
+  /** Tells {@code observer} of every answer from now on (metrics). */
+  public void observe(Observer observer) {
+    this.observer = observer;
+  }
+
   /** The endpoint URL, e.g. {@code http://127.0.0.1:9324}. */
   public URI address() {
     InetSocketAddress a = server.getAddress();
@@ -116,6 +130,7 @@ public final class SqsHttpServer implements AutoCloseable {
   }
 
   private void serve(HttpExchange exchange) {
+    long t0 = System.nanoTime();
     String requestId = UUID.randomUUID().toString();
     SqsRequest.Protocol protocol = exchange.getRequestHeaders().getFirst("X-Amz-Target") != null
         ? SqsRequest.Protocol.JSON : SqsRequest.Protocol.QUERY;
@@ -172,6 +187,7 @@ public final class SqsHttpServer implements AutoCloseable {
       LOG.debug("Could not send the SQS response: {}", e.toString());
     } finally {
       exchange.close();
+      observer.answered(request == null ? null : request.action(), status, System.nanoTime() - t0);
     }
   }
 

@@ -335,5 +335,8 @@ class SqsJavaSdkTest {
         java.net.http.HttpResponse.BodyHandlers.ofString());
     assertEquals(400, unknown.statusCode());
     assertTrue(unknown.body().contains("<Code>AWS.SimpleQueueService.UnsupportedOperation</Code>"), unknown.body());
+    String metrics = server.get("/metrics").text();
+    assertTrue(metrics.contains("ordo_sqs_requests_seconds_count{action=\"unsupported\",status=\"400\"}"), metrics);
+    assertTrue(metrics.contains("ordo_sqs_requests_seconds_count{action=\"SendMessage\",status=\"400\"}"), metrics);
   }
 }
