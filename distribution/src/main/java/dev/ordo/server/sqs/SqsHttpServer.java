@@ -6,7 +6,6 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.ordo.server.StartupException;
 import dev.ordo.server.auth.Caller;
-import dev.ordo.server.internal.Ports;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.BindException;
@@ -93,7 +92,8 @@ public final class SqsHttpServer implements AutoCloseable {
         server = https;
       }
     } catch (BindException e) {
-      throw Ports.portInUse("SQS port", "--sqs-port", port);
+      throw new StartupException("SQS port " + port + " is already in use; choose another with --sqs-port"
+          + " (ordo.sqs.port; -1: any free port, 0: no SQS endpoint)");
     } catch (IOException e) {
       throw new StartupException("cannot listen for SQS on " + host + ":" + port + ": " + e.getMessage());
     }
