@@ -257,9 +257,11 @@ final class MessageActions {
     m.put("MessageId", item.getItemId());
     m.put("ReceiptHandle", new ReceiptHandle(ItemId.parse(item.getItemId()), item.getLeaseId(), ref.namespace(),
         ref.name()).encode());
-    byte[] payload = bytes(item.getPayload());
-    m.put("MD5OfBody", MessageAttributes.md5Hex(payload));
-    m.put("Body", new String(payload, StandardCharsets.UTF_8));
+    // The digest of the text as sent: an item another Ordo client enqueued with bytes that are not UTF-8
+    // reads with replacement characters, and the SDK digests what it reads.
+    String body = new String(bytes(item.getPayload()), StandardCharsets.UTF_8);
+    m.put("MD5OfBody", MessageAttributes.md5Hex(body.getBytes(StandardCharsets.UTF_8)));
+    m.put("Body", body);
     Map<String, Object> attributes = new TreeMap<>();
     boolean all = system.contains("All");
     if (all || system.contains("ApproximateReceiveCount")) {

@@ -165,11 +165,18 @@ public final class SqsHttpServer implements AutoCloseable {
       queryError = SqsResponses.queryErrorHeader(e.error());
       outcome = e.error().code() + ": " + e.getMessage();
     } catch (RuntimeException e) {
-      LOG.error("SQS {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
-      status = 500;
-      body = SqsResponses.error(protocol, SqsError.INTERNAL_ERROR, "internal error: " + e, requestId);
-      queryError = SqsResponses.queryErrorHeader(SqsError.INTERNAL_ERROR);
-      outcome = SqsError.INTERNAL_ERROR.code() + ": " + e;
+      // Kafka away (a queue record not written in time, a client closing): 503, which the SDKs retry.
+      SqsError error = e instanceof IllegalStateException || e instanceof org.apache.kafka.common.KafkaException
+          ? SqsError.SERVICE_UNAVAILABLE : SqsError.INTERNAL_ERROR;
+      if (error == SqsError.INTERNAL_ERROR) {
+        LOG.error("SQS {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+      } else {
+        LOG.warn("SQS {} {}: {}", exchange.getRequestMethod(), exchange.getRequestURI(), e.toString());
+      }
+      status = error.status();
+      body = SqsResponses.error(protocol, error, error.code() + ": " + e.getMessage(), requestId);
+      queryError = SqsResponses.queryErrorHeader(error);
+      outcome = error.code() + ": " + e;
     }
     if (request != null && SqsAccess.audited(request.action())) {
       auditor.record(caller == null ? "unauthenticated" : caller.principal(), request.action(),

@@ -39,7 +39,7 @@ class CelerySqsTest {
     try (TestServer server = TestServer.startWithSqs(kafka, "celery", state.resolve("server"), Map.of(),
         OptionalInt.empty())) {
       Map<String, String> env = Map.of("ORDO_SQS", server.sqsAddress().toString(), "CELERY_RUN_DIR",
-          runDir.toString(), "PYTHONPATH", app.toString(), "HOME", runDir.toString());
+          runDir.toString(), "PYTHONPATH", app.toString(), "HOME", runDir.toString(), "PYTHONDONTWRITEBYTECODE", "1");
       Path workerLog = runDir.resolve("worker.log");
       ProcessBuilder wb = new ProcessBuilder(SqsClientPrograms.PYTHON, "-m", "celery", "-A", "celery_app", "worker",
           "--pool=solo", "--loglevel=INFO", "--without-mingle", "--without-gossip", "--without-heartbeat")

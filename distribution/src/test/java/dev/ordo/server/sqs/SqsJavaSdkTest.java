@@ -314,6 +314,19 @@ class SqsJavaSdkTest {
   }
 
   @Test
+  void itemsEnqueuedOverOrdosHttpApiAreMessagesOfTheQueueEvenWhenNotUtf8() {
+    String url = queue("mixed", Map.of());
+    assertEquals(201, server.post("/v1/namespaces/sqs/topics/mixed/items", "{\"payload\": \"from http\", \"priority\": 1}")
+        .status());
+    assertEquals(201, server.post("/v1/namespaces/sqs/topics/mixed/items", "{\"payloadBase64\": \"//4=\", \"priority\": 2}")
+        .status());
+    List<Message> got = receive(url, 2); // the SDK checks each MD5OfBody against the text it read
+    assertEquals("from http", got.get(0).body());
+    assertEquals("\uFFFD\uFFFD", got.get(1).body(), "bytes that are not UTF-8 read as replacement characters");
+    assertTrue(got.get(0).messageAttributes().isEmpty());
+  }
+
+  @Test
   void garbageGetsAnSqsErrorInTheProtocolItCameIn() throws Exception {
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
     java.net.http.HttpResponse<String> json = http.send(java.net.http.HttpRequest.newBuilder(server.sqsAddress())
