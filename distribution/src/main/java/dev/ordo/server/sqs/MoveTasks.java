@@ -113,7 +113,7 @@ final class MoveTasks {
     Handle h = Handle.decode(r.required("TaskHandle"));
     SqsAccess.check(caller, r.action(), h.deadLetterQueue().namespace());
     throw SqsError.UNSUPPORTED_OPERATION.with("Ordo's redrive jobs run to the end and cannot be cancelled; "
-        + "task " + r.required("TaskHandle") + " goes on (ordo dlq redrive-status shows its progress).");
+        + "task " + r.required("TaskHandle") + " goes on (ordo dlq job shows its progress).");
   }
 
   /** A task as ListMessageMoveTasks shows it: RUNNING until every job is done, FAILED if one failed. */
