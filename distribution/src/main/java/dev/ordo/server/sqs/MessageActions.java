@@ -72,7 +72,10 @@ final class MessageActions {
   /** One message to send, checked: its item and what the answer says of it. */
   private record Checked(EnqueueRequest request, String md5OfBody, String md5OfAttributes, int size) {}
 
-  private Checked checkMessage(JsonNode p, SqsQueue q) throws SqsException {
+  /** The item header naming the principal that sent the message: SQS's SenderId. */
+  static final String SENDER_HEADER = "sqs.sender";
+
+  private Checked checkMessage(JsonNode p, SqsQueue q, Caller sender) throws SqsException {
     String body = SqsRequest.required(p, "MessageBody");
     if (body.isEmpty()) {
       throw SqsError.MISSING_PARAMETER.with("The request must contain the parameter MessageBody.");
@@ -109,6 +112,7 @@ final class MessageActions {
     if (!attributes.isEmpty()) {
       b.header(MessageAttributes.HEADER, attributes.encode());
     }
+    b.header(SENDER_HEADER, sender.principal());
     try {
       return new Checked(b.build(), MessageAttributes.md5Hex(payload), attributes.md5(), size);
     } catch (IllegalArgumentException e) {
@@ -161,7 +165,7 @@ final class MessageActions {
 
   Map<String, Object> sendMessage(SqsRequest r, Caller caller) throws SqsException {
     SqsQueue q = queue(r, caller);
-    Checked c = checkMessage(r.params(), q);
+    Checked c = checkMessage(r.params(), q, caller);
     ItemId id = await(send(c.request()), SLACK.multipliedBy(2), "the send");
     return sent(c, id);
   }
@@ -175,7 +179,7 @@ final class MessageActions {
     for (ObjectNode e : entries) {
       String id = e.get("Id").asText();
       try {
-        Checked c = checkMessage(e, q);
+        Checked c = checkMessage(e, q, caller);
         checked.put(id, c);
         total += c.size();
       } catch (SqsException ex) {
@@ -273,6 +277,10 @@ final class MessageActions {
     if ((all || system.contains("ApproximateFirstReceiveTimestamp")) && item.getAttempt() == 1) {
       attributes.put("ApproximateFirstReceiveTimestamp", Long.toString(now));
     }
+    String sender = header(item, SENDER_HEADER);
+    if ((all || system.contains("SenderId")) && sender != null) {
+      attributes.put("SenderId", sender);
+    }
     if ((all || system.contains("MessageGroupId")) && item.getGroupKey() != null) {
       attributes.put("MessageGroupId", item.getGroupKey());
     }
@@ -296,6 +304,18 @@ final class MessageActions {
       m.put("MessageAttributes", out);
     }
     return m;
+  }
+
+  /** An item header's value as text, or null when the item has none of that name. */
+  private static String header(DeliveredItem item, String name) {
+    if (item.getHeaders() != null) {
+      for (ItemHeader h : item.getHeaders()) {
+        if (name.equals(h.getKey()) && h.getValue() != null) {
+          return new String(bytes(h.getValue()), StandardCharsets.UTF_8);
+        }
+      }
+    }
+    return null;
   }
 
   private static MessageAttributes attributesOf(DeliveredItem item) {

@@ -150,6 +150,7 @@ class SqsJavaSdkTest {
     assertEquals(attributes, m.messageAttributes());
     assertEquals(sent.md5OfMessageAttributes(), m.md5OfMessageAttributes());
     assertEquals("1", m.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT));
+    assertEquals("anonymous", m.attributes().get(MessageSystemAttributeName.SENDER_ID), "the sending principal");
     long sentAt = Long.parseLong(m.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP));
     assertTrue(Math.abs(System.currentTimeMillis() - sentAt) < 60_000, "SentTimestamp " + sentAt);
 

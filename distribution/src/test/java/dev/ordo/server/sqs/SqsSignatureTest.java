@@ -84,8 +84,10 @@ class SqsSignatureTest {
       assertTrue(url.endsWith("/shop/orders"), "the endpoint's path names the namespace: " + url);
 
       work.sendMessage(b -> b.queueUrl(url).messageBody("order-1"));
-      List<Message> got = work.receiveMessage(b -> b.queueUrl(url).waitTimeSeconds(10)).messages();
+      List<Message> got = work.receiveMessage(b -> b.queueUrl(url).waitTimeSeconds(10)
+          .messageSystemAttributeNamesWithStrings("SenderId")).messages();
       assertEquals("order-1", got.get(0).body());
+      assertEquals("shop-worker", got.get(0).attributesAsStrings().get("SenderId"), "the principal that sent it");
       work.deleteMessage(b -> b.queueUrl(url).receiptHandle(got.get(0).receiptHandle()));
 
       SqsException workerCreates = assertThrows(SqsException.class, () -> work.createQueue(b -> b.queueName("mine")));
