@@ -2,11 +2,9 @@ package dev.ordo.server.sqs;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ordo.client.internal.KafkaProps;
-import dev.ordo.server.auth.TopicTail;
+import dev.ordo.server.auth.FollowedTopic;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -14,18 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SQS queues of a cluster, on the compacted topic {@code <cluster>.sqs.queues} (decisions D71): one
+ * The SQS queues of a cluster, on the compacted topic {@code <cluster>.sqs.queues} (decisions D53): one
  * record per queue keyed {@code <namespace>/<name>}, its attributes and tags as JSON, a tombstone when
  * deleted. Every instance reads the whole topic at start and follows it (as the principals), so a queue
  * made on one instance is seen by the others within a poll; a write returns once this instance has read
@@ -34,31 +25,19 @@ import org.slf4j.LoggerFactory;
 public final class SqsQueues implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqsQueues.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-  private final String topic;
-  private final KafkaProducer<byte[], byte[]> producer;
-  private final TopicTail tail;
+  private final FollowedTopic topic;
   private final Map<QueueRef, SqsQueue> queues = new ConcurrentHashMap<>();
 
   public SqsQueues(Map<String, Object> kafkaConfig, String topic) {
-    this.topic = topic;
-    this.producer = new KafkaProducer<>(KafkaProps.durableWriter(kafkaConfig), new ByteArraySerializer(),
-        new ByteArraySerializer());
-    this.tail = new TopicTail(kafkaConfig, topic, this::apply);
+    this.topic = new FollowedTopic(kafkaConfig, topic, this::apply);
   }
 
   /** Reads every queue; returns once they are all here. */
   public void start() {
-    try {
-      tail.start(TIMEOUT);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("could not read " + topic + " within " + TIMEOUT.toSeconds() + " s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading " + topic, e);
-    }
+    topic.start();
   }
+
 
   public Optional<SqsQueue> get(QueueRef ref) {
     return Optional.ofNullable(queues.get(ref));
@@ -81,19 +60,9 @@ public final class SqsQueues implements AutoCloseable {
   }
 
   private void write(QueueRef ref, byte[] value) {
-    try {
-      RecordMetadata m = producer.send(new ProducerRecord<>(topic, 0, key(ref), value))
-          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      tail.awaitPosition(m.offset() + 1, TIMEOUT);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("could not write to " + topic + ": " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("no answer writing to " + topic + " within " + TIMEOUT.toSeconds() + " s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted writing to " + topic, e);
-    }
+    topic.write(key(ref), value);
   }
+
 
   private static byte[] key(QueueRef ref) {
     return (ref.namespace() + "/" + ref.name()).getBytes(StandardCharsets.UTF_8);
@@ -103,7 +72,7 @@ public final class SqsQueues implements AutoCloseable {
     String k = new String(key, StandardCharsets.UTF_8);
     int slash = k.lastIndexOf('/');
     if (slash <= 0) {
-      LOG.warn("Ignoring a record of {} with key '{}': not <namespace>/<queue>", topic, k);
+      LOG.warn("Ignoring a record of {} with key '{}': not <namespace>/<queue>", topic.topic(), k);
       return;
     }
     QueueRef ref = new QueueRef(k.substring(0, slash), k.substring(slash + 1));
@@ -114,7 +83,7 @@ public final class SqsQueues implements AutoCloseable {
     try {
       queues.put(ref, decode(ref, value));
     } catch (IllegalArgumentException e) {
-      LOG.warn("Ignoring a record of {} for queue {}: {}", topic, ref, e.getMessage());
+      LOG.warn("Ignoring a record of {} for queue {}: {}", topic.topic(), ref, e.getMessage());
     }
   }
 
@@ -151,7 +120,6 @@ public final class SqsQueues implements AutoCloseable {
 
   @Override
   public void close() {
-    tail.close();
-    producer.close(Duration.ofSeconds(5));
+    topic.close();
   }
 }
