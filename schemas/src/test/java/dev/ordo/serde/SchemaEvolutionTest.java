@@ -137,4 +137,21 @@ class SchemaEvolutionTest {
     assertEquals(dev.ordo.schema.OutcomeResult.APPLIED, o.getResult());
     assertNull(o.getDeadLetterReason(), "a field new in version 2 takes its default");
   }
+
+  @Test
+  void aPolicyWrittenBeforeThePauseIsReadAsAPolicyNotPaused() throws Exception {
+    Schema v2 = HeadersSchemaCompatTest.history("NamespacePolicy-v2.avsc");
+    assertNull(v2.getField("pausedAt"), "version 2 has no pause");
+    dev.ordo.schema.NamespacePolicy policy = dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace("shop")
+        .setMaxBacklog(100L).setSidelineAfterMs(5_000L).setUpdatedAt(7L)
+        .setPausedAt(9L).setPausedTopics(new java.util.HashMap<>(java.util.Map.of("t", 9L))).setPolicySet(false)
+        .build();
+    dev.ordo.schema.NamespacePolicy read =
+        OrdoSerdes.NAMESPACE_POLICY.decode(HeadersSchemaCompatTest.writtenWith(v2, policy));
+    assertEquals(100L, read.getMaxBacklog());
+    assertEquals(5_000L, read.getSidelineAfterMs());
+    assertNull(read.getPausedAt(), "not paused");
+    assertEquals(java.util.Map.of(), read.getPausedTopics());
+    assertEquals(true, read.getPolicySet(), "a record of an older server is a policy");
+  }
 }

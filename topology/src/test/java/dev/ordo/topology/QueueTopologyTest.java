@@ -256,6 +256,68 @@ class QueueTopologyTest {
     assertEquals(1, q.delivered().size());
   }
 
+  private static NamespacePolicy paused(java.util.Map<String, Long> topics, Long namespaceSince) {
+    return NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0).setPolicySet(false)
+        .setPausedTopics(new HashMap<>(topics)).setPausedAt(namespaceSince).build();
+  }
+
+  @Test
+  void aPausedTopicTakesItemsInLeasesNoneAndServesTheWaitingDemandOnResume() {
+    DeliveredItem before = null;
+    q.enqueue(item("t", 0).setLeaseDurationMs(60_000L).build());
+    q.demand(ALICE, "t", 1);
+    before = one();
+    q.policy("ns", paused(Map.of("t", q.now()), null));
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+
+    String waiting = q.enqueue(item("t", 0).build());
+    String other = q.enqueue(item("other", 0).build());
+    q.demand(ALICE, Map.of("t", 5, "other", 5), Duration.ofSeconds(30));
+    assertEquals(List.of(other), ids(q.delivered()), "the topic next to it is served; the paused one is not");
+    q.demand(BOB, Map.of("*", 5), Duration.ofSeconds(30));
+    assertTrue(q.delivered().isEmpty(), "an any-topic demand passes the paused topic over");
+    q.advance(Duration.ofSeconds(2));
+    assertTrue(q.delivered().isEmpty(), "timer runs lease nothing of it either");
+
+    q.ack(before);
+    assertEquals(OutcomeResult.APPLIED, q.outcomes().get(0).getResult(), "a lease already out runs its course");
+    assertEquals(1, q.metrics.get(QueueMetrics.ACKED));
+
+    q.policy("ns", paused(Map.of(), null)); // resumed
+    q.advance(Duration.ofMillis(1_200));
+    List<DeliveredItem> after = q.delivered();
+    assertEquals(List.of(waiting), ids(after), "the demand that waited is served on resume, without a new item");
+  }
+
+  @Test
+  void aPausedNamespaceLeasesNothingOfAnyTopicButItsLeasesStillExpireAndOtherNamespacesAreServed() {
+    q.enqueue(item("a", 0).setLeaseDurationMs(1_000L).build());
+    q.demand(ALICE, "a", 1);
+    DeliveredItem leased = one();
+    q.policy("ns", paused(Map.of(), q.now()));
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+
+    q.enqueue(item("b", 0).build());
+    q.enqueue(item("c", 0).setNamespace("free").build());
+    q.demand(BOB, Map.of("a", 5, "b", 5, "*", 5), Duration.ofSeconds(30));
+    q.demand(ALICE, "free", Map.of("c", 1), Duration.ofSeconds(30));
+    List<DeliveredItem> got = q.delivered();
+    assertEquals(1, got.size(), "only the namespace that is not paused: " + got);
+    assertEquals("free", got.get(0).getNamespace());
+
+    q.advance(Duration.ofMillis(1_500));
+    assertEquals(1, q.metrics.get(QueueMetrics.LEASE_EXPIRED), "the lease out ran out as ever");
+    assertTrue(q.delivered().isEmpty(), "and its item, ready again, waits for the resume");
+
+    q.policy("ns", paused(Map.of(), null));
+    q.advance(Duration.ofMillis(1_200));
+    List<DeliveredItem> after = q.delivered();
+    assertEquals(2, after.size(), "both topics' items go to the demand that waited: " + after);
+    assertTrue(ids(after).contains(leased.getItemId()));
+    assertEquals(2, after.stream().filter(d -> d.getItemId().equals(leased.getItemId())).findFirst().orElseThrow()
+        .getAttempt(), "its expiry counted an attempt, as without a pause");
+  }
+
   @Test
   void theDispatchRateLeasesAtTheRateWhileDemandsWaitAndLeavesOtherNamespacesAlone() {
     q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)

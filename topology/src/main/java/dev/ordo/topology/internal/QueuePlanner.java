@@ -88,6 +88,8 @@ public final class QueuePlanner {
    * offers them to dispatch again once a lease is allowed.
    */
   private final java.util.Set<TopicRef> throttled = new java.util.LinkedHashSet<>();
+  /** Paused topics and namespaces: nothing of them is leased; their held demand is offered again on resume. */
+  private final PauseGate pauses;
   /**
    * A plan stopped leasing at the dispatch step ({@link Settings#dispatchStep}) while an open demand
    * still wanted items that were ready: {@link #continueDispatch} goes on serving the open demands,
@@ -120,6 +122,7 @@ public final class QueuePlanner {
   public QueuePlanner(Settings settings, int partition, SplittableRandom random, Policies policies,
       NamespaceLoad load) {
     this.policies = policies;
+    this.pauses = new PauseGate(policies);
     this.admission = new Admission(partition, load, arrivals);
     this.load = load;
     this.settings = settings;
@@ -322,6 +325,7 @@ public final class QueuePlanner {
     if (!view.rebuilding()) {
       admitOverflow(plan, batch);
       offerThrottled(plan);
+      offerResumed(plan);
     }
     return plan.effects;
   }
@@ -382,6 +386,13 @@ public final class QueuePlanner {
         it.remove();
         plan.effects.topicReady(nsTopic.namespace(), nsTopic.topic());
       }
+    }
+  }
+
+  /** Topics whose demand waited for a pause to end go to dispatch again once they are resumed. */
+  private void offerResumed(Plan plan) {
+    for (TopicRef t : pauses.resumed(r -> !demands.wanting(r.namespace(), r.topic()).isEmpty())) {
+      plan.effects.topicReady(t.namespace(), t.topic());
     }
   }
 
@@ -800,6 +811,9 @@ public final class QueuePlanner {
       if (wanting.isEmpty()) {
         return false;
       }
+      if (pauses.holds(ready.getItem().getNamespace(), topic)) {
+        return false; // it waits READY for the resume
+      }
       String group = ready.getItem().getGroupKey();
       if (group != null && atGroupLimit(ready.getItem().getNamespace(), group)) {
         effects.count(QueueMetrics.GROUP_LIMITED);
@@ -839,7 +853,7 @@ public final class QueuePlanner {
       any = allowed;
       List<String> topics = new ArrayList<>();
       for (TopicCounts t : view.topics(open.namespace())) {
-        if (t.ready() > 0) {
+        if (t.ready() > 0 && !pauses.holds(open.namespace(), t.topic())) {
           sideline(open.namespace(), t.topic());
           topics.add(t.topic());
         }
@@ -849,6 +863,9 @@ public final class QueuePlanner {
 
     /** Serves one topic of a demand: first its own count for the topic, then its any-topic count. */
     void serveTopic(DemandBook.Open open, String topic) {
+      if (pauses.holds(open.namespace(), topic)) {
+        return; // served once it is resumed (offerResumed)
+      }
       for (String key : new String[] {topic, DemandBook.ANY_TOPIC}) {
         int wanted = open.wanted(key);
         if (wanted <= 0) {
