@@ -27,6 +27,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * keyed by namespace, which every Ordo instance holds in a global store; a policy written here
  * applies on every partition once the instances have read it (normally well within a second). A
  * PUT replaces the whole policy; a delete writes a tombstone. Thread-safe.
+ *
+ * <p>The same record carries the namespace's pause ({@link #pause}, {@link #resume}; docs/queue.md,
+ * "Paused topics"): a policy written or deleted keeps the pause, and a pause needs no policy (the
+ * record then says {@code policySet=false}). Each change reads the namespace's record from the topic's
+ * end and writes it back changed; changes made through one admin are applied one at a time, but two
+ * admins (two servers) changing the same namespace at the same instant can lose one of the two
+ * changes (decisions D55).
  */
 public final class NamespaceAdmin implements AutoCloseable {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -46,19 +53,27 @@ public final class NamespaceAdmin implements AutoCloseable {
         new ByteArraySerializer());
   }
 
-  /** Replaces the policy of {@code namespace}; returns once the cluster has it. */
-  public void set(String namespace, NamespacePolicy policy) {
+  /** Replaces the policy of {@code namespace} (its pause stays as it is); returns once the cluster has it. */
+  public synchronized void set(String namespace, NamespacePolicy policy) {
     Names.check("namespace", namespace);
     if (policy == null) {
       throw new IllegalArgumentException("policy is missing (to remove one, use delete)");
     }
-    write(namespace, OrdoSerdes.NAMESPACE_POLICY.encode(policy.toRecord(namespace, System.currentTimeMillis())));
+    dev.ordo.schema.NamespacePolicy current = records().get(namespace);
+    dev.ordo.schema.NamespacePolicy next = policy.toRecord(namespace, System.currentTimeMillis());
+    if (current != null) {
+      next.setPausedAt(current.getPausedAt());
+      next.setPausedTopics(current.getPausedTopics());
+    }
+    write(namespace, next);
   }
 
-  /** Removes the policy of {@code namespace}: its items take the server's settings again. */
-  public void delete(String namespace) {
+  /** Removes the policy of {@code namespace}: its items take the server's settings again; its pause stays. */
+  public synchronized void delete(String namespace) {
     Names.check("namespace", namespace);
-    write(namespace, null);
+    dev.ordo.schema.NamespacePolicy current = records().get(namespace);
+    write(namespace, current == null || NamespacePause.fromRecord(namespace, current).isEmpty() ? null
+        : pauseOnly(namespace, current.getPausedAt(), current.getPausedTopics()));
   }
 
   /** The policy of {@code namespace}, if it has one. */
@@ -70,6 +85,97 @@ public final class NamespaceAdmin implements AutoCloseable {
   /** Every namespace's policy, by namespace, as the topic holds them now (read to its end). */
   public Map<String, NamespacePolicy> all() {
     Map<String, NamespacePolicy> out = new TreeMap<>();
+    records().forEach((ns, r) -> {
+      if (r.getPolicySet()) {
+        out.put(ns, NamespacePolicy.fromRecord(r));
+      }
+    });
+    return out;
+  }
+
+  /** Pauses the whole namespace: none of its items is leased until {@link #resume(String)}. Idempotent. */
+  public NamespacePause pause(String namespace) {
+    return changePause(namespace, null, true);
+  }
+
+  /** Pauses one topic of the namespace: none of its items is leased until {@link #resume(String, String)}. Idempotent. */
+  public NamespacePause pause(String namespace, String topic) {
+    Names.check("topic", topic);
+    return changePause(namespace, topic, true);
+  }
+
+  /** Ends the pause of the whole namespace; topics paused on their own stay paused. Idempotent. */
+  public NamespacePause resume(String namespace) {
+    return changePause(namespace, null, false);
+  }
+
+  /** Ends the pause of one topic (a pause of its whole namespace, if any, stays). Idempotent. */
+  public NamespacePause resume(String namespace, String topic) {
+    Names.check("topic", topic);
+    return changePause(namespace, topic, false);
+  }
+
+  /** What of {@code namespace} is paused now (read to the topic's end). */
+  public NamespacePause pauses(String namespace) {
+    Names.check("namespace", namespace);
+    return NamespacePause.fromRecord(namespace, records().get(namespace));
+  }
+
+  /** Every namespace with something paused, by namespace (read to the topic's end). */
+  public Map<String, NamespacePause> allPauses() {
+    Map<String, NamespacePause> out = new TreeMap<>();
+    records().forEach((ns, r) -> {
+      NamespacePause p = NamespacePause.fromRecord(ns, r);
+      if (!p.isEmpty()) {
+        out.put(ns, p);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Reads the namespace's record, sets or clears its pause (of the whole namespace when {@code topic}
+   * is null), and writes it back unless nothing changed. A pause keeps the time it began.
+   */
+  private synchronized NamespacePause changePause(String namespace, String topic, boolean pause) {
+    Names.check("namespace", namespace);
+    dev.ordo.schema.NamespacePolicy current = records().get(namespace);
+    Long pausedAt = current == null ? null : current.getPausedAt();
+    Map<String, Long> topics = new java.util.HashMap<>(current == null ? Map.of() : current.getPausedTopics());
+    long now = System.currentTimeMillis();
+    if (topic == null) {
+      pausedAt = pause ? (pausedAt != null ? pausedAt : Long.valueOf(now)) : null;
+    } else if (pause) {
+      topics.putIfAbsent(topic, now);
+    } else {
+      topics.remove(topic);
+    }
+    boolean unchanged = current != null && java.util.Objects.equals(pausedAt, current.getPausedAt())
+        && topics.equals(current.getPausedTopics()) || current == null && pausedAt == null && topics.isEmpty();
+    if (!unchanged) {
+      dev.ordo.schema.NamespacePolicy next;
+      if (current != null && current.getPolicySet()) {
+        next = dev.ordo.schema.NamespacePolicy.newBuilder(current).setPausedAt(pausedAt).setPausedTopics(topics).build();
+      } else if (pausedAt == null && topics.isEmpty()) {
+        next = null; // nothing left: no policy, no pause
+      } else {
+        next = pauseOnly(namespace, pausedAt, topics);
+      }
+      write(namespace, next);
+    }
+    Map<String, java.time.Instant> since = new TreeMap<>();
+    topics.forEach((t, at) -> since.put(t, java.time.Instant.ofEpochMilli(at)));
+    return new NamespacePause(namespace, pausedAt == null ? null : java.time.Instant.ofEpochMilli(pausedAt), since);
+  }
+
+  private static dev.ordo.schema.NamespacePolicy pauseOnly(String namespace, Long pausedAt, Map<String, Long> topics) {
+    return dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace(namespace).setUpdatedAt(System.currentTimeMillis())
+        .setPausedAt(pausedAt).setPausedTopics(new java.util.HashMap<>(topics)).setPolicySet(false).build();
+  }
+
+  /** Every namespace's record, decodable ones only, as the topic holds them now (read to its end). */
+  private Map<String, dev.ordo.schema.NamespacePolicy> records() {
+    Map<String, dev.ordo.schema.NamespacePolicy> out = new TreeMap<>();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaProps.positionReader(kafkaConfig),
         new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = consumer.partitionsFor(topics.namespaces(), TIMEOUT).stream()
@@ -92,7 +198,7 @@ public final class NamespaceAdmin implements AutoCloseable {
             continue;
           }
           try {
-            out.put(ns, NamespacePolicy.fromRecord(OrdoSerdes.NAMESPACE_POLICY.decode(r.value())));
+            out.put(ns, OrdoSerdes.NAMESPACE_POLICY.decode(r.value()));
           } catch (OrdoSerdeException e) {
             out.remove(ns); // the queue ignores it too
           }
@@ -102,7 +208,8 @@ public final class NamespaceAdmin implements AutoCloseable {
     return out;
   }
 
-  private void write(String namespace, byte[] value) {
+  private void write(String namespace, dev.ordo.schema.NamespacePolicy record) {
+    byte[] value = record == null ? null : OrdoSerdes.NAMESPACE_POLICY.encode(record);
     try {
       producer.send(new ProducerRecord<>(topics.namespaces(), namespace.getBytes(StandardCharsets.UTF_8), value))
           .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -42,6 +42,8 @@ import picocli.CommandLine.Spec;
       QueueCommands.Peek.class,
       QueueCommands.Item.class,
       QueueCommands.Namespace.class,
+      IncidentCommands.Pause.class,
+      IncidentCommands.Resume.class,
       DlqCommands.Dlq.class,
       AuthCommands.Auth.class,
       AuthCommands.Audit.class,

@@ -55,6 +55,11 @@ public final class AccessRules {
     rule("GET /v1/dlq/redrives/{job}", new Access.Somewhere(OPERATE), false);
     rule("GET /v1/dlq/purges/{job}", new Access.Somewhere(OPERATE), false);
 
+    rule("POST /v1/namespaces/{ns}/pause", ns(OPERATE), true);
+    rule("POST /v1/namespaces/{ns}/resume", ns(OPERATE), true);
+    rule("POST /v1/namespaces/{ns}/topics/{topic}/pause", ns(OPERATE), true);
+    rule("POST /v1/namespaces/{ns}/topics/{topic}/resume", ns(OPERATE), true);
+
     rule("GET /v1/namespaces/{ns}/policy", ns(OPERATE), false);
     rule("PUT /v1/namespaces/{ns}/policy", ns(ADMIN), true);
     rule("DELETE /v1/namespaces/{ns}/policy", ns(ADMIN), true);

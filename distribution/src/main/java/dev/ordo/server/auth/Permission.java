@@ -13,7 +13,10 @@ public enum Permission {
   PRODUCE,
   /** Dequeue, ack, nack, extend, release, cancel. */
   CONSUME,
-  /** Topics, item look-up, peek, dead letters (list, show, redrive, purge), the console's figures, /metrics. */
+  /**
+   * Topics, item look-up, peek, dead letters (list, show, redrive, purge), pause and resume, the
+   * console's figures, /metrics.
+   */
   OPERATE,
   /** Policies; with a grant on {@code *}: principals and the audit log. */
   ADMIN;

@@ -45,6 +45,7 @@ public final class HttpApiComponent implements ServerComponent {
   private Admin admin;
   private NamespaceAdmin namespaces;
   private DeadLetters deadLetters;
+  private dev.ordo.server.http.internal.PauseTable pauses;
 
   /** @param queue the queue this server runs (its stores answer item look-ups); null until started */
   public HttpApiComponent(Supplier<QueueService> queue) {
@@ -79,7 +80,12 @@ public final class HttpApiComponent implements ServerComponent {
       QueueService service = queue.get();
       return service == null ? null : service.streams();
     };
-    new QueueApi(producer, client, new ItemLookup(streams, instances, ctx.partitions())).register(ctx.http());
+    // What is paused, followed from C.namespaces: the listings' paused fields and the paused gauges.
+    pauses = new dev.ordo.server.http.internal.PauseTable(ctx.kafkaClientConfig(), ctx.topics().namespaces(),
+        ctx.meters());
+    pauses.start();
+    new QueueApi(producer, client, new ItemLookup(streams, instances, ctx.partitions()), pauses::of)
+        .register(ctx.http());
     new PeekApi(streams, instances, ctx.partitions()).register(ctx.http());
     new ClusterApi(streams, instances.self(), ctx.topics().cluster(), ctx.partitions()).register(ctx.http());
 
@@ -99,6 +105,7 @@ public final class HttpApiComponent implements ServerComponent {
     // GET/PUT/DELETE /v1/namespaces/{ns}/policy: records on the compacted C.namespaces topic.
     namespaces = new NamespaceAdmin(ctx.kafkaClientConfig(), ctx.topics().cluster());
     new NamespaceApi(namespaces).register(ctx.http());
+    new dev.ordo.server.http.PauseApi(namespaces, client, pauses, admin).register(ctx.http());
 
     // /v1/dlq...: dead letters read from C.dlq, jobs written to C.dlq.state (run by DlqJobsComponent).
     Map<String, Object> dlqConfig = ctx.kafkaClientConfig();
@@ -117,6 +124,9 @@ public final class HttpApiComponent implements ServerComponent {
     }
     if (namespaces != null) {
       namespaces.close();
+    }
+    if (pauses != null) {
+      pauses.close();
     }
     if (deadLetters != null) {
       deadLetters.close();

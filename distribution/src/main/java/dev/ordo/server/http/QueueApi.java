@@ -74,11 +74,19 @@ public final class QueueApi {
   private final QueueProducer producer;
   private final QueueClient client;
   private final ItemLookup lookup;
+  private final java.util.function.Function<String, dev.ordo.client.NamespacePause> pauses;
 
   public QueueApi(QueueProducer producer, QueueClient client, ItemLookup lookup) {
+    this(producer, client, lookup, ns -> new dev.ordo.client.NamespacePause(ns, null, Map.of()));
+  }
+
+  /** @param pauses what of a namespace is paused, for the listings' {@code paused} fields */
+  public QueueApi(QueueProducer producer, QueueClient client, ItemLookup lookup,
+      java.util.function.Function<String, dev.ordo.client.NamespacePause> pauses) {
     this.producer = producer;
     this.client = client;
     this.lookup = lookup;
+    this.pauses = pauses;
   }
 
   /** Registers every endpoint on {@code router}. */
@@ -174,9 +182,10 @@ public final class QueueApi {
   HttpResponse topics(HttpRequest r) throws ApiException {
     String namespace = r.pathParam("ns");
     List<TopicActivity> topics = await(client.activeTopics(namespace), SLACK, "reading the topics table");
+    dev.ordo.client.NamespacePause pause = pauses.apply(namespace);
     return HttpResponse.ok(Map.of("topics", topics.stream()
         .sorted(Comparator.comparing(TopicActivity::topic))
-        .map(Views::topic)
+        .map(t -> Views.topic(t, pause.paused(t.topic())))
         .toList()));
   }
 
@@ -193,7 +202,7 @@ public final class QueueApi {
     List<TopicActivity> topics = await(client.activeTopics(), SLACK, "reading the topics table").stream()
         .filter(a -> r.caller().may(Permission.OPERATE, a.namespace()))
         .toList();
-    return HttpResponse.ok(Map.of("namespaces", Views.namespaces(topics, withTopics.equals("true"))));
+    return HttpResponse.ok(Map.of("namespaces", Views.namespaces(topics, withTopics.equals("true"), pauses)));
   }
 
   /**

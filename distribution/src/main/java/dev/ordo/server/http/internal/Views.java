@@ -104,7 +104,7 @@ public final class Views {
   }
 
   /** One topic of a namespace with its counts. */
-  public static Map<String, Object> topic(TopicActivity t) {
+  public static Map<String, Object> topic(TopicActivity t, boolean paused) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("topic", t.topic());
     m.put("ready", t.ready());
@@ -114,6 +114,7 @@ public final class Views {
     m.put("overflow", t.overflow());
     m.put("headPriority", t.headPriority());
     m.put("oldestReadyAgeMs", t.oldestReadyAge() == null ? 0 : t.oldestReadyAge().toMillis());
+    m.put("paused", paused);
     return m;
   }
 
@@ -122,7 +123,8 @@ public final class Views {
    * namespace, then topic): {@code namespace}, {@code topicCount}, the five counts summed, the oldest
    * ready age among its topics, and with {@code withTopics} each topic as {@link #topic} shows it.
    */
-  public static List<Map<String, Object>> namespaces(List<TopicActivity> topics, boolean withTopics) {
+  public static List<Map<String, Object>> namespaces(List<TopicActivity> topics, boolean withTopics,
+      java.util.function.Function<String, dev.ordo.client.NamespacePause> pauses) {
     Map<String, Map<String, Object>> byNamespace = new LinkedHashMap<>();
     for (TopicActivity t : topics) {
       Map<String, Object> n = byNamespace.computeIfAbsent(t.namespace(), ns -> {
@@ -133,6 +135,7 @@ public final class Views {
           m.put(state, 0L);
         }
         m.put("oldestReadyAgeMs", 0L);
+        m.put("paused", pauses.apply(ns).namespacePaused());
         if (withTopics) {
           m.put("topics", new ArrayList<Map<String, Object>>());
         }
@@ -149,7 +152,7 @@ public final class Views {
       if (withTopics) {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> list = (List<Map<String, Object>>) n.get("topics");
-        list.add(topic(t));
+        list.add(topic(t, pauses.apply(t.namespace()).paused(t.topic())));
       }
     }
     return new ArrayList<>(byNamespace.values());
