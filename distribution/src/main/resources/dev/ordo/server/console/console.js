@@ -186,13 +186,15 @@ async function topicsPage(page) {
   const rows = [];
   for (const n of ns.namespaces) {
     rows.push(el('tr', { class: 'ns', 'data-namespace': n.namespace },
-      el('td', {}, el('a', { href: '#/namespaces/' + enc(n.namespace) }, n.namespace), ' ', el('span', { class: 'muted' }, '(' + n.topicCount + (n.topicCount === 1 ? ' topic)' : ' topics)'))),
+      el('td', {}, el('a', { href: '#/namespaces/' + enc(n.namespace) }, n.namespace), ' ', el('span', { class: 'muted' }, '(' + n.topicCount + (n.topicCount === 1 ? ' topic)' : ' topics)')),
+        n.paused ? el('span', { class: 'paused' }, ' paused') : null),
       COUNTS.map(c => el('td', { class: 'num' }, n[c])), el('td', {}),
       el('td', { class: 'num' }, age(n.oldestReadyAgeMs)), el('td', {}), el('td', {})));
     for (const t of n.topics) {
       const r = byTopic.get(n.namespace + '/' + t.topic) || {};
       rows.push(el('tr', { 'data-topic': n.namespace + '/' + t.topic },
-        el('td', {}, el('a', { href: '#/topics/' + enc(n.namespace) + '/' + enc(t.topic) }, t.topic)),
+        el('td', {}, el('a', { href: '#/topics/' + enc(n.namespace) + '/' + enc(t.topic) }, t.topic),
+          t.paused ? el('span', { class: 'paused', 'data-field': 'paused' }, ' paused') : null),
         COUNTS.map(c => el('td', { class: 'num', 'data-field': c }, t[c])),
         el('td', { class: 'num', 'data-field': 'headPriority' }, t.headPriority === null ? '–' : t.headPriority),
         el('td', { class: 'num', 'data-field': 'oldestReadyAgeMs' }, age(t.oldestReadyAgeMs)),
@@ -225,11 +227,34 @@ async function topicPage(page, ns, topic) {
     el('thead', {}, el('tr', {}, ['id', 'priority', 'lane', 'group', 'attempts', 'enqueued', 'payload']
       .map(h => el('th', {}, h)))), el('tbody', {}, headRows))
     : el('p', { id: 'head', class: 'muted' }, 'Nothing ready.');
-  replace(page, el('h1', {}, el('a', { href: '#/topics' }, ns), ' / ', topic), cards, charts(series),
+  replace(page, el('h1', {}, el('a', { href: '#/topics' }, ns), ' / ', topic), pauseBox(ns, topic, !!t.paused), cards,
+    charts(series),
     el('h2', {}, 'Head: the next items to be leased'),
     peek.unavailable && peek.unavailable.length
       ? el('p', { class: 'muted' }, 'Partitions not answering (rebalancing): ' + peek.unavailable.join(', ')) : null,
     head);
+}
+
+/**
+ * Whether a topic (or, without one, a namespace) is paused, with a button that pauses or resumes it
+ * for a caller who may operate the namespace (docs/operations.md, "In an incident").
+ */
+function pauseBox(ns, topic, paused) {
+  const what = topic === null ? 'namespace ' + ns : 'topic ' + topic;
+  const path = '/v1/namespaces/' + enc(ns) + (topic === null ? '' : '/topics/' + enc(topic)) + (paused ? '/resume' : '/pause');
+  const button = may('operate', ns) ? el('button', { type: 'button', id: 'pause-toggle', onclick: async () => {
+    if (!paused && !confirm('Pause ' + what + '? Nothing of it will be leased until it is resumed.')) return;
+    try {
+      await api(path, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
+      showError('');
+      route();
+    } catch (e) {
+      showError(e.message);
+    }
+  } }, paused ? 'Resume' : 'Pause') : null;
+  return el('p', { id: 'pause', 'data-paused': String(paused) },
+    paused ? el('span', { class: 'paused' }, 'Paused: nothing of this ' + (topic === null ? 'namespace' : 'topic')
+      + ' is leased; enqueues go on. ') : el('span', { class: 'muted' }, 'Leasing. '), button);
 }
 
 function preview(item) {
@@ -357,7 +382,9 @@ async function namespacePage(page, ns) {
   } else {
     edit = el('p', { class: 'muted', id: 'policy-readonly' }, 'Changing the policy needs admin on ' + ns + '.');
   }
+  const listed = (await api('/v1/namespaces')).namespaces.find(n => n.namespace === ns);
   replace(page, el('h1', {}, el('a', { href: '#/topics' }, 'Topics'), ' / ', el('span', { id: 'namespace' }, ns)),
+    pauseBox(ns, null, !!(listed && listed.paused)),
     el('h2', {}, 'Policy'),
     el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'), edit);
   return false;

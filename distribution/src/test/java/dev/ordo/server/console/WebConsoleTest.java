@@ -2,6 +2,7 @@ package dev.ordo.server.console;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -24,6 +25,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -98,6 +100,27 @@ class WebConsoleTest {
     assertEquals("urgent report", text("#payload"));
     assertEquals("READY", text("#item dd[data-field='state']"));
     assertEquals("1", text("#item dd[data-field='priority']"));
+  }
+
+  @Test
+  void topicPagePausesAndResumesTheTopicWithItsButton() {
+    enqueue("ops", "exports", "nightly export", 5);
+    open("/#/topics/ops/exports");
+    awaitText("#pause-toggle", "Pause");
+    click(By.id("pause-toggle"));
+    new WebDriverWait(browser, WAIT).until(ExpectedConditions.alertIsPresent()).accept(); // "Pause topic exports?"
+    awaitText("#pause-toggle", "Resume");
+    assertEquals("true", chromium.js("return document.querySelector('#pause').getAttribute('data-paused');"));
+    JsonNode listed = server.get("/v1/namespaces/ops/topics").json().get("topics").get(0);
+    assertTrue(listed.get("paused").asBoolean(), listed::toString);
+    open("/#/topics");
+    awaitText("tr[data-topic='ops/exports'] [data-field='paused']", "paused");
+
+    open("/#/topics/ops/exports");
+    awaitText("#pause-toggle", "Resume");
+    click(By.id("pause-toggle")); // a resume asks nothing
+    awaitText("#pause-toggle", "Pause");
+    assertFalse(server.get("/v1/namespaces/ops/topics").json().get("topics").get(0).get("paused").asBoolean());
   }
 
   @Test
