@@ -386,4 +386,22 @@ class QueueCommandsTest {
     assertRefused(ordo("enqueue", "--namespace", "cli-h", "--topic", "jobs", "--header", "ordo.x=1", "x"),
         OrdoMain.EXIT_USAGE, "'ordo.x' is reserved");
   }
+
+  @Test
+  void pauseStopsLeasingATopicAndResumeStartsItAgain() {
+    String id = one(ordo("enqueue", "--namespace", "ops", "--topic", "exports", "nightly")).get("id").asText();
+    await().atMost(Duration.ofSeconds(30)).until(() -> !lines(ordo("topics", "--namespace", "ops")).isEmpty());
+    assertRefused(ordo("pause", "ops", "--topic", "exprots"), OrdoMain.EXIT_UNKNOWN_ITEM, "unknown topic exprots");
+
+    JsonNode paused = one(ordo("pause", "ops", "--topic", "exports"));
+    assertTrue(paused.get("paused").asBoolean(), paused::toString);
+    assertTrue(lines(ordo("topics", "--namespace", "ops")).get(0).get("paused").asBoolean());
+    Cli.Result none = ordo("dequeue", "--namespace", "ops", "--topic", "exports", "--wait", "1s");
+    assertEquals(0, none.exitCode(), none::err);
+    assertEquals(List.of(), lines(none), "nothing leased while paused");
+
+    JsonNode resumed = one(ordo("resume", "ops", "--topic", "exports"));
+    assertFalse(resumed.get("paused").asBoolean(), resumed::toString);
+    assertEquals(id, dequeue("ops", "exports", 1).get(0).get("id").asText());
+  }
 }
