@@ -41,6 +41,7 @@ public final class ClusterLayout {
   public static final String PRINCIPALS = "principals";
   public static final String AUDIT = "audit";
   public static final String SQS_QUEUES = "sqs.queues";
+  public static final String PURGES = "purges";
   /** How long the audit log keeps a record, unless its topic says otherwise. */
   static final Duration AUDIT_RETENTION = Duration.ofDays(90);
   public static final String DELAY_PREFIX = "delay.";
@@ -74,6 +75,7 @@ public final class ClusterLayout {
     list.add(new TopicSpec(DLQ_STATE, topics.dlqState(), 1, compact, compact));
     list.add(new TopicSpec(PRINCIPALS, topics.principals(), 1, compact, compact));
     list.add(new TopicSpec(SQS_QUEUES, topics.sqsQueues(), 1, compact, compact));
+    list.add(new TopicSpec(PURGES, topics.purges(), 1, compact, compact));
     Map<String, String> audit = Map.of("retention.ms", Long.toString(AUDIT_RETENTION.toMillis()));
     list.add(new TopicSpec(AUDIT, topics.audit(), 1, audit, Map.of()));
     for (Duration tier : delayTiers) {

@@ -435,6 +435,35 @@ public final class PriorityStore implements QueueView {
     return true;
   }
 
+  /** The highest offset of the items topic taken in so far, kept in the item table; -1: none. */
+  public long intakeHighWater() {
+    return highWater;
+  }
+
+  /**
+   * The items of the item table at offsets {@code from} (inclusive) to {@code to} (exclusive), in
+   * offset order, at most {@code max}: a bounded step of a scan of the whole table (a purge job,
+   * decisions D56). Held item writes are written out first, as a rebuild step does, so that the scan
+   * sees every change made so far.
+   */
+  public List<Map.Entry<Long, StoredItem>> itemsBetween(long from, long to, int max) {
+    List<Map.Entry<Long, StoredItem>> out = new ArrayList<>();
+    if (from >= to || max <= 0) {
+      return out;
+    }
+    itemWrites.flush();
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(ItemKeySchema.key(from)),
+        Bytes.wrap(ItemKeySchema.key(to - 1)))) {
+      while (out.size() < max && it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        long offset = ItemKeySchema.offset(e.key.get());
+        StoredItem known = decoded.get(offset);
+        out.add(Map.entry(offset, known != null ? known : OrdoSerdes.STORED_ITEM.decode(e.value)));
+      }
+    }
+    return out;
+  }
+
   /**
    * Writes the count of changes to the item table if transitions moved it since the last call. Call
    * it after the transitions of each record and punctuation: rewriting it at every transition was

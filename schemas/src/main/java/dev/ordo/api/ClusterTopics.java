@@ -40,6 +40,14 @@ public record ClusterTopics(String cluster) {
     return cluster + ".topics";
   }
 
+  /**
+   * Purge jobs' progress: compacted, one partition, keyed {@code <job>/<partition>}, written by each
+   * partition's processor in the transaction of the deletions it counts (docs/decisions.md D56).
+   */
+  public String purges() {
+    return cluster + ".purges";
+  }
+
   /** Namespace policies: compacted, keyed by namespace. */
   public String namespaces() {
     return cluster + ".namespaces";

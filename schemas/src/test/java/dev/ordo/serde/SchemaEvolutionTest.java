@@ -154,4 +154,17 @@ class SchemaEvolutionTest {
     assertEquals(java.util.Map.of(), read.getPausedTopics());
     assertEquals(true, read.getPolicySet(), "a record of an older server is a policy");
   }
+
+  @Test
+  void commandsWrittenWithVersionsFourAndFiveAreReadByTheCurrentSchema() throws Exception {
+    dev.ordo.schema.Command ack = new dev.ordo.schema.Command(new dev.ordo.schema.Requester("c/1", 3), 1_000L,
+        new dev.ordo.schema.Ack("2-40", "a1-ff"), true, null);
+    for (String file : new String[] {"Command-v4.avsc", "Command-v5.avsc"}) {
+      Schema old = HeadersSchemaCompatTest.history(file);
+      dev.ordo.schema.Command read = OrdoSerdes.COMMAND.decode(HeadersSchemaCompatTest.writtenWith(old, ack));
+      assertEquals(ack, read, file);
+    }
+    assertNull(HeadersSchemaCompatTest.history("Command-v5.avsc").getField("body").schema().getTypes().stream()
+        .filter(t -> t.getName().equals("Purge")).findFirst().orElse(null), "version 5 has no Purge");
+  }
 }

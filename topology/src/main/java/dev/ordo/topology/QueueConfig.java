@@ -182,6 +182,13 @@ public final class QueueConfig extends AbstractConfig {
       + " once and cached; a record whose schema id is unknown or cannot be resolved to Ordo's schema is"
       + " dead-lettered (MALFORMED, with the reason). Empty: Avro single-object encoding only, no registry.";
 
+  public static final String PURGE_RATE_CONFIG = "ordo.purge.rate.per.second";
+  public static final String PURGE_RATE_DOC = "Items a purge job deletes a second at most, on each partition"
+      + " (POST /v1/namespaces/{ns}/topics/{t}/purge, ordo purge; decisions D56). The partition's stream thread"
+      + " does the deletions between its other records, in steps of at most 1,000 items looked at, so a high rate"
+      + " takes stream-thread time from dispatch while a job runs, and a low one makes a large purge take long"
+      + " (its progress is kept, so a restart or a failover only pauses it).";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)
       .define(LEASE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(1), Importance.MEDIUM, LEASE_MS_DOC)
@@ -199,6 +206,7 @@ public final class QueueConfig extends AbstractConfig {
       .define(DISPATCH_STEP_CONFIG, Type.INT, DEFAULT_DISPATCH_STEP, Range.atLeast(0), Importance.LOW, DISPATCH_STEP_DOC)
       .define(DELAY_TIERS_CONFIG, Type.STRING, "", Importance.MEDIUM, DELAY_TIERS_DOC)
       .define(TTL_DEAD_LETTER_CONFIG, Type.BOOLEAN, false, Importance.LOW, TTL_DEAD_LETTER_DOC)
+      .define(PURGE_RATE_CONFIG, Type.DOUBLE, 1_000.0, Range.between(0.001, 1_000_000), Importance.LOW, PURGE_RATE_DOC)
       .define(ITEM_CACHE_BYTES_CONFIG, Type.LONG, 16L << 20, Range.atLeast(0), Importance.LOW,
           ITEM_CACHE_BYTES_DOC)
       .define(ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L << 20, Range.atLeast(0), Importance.MEDIUM,

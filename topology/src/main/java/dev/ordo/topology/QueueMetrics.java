@@ -29,6 +29,8 @@ public final class QueueMetrics {
   /** Leases that ran out without ever being extended: a requester gone, or a worker that never heartbeats. */
   public static final String LEASE_EXPIRED_UNEXTENDED = "lease.expired.unextended";
   public static final String CANCELLED = "cancelled";
+  /** Items deleted by a purge job (decisions D56). */
+  public static final String PURGED = "purged";
   public static final String STALE_LEASE = "refused.stale_lease";
   public static final String UNKNOWN_ITEM = "refused.unknown_item";
   public static final String INVALID_COMMAND = "refused.invalid_command";
@@ -83,7 +85,7 @@ public final class QueueMetrics {
 
   /** Every counter above, for exporters. */
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
-      RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, FORBIDDEN, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
+      RELEASED, CANCELLED, PURGED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, FORBIDDEN, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
       DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
       TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED, LEASE_EXPIRED_UNEXTENDED,

@@ -76,6 +76,11 @@ public final class QueueTopology {
     topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, meters, deliveriesPartitions, earlyAnswers), "items", "commands");
     topology.addStateStore(store, "queue");
     topology.addStateStore(index, "queue");
+    // Purge jobs' progress on the partition: changelogged, so a job goes on after a failover from what
+    // its committed deletions left (decisions D56).
+    topology.addStateStore(Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(dev.ordo.topology.internal.PurgeJobs.STORE), Serdes.Bytes(),
+            Serdes.ByteArray()).withCachingDisabled(), "queue");
     topology.addSink("out", Out.TOPIC, Out.KEY_SERIALIZER, new ByteArraySerializer(), Out.PARTITIONER, "queue");
     // Namespace policies: every instance holds them all, read by every partition's processor.
     topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(NamespaceStore.NAME),

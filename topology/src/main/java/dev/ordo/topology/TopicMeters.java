@@ -183,6 +183,18 @@ public final class TopicMeters {
     }
   }
 
+  /** An item of the topic in {@code state} was deleted by a purge job. */
+  public void purged(String namespace, String topic, String state) {
+    if (registry == null) {
+      return;
+    }
+    Topic t = topic(namespace, topic);
+    t.purged.computeIfAbsent(state, s -> Counter.builder("ordo.items.purged")
+        .description("Items deleted by a purge job, by the state they were in")
+        .tags(t.tags).tag("state", s)
+        .register(registry)).increment();
+  }
+
   public void deadLettered(String namespace, String topic, DeadLetterReason reason) {
     if (registry == null) {
       return;
@@ -264,6 +276,7 @@ public final class TopicMeters {
     final Map<Integer, PartitionCounts> partitions = new ConcurrentHashMap<>();
     final Map<DeadLetterReason, Counter> deadLetters = new ConcurrentHashMap<>();
     final Map<String, Counter> leaseEnds = new ConcurrentHashMap<>();
+    final Map<String, Counter> purged = new ConcurrentHashMap<>();
     final List<Meter> fixed = new ArrayList<>();
     final Counter enqueued;
     final Counter leased;
@@ -358,6 +371,7 @@ public final class TopicMeters {
       List<Meter> all = new ArrayList<>(fixed);
       all.addAll(deadLetters.values());
       all.addAll(leaseEnds.values());
+      all.addAll(purged.values());
       return all;
     }
   }

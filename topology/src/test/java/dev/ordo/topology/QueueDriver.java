@@ -54,6 +54,7 @@ final class QueueDriver implements AutoCloseable {
   private final TestOutputTopic<byte[], byte[]> deliveries;
   private final TestOutputTopic<byte[], byte[]> dlq;
   private final TestOutputTopic<byte[], byte[]> stats;
+  private final TestOutputTopic<byte[], byte[]> purges;
   private long nextOffset = 0;
   private final List<DeliveredItem> delivered = new ArrayList<>();
   private final List<Outcome> outcomes = new ArrayList<>();
@@ -84,6 +85,7 @@ final class QueueDriver implements AutoCloseable {
     deliveries = driver.createOutputTopic(topics.deliveries(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     dlq = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     stats = driver.createOutputTopic(topics.topicStats(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    purges = driver.createOutputTopic(topics.purges(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     namespaces = driver.createInputTopic(topics.namespaces(), new ByteArraySerializer(), new ByteArraySerializer(), T0,
         Duration.ZERO);
   }
@@ -192,6 +194,16 @@ final class QueueDriver implements AutoCloseable {
 
   void reEntry(String id, long dueAt) {
     command(null, new ReEntry(id, dueAt));
+  }
+
+  /** The offset the next enqueue gets. */
+  long nextOffset() {
+    return nextOffset;
+  }
+
+  /** The purge progress records published since the last call, in order. */
+  List<dev.ordo.schema.PurgeProgress> purgeProgress() {
+    return purges.readValuesToList().stream().map(dev.ordo.serde.OrdoSerdes.PURGE_PROGRESS::decode).toList();
   }
 
   /** Everything delivered to requesters since the last call. */

@@ -319,6 +319,58 @@ class QueueTopologyTest {
   }
 
   @Test
+  void aPurgeDeletesTheTopicsOlderItemsAtItsRateLeavesLeasedAndNewerOnesAndCountsThemByState() {
+    q.close();
+    q = new QueueDriver(Map.of(QueueConfig.PURGE_RATE_CONFIG, 5.0)); // a second's worth (5) at once, then 1 per 200 ms
+    q.enqueue(item("t", 0).setLeaseDurationMs(60_000L).build());
+    q.demand(ALICE, "t", 1);
+    DeliveredItem leased = one();
+    List<String> old = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      old.add(q.enqueue(item("t", 1).build()));
+    }
+    old.add(q.enqueue(item("t", 1).setDeliverAfter(q.now() + 600_000L).build())); // DELAYED
+    String otherTopic = q.enqueue(item("other", 1).build());
+    q.advance(Duration.ofMillis(100));
+    long cutoff = q.now();
+    q.advance(Duration.ofMillis(100));
+    String newer = q.enqueue(item("t", 1).build());
+    long end = q.nextOffset();
+    q.command(null, new dev.ordo.schema.Purge("job-1", "ns", "t", cutoff, false, end, 1, q.now()));
+    List<dev.ordo.schema.PurgeProgress> progress = q.purgeProgress();
+    assertEquals(1, progress.size(), "the job starts: " + progress);
+    assertEquals(dev.ordo.schema.PurgeStatus.RUNNING, progress.get(0).getStatus());
+    q.command(null, new dev.ordo.schema.Purge("job-1", "ns", "t", cutoff, false, end, 1, q.now()));
+    assertTrue(q.purgeProgress().isEmpty(), "a repeated command starts nothing");
+
+    q.advance(Duration.ofMillis(40));
+    progress = q.purgeProgress();
+    long purgedSoFar = progress.get(progress.size() - 1).getPurged().values().stream().mapToLong(Long::longValue).sum();
+    assertEquals(5, purgedSoFar, "a second's worth at once");
+    q.advance(Duration.ofMillis(400));
+    progress = q.purgeProgress();
+    purgedSoFar = progress.get(progress.size() - 1).getPurged().values().stream().mapToLong(Long::longValue).sum();
+    assertEquals(7, purgedSoFar, "then at the rate");
+
+    q.advance(Duration.ofMillis(1_000));
+    progress = q.purgeProgress();
+    dev.ordo.schema.PurgeProgress last = progress.get(progress.size() - 1);
+    assertEquals(dev.ordo.schema.PurgeStatus.DONE, last.getStatus(), last::toString);
+    assertEquals(Map.of("READY", 10L, "DELAYED", 1L), last.getPurged(), last::toString);
+    assertEquals(1, last.getLeasedLeft(), "the leased item is left alone");
+    assertEquals(11, q.metrics.get(QueueMetrics.PURGED));
+    assertEquals(10.0, q.registry.get("ordo.items.purged").tags("namespace", "ns", "topic", "t", "state", "READY")
+        .counter().count());
+
+    q.ack(leased);
+    assertEquals(OutcomeResult.APPLIED, q.outcomes().get(0).getResult(), "the lease runs its course");
+    q.demand(BOB, Map.of("t", 20, "other", 5), Duration.ofSeconds(30));
+    assertEquals(java.util.Set.of(newer, otherTopic), new java.util.HashSet<>(ids(q.delivered())),
+        "what was enqueued after the cutoff, and the other topic, stay");
+    assertFalse(old.contains(newer));
+  }
+
+  @Test
   void theDispatchRateLeasesAtTheRateWhileDemandsWaitAndLeavesOtherNamespacesAlone() {
     q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0)
         .setDispatchRate(new dev.ordo.schema.Rate(5.0, 2L)).build());

@@ -150,6 +150,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   private ProcessorContext<Out, byte[]> context;
   private PriorityStore store;
+  /** The purge jobs running on this partition (decisions D56). */
+  private PurgeJobs purges;
   private int partition = -1;
   private boolean generationStarted;
   /** When the running index rebuild started (System.nanoTime), for its log line. */
@@ -217,6 +219,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs),
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
     initializedAt = context.currentSystemTimeMs();
+    purges = new PurgeJobs(context.getStateStore(PurgeJobs.STORE), partition,
+        config.getDouble(QueueConfig.PURGE_RATE_CONFIG), initializedAt);
     long followed = CommitHook.adoptRestoredIndex(kv);
     boolean trusted = store.openIndex();
     if (followed >= 0 && trusted) {
@@ -262,7 +266,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /** Arms the fine tick when the task needs it ({@link Ticks#needsFine}), cancels it when not. */
   private void settleTicks(long now) {
-    boolean fine = Ticks.needsFine(store.rebuilding(), planner.throttling(), store.hasOverflow(),
+    boolean fine = Ticks.needsFine(store.rebuilding(), planner.throttling() || purges.running(), store.hasOverflow(),
         limitedStatsWaiting(), store.nextTimerDue(), now, coarseMs);
     if (fine && fineTick == null) {
       fineTick = context.schedule(Duration.ofMillis(fineMs), PunctuationType.WALL_CLOCK_TIME, this::onTick);
@@ -384,6 +388,13 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         return planner.onItem(meta.offset(), record.timestamp(), item, store, now);
       }
       Command command = wire.decode(OrdoSerdes.COMMAND, record.value());
+      if (command.getBody() instanceof dev.ordo.schema.Purge purge) {
+        dev.ordo.schema.PurgeProgress started = purges.start(purge, now);
+        if (started != null) {
+          publishPurge(started, now);
+        }
+        return null;
+      }
       return planner.onCommand(command, store, now);
     } catch (OrdoSerdeException e) {
       metrics.increment(QueueMetrics.MALFORMED);
@@ -402,6 +413,30 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       deadLetterRaw(DeadLetterReason.INVALID, "internal error: " + e, record, meta, now);
     }
     return null;
+  }
+
+  /**
+   * One step of each purge job running here, as the rate allows: its deletions applied as any
+   * deletion is (indexes, counts, stats, meters), its progress published on {@code <cluster>.purges},
+   * both in the task's transaction (decisions D56). Not while the index is rebuilt.
+   */
+  private void stepPurges(long now) {
+    if (!purges.running() || store.rebuilding()) {
+      return;
+    }
+    for (PurgeJobs.Step step : purges.step(store, now)) {
+      apply(step.effects(), now);
+      for (Effects.Change c : step.effects().changes()) {
+        meters.purged(c.before().getItem().getNamespace(), c.before().getItem().getTopic(), c.before().getState().name());
+      }
+      publishPurge(step.progress(), now);
+    }
+  }
+
+  /** A purge job's progress on this partition, on the compacted {@code <cluster>.purges} (key {@code <job>/<partition>}). */
+  private void publishPurge(dev.ordo.schema.PurgeProgress progress, long now) {
+    byte[] key = (progress.getJobId() + "/" + partition).getBytes(StandardCharsets.UTF_8);
+    context.forward(new Record<>(new Out(topics.purges(), null, key), OrdoSerdes.PURGE_PROGRESS.encode(progress), now));
   }
 
   /** Serves the open demands that want topics which got ready items. */
@@ -466,6 +501,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    */
   private void measure(Effects effects, long now) {
     boolean acks = effects.counts().containsKey(QueueMetrics.ACKED);
+    boolean purged = effects.counts().containsKey(QueueMetrics.PURGED);
     for (StoredItem stale : effects.staleLeases()) {
       meters.staleLease(stale.getItem().getNamespace(), stale.getItem().getTopic());
     }
@@ -478,7 +514,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         }
         if (acks && before.getState() == ItemState.LEASED) {
           meters.acked(before.getItem().getNamespace(), before.getItem().getTopic(), before.getAttempts());
-        } else if (!acks && before.getExpiresAt() != null && before.getExpiresAt() <= now) {
+        } else if (!acks && !purged && before.getExpiresAt() != null && before.getExpiresAt() <= now) {
           meters.ttlExpired(before.getItem().getNamespace(), before.getItem().getTopic());
         }
         continue;
@@ -560,6 +596,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     try {
       apply(planner.onTimers(store, now), now);
       dispatch(now);
+      stepPurges(now);
     } finally {
       flushAnswers(now);
       store.markChanges();
