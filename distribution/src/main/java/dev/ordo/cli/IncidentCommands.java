@@ -63,4 +63,69 @@ final class IncidentCommands {
       return "resume";
     }
   }
+
+  @Command(name = "purge", header = "Deletes a topic's items, or those enqueued before a time, as a job.",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Starts a purge job (POST .../topics/{t}/purge) and prints it: every partition deletes the "
+          + "topic's items it holds (enqueued before --before, if given) at ordo.purge.rate.per.second, keeping its "
+          + "progress with them, so the job goes on through restarts and failovers. Leased items are left alone "
+          + "unless --include-leased. With --wait, prints the job again when it is done. Exit 4 for a topic without "
+          + "items.")
+  static final class Purge extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "NS", description = "The namespace.")
+    String namespace;
+
+    @Parameters(index = "1", paramLabel = "TOPIC", description = "The topic.")
+    String topic;
+
+    @Option(names = "--before", paramLabel = "TIME",
+        description = "Only items enqueued before this: an ISO-8601 time (2026-11-29T10:00:00Z), epoch milliseconds, "
+            + "or a duration ago (90m, 2h). Default: every item.")
+    String before;
+
+    @Option(names = "--include-leased", description = "Purge leased items too (their holders' acks then answer 404).")
+    boolean includeLeased;
+
+    @Option(names = "--wait", description = "Wait until the job is done and print it again.")
+    boolean await;
+
+    @Override
+    void run(ApiClient api) {
+      Map<String, Object> body = new java.util.LinkedHashMap<>();
+      if (before != null) {
+        body.put("enqueuedBefore", time(before));
+      }
+      if (includeLeased) {
+        body.put("includeLeased", true);
+      }
+      String path = "/v1/namespaces/" + segment(namespace) + "/topics/" + segment(topic);
+      com.fasterxml.jackson.databind.JsonNode job = api.post(path + "/purge", body, TIMEOUT);
+      print(job);
+      if (!await) {
+        return;
+      }
+      String jobPath = path + "/purges/" + segment(job.get("job").asText());
+      while (!"DONE".equals(job.path("status").asText())) {
+        java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(500).toNanos()); // as ordo dlq --wait
+        if (Thread.currentThread().isInterrupted()) {
+          throw new ApiClient.Failure(OrdoMain.EXIT_FAILURE, "interrupted while waiting for the job");
+        }
+        job = api.get(jobPath, TIMEOUT);
+      }
+      print(job);
+    }
+
+    /** An ISO-8601 time or epoch milliseconds as given; a duration as the time that long ago. */
+    static Object time(String text) {
+      String t = text.trim();
+      if (t.matches("\\d+")) {
+        return Long.parseLong(t);
+      }
+      if (t.matches("\\d+(ms|s|m|h|d)")) {
+        return java.time.Instant.now().minus(dev.ordo.api.Durations.parse(t)).toString();
+      }
+      return t; // the server checks it and names the field when it is not a time
+    }
+  }
 }

@@ -44,6 +44,7 @@ import picocli.CommandLine.Spec;
       QueueCommands.Namespace.class,
       IncidentCommands.Pause.class,
       IncidentCommands.Resume.class,
+      IncidentCommands.Purge.class,
       DlqCommands.Dlq.class,
       AuthCommands.Auth.class,
       AuthCommands.Audit.class,

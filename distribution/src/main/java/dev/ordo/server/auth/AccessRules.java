@@ -60,6 +60,9 @@ public final class AccessRules {
     rule("POST /v1/namespaces/{ns}/topics/{topic}/pause", ns(OPERATE), true);
     rule("POST /v1/namespaces/{ns}/topics/{topic}/resume", ns(OPERATE), true);
 
+    rule("POST /v1/namespaces/{ns}/topics/{topic}/purge", ns(OPERATE), true);
+    rule("GET /v1/namespaces/{ns}/topics/{topic}/purges/{job}", ns(OPERATE), false);
+
     rule("GET /v1/namespaces/{ns}/policy", ns(OPERATE), false);
     rule("PUT /v1/namespaces/{ns}/policy", ns(ADMIN), true);
     rule("DELETE /v1/namespaces/{ns}/policy", ns(ADMIN), true);

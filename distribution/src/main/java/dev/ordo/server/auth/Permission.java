@@ -14,7 +14,7 @@ public enum Permission {
   /** Dequeue, ack, nack, extend, release, cancel. */
   CONSUME,
   /**
-   * Topics, item look-up, peek, dead letters (list, show, redrive, purge), pause and resume, the
+   * Topics, item look-up, peek, dead letters (list, show, redrive, purge), pause, resume and purge a topic, the
    * console's figures, /metrics.
    */
   OPERATE,

@@ -46,6 +46,7 @@ public final class HttpApiComponent implements ServerComponent {
   private NamespaceAdmin namespaces;
   private DeadLetters deadLetters;
   private dev.ordo.server.http.internal.PauseTable pauses;
+  private dev.ordo.client.purge.TopicPurges purges;
 
   /** @param queue the queue this server runs (its stores answer item look-ups); null until started */
   public HttpApiComponent(Supplier<QueueService> queue) {
@@ -106,6 +107,9 @@ public final class HttpApiComponent implements ServerComponent {
     namespaces = new NamespaceAdmin(ctx.kafkaClientConfig(), ctx.topics().cluster());
     new NamespaceApi(namespaces).register(ctx.http());
     new dev.ordo.server.http.PauseApi(namespaces, client, pauses, admin).register(ctx.http());
+    // Topic purges: jobs the queue's partitions run themselves, followed on C.purges.
+    purges = new dev.ordo.client.purge.TopicPurges(ctx.kafkaClientConfig(), ctx.topics().cluster());
+    new dev.ordo.server.http.TopicPurgeApi(purges, client).register(ctx.http());
 
     // /v1/dlq...: dead letters read from C.dlq, jobs written to C.dlq.state (run by DlqJobsComponent).
     Map<String, Object> dlqConfig = ctx.kafkaClientConfig();
@@ -127,6 +131,9 @@ public final class HttpApiComponent implements ServerComponent {
     }
     if (pauses != null) {
       pauses.close();
+    }
+    if (purges != null) {
+      purges.close();
     }
     if (deadLetters != null) {
       deadLetters.close();
