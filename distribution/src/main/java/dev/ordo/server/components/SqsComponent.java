@@ -37,6 +37,7 @@ public final class SqsComponent implements ServerComponent {
   private QueueProducer producer;
   private QueueClient client;
   private dev.ordo.client.dlq.DeadLetters deadLetters;
+  private dev.ordo.client.purge.TopicPurges purges;
   private SqsHttpServer server;
 
   @Override
@@ -72,7 +73,9 @@ public final class SqsComponent implements ServerComponent {
     dlqConfig.putAll(ctx.settings().ordo(QueueClientConfig.configDef()));
     deadLetters = new dev.ordo.client.dlq.DeadLetters(dlqConfig, ctx.topics().cluster());
 
-    SqsActions actions = new SqsActions(queues, producer, client, deadLetters, config, Clock.systemUTC());
+    // PurgeQueue is a purge job of the queue's topic, run by the queue's partitions.
+    purges = new dev.ordo.client.purge.TopicPurges(ctx.kafkaClientConfig(), ctx.topics().cluster());
+    SqsActions actions = new SqsActions(queues, producer, client, deadLetters, purges, config, Clock.systemUTC());
     dev.ordo.server.auth.AuditLog audit = ctx.audit();
     SqsHttpServer.Auditor auditor = audit == null ? SqsHttpServer.Auditor.NONE
         : (principal, action, request, status, outcome) -> audit.record(Clock.systemUTC().instant(), principal, "POST",
@@ -113,6 +116,9 @@ public final class SqsComponent implements ServerComponent {
   public void close() {
     if (server != null) {
       server.close();
+    }
+    if (purges != null) {
+      purges.close();
     }
     if (deadLetters != null) {
       deadLetters.close();

@@ -32,13 +32,16 @@ public final class SqsActions {
   private final QueueActions queueActions;
   private final MessageActions messages;
   private final MoveTasks moveTasks;
+  private final QueuePurges purges;
 
   public SqsActions(SqsQueues queues, QueueProducer producer, QueueClient client,
-      dev.ordo.client.dlq.DeadLetters deadLetters, SqsConfig config, Clock clock) {
+      dev.ordo.client.dlq.DeadLetters deadLetters, dev.ordo.client.purge.TopicPurges purges, SqsConfig config,
+      Clock clock) {
     this.queues = queues;
     this.queueActions = new QueueActions(queues, client, config, clock);
     this.messages = new MessageActions(queues, producer, client, clock);
     this.moveTasks = new MoveTasks(queues, deadLetters, config.region());
+    this.purges = new QueuePurges(queues, purges, clock);
   }
 
   /** Whether the endpoint answers {@code action} (else UnsupportedOperation). */
@@ -68,11 +71,7 @@ public final class SqsActions {
       case "StartMessageMoveTask" -> moveTasks.start(r, caller);
       case "ListMessageMoveTasks" -> moveTasks.list(r, caller);
       case "CancelMessageMoveTask" -> moveTasks.cancel(r, caller);
-      case "PurgeQueue" -> {
-        existing(queues, r, caller);
-        throw SqsError.UNSUPPORTED_OPERATION.with("PurgeQueue is not supported by Ordo's SQS endpoint yet"
-            + " (docs/sqs.md): the queue has no purge of a topic's items in every state yet");
-      }
+      case "PurgeQueue" -> purges.purge(r, caller);
       default -> throw SqsError.UNSUPPORTED_OPERATION.with("The action " + r.action() + " is not valid for this"
           + " endpoint (Ordo's SQS endpoint supports: " + String.join(", ", SqsAccess.REQUIRED.keySet()) + ").");
     };

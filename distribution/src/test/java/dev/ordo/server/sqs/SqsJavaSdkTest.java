@@ -131,6 +131,38 @@ class SqsJavaSdkTest {
   }
 
   @Test
+  void purgeQueueDeletesEveryMessageInFlightOnesTooAndASecondOneWithinAMinuteIsRefused() {
+    String url = queue("purged", Map.of("VisibilityTimeout", "300"));
+    String kept = queue("kept", Map.of());
+    for (int i = 0; i < 6; i++) {
+      int n = i;
+      sqs.sendMessage(b -> b.queueUrl(url).messageBody("m" + n));
+    }
+    sqs.sendMessage(b -> b.queueUrl(kept).messageBody("stays"));
+    List<Message> inFlight = receive(url, 2);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> "4".equals(sqs.getQueueAttributes(b ->
+        b.queueUrl(url).attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)).attributesAsStrings()
+        .get("ApproximateNumberOfMessages")));
+
+    sqs.purgeQueue(b -> b.queueUrl(url));
+    SqsException again = assertThrows(SqsException.class, () -> sqs.purgeQueue(b -> b.queueUrl(url)));
+    assertEquals("AWS.SimpleQueueService.PurgeQueueInProgress", again.awsErrorDetails().errorCode());
+    assertThrows(QueueDoesNotExistException.class,
+        () -> sqs.purgeQueue(b -> b.queueUrl(url.replace("/purged", "/never-made"))));
+
+    // Asynchronous, as SQS's: the queue's partition deletes every message, the received ones too.
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+      Map<String, String> a = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(
+          QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+          .attributesAsStrings();
+      return "0".equals(a.get("ApproximateNumberOfMessages")) && "0".equals(a.get("ApproximateNumberOfMessagesNotVisible"));
+    });
+    assertTrue(sqs.receiveMessage(b -> b.queueUrl(url).waitTimeSeconds(1)).messages().isEmpty());
+    sqs.deleteMessage(b -> b.queueUrl(url).receiptHandle(inFlight.get(0).receiptHandle())); // gone: succeeds, as SQS's
+    assertEquals("stays", receive(kept, 1).get(0).body(), "another queue is untouched");
+  }
+
+  @Test
   void aMessageComesWithItsAttributesAndChecksumsAndIsGoneOnceDeleted() {
     String url = queue("attrs", Map.of());
     Map<String, MessageAttributeValue> attributes = Map.of(
