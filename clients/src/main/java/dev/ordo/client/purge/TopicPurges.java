@@ -50,6 +50,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Thread-safe.
  */
 public final class TopicPurges implements AutoCloseable {
+  static {
+    dev.ordo.serde.AvroCodec.trustOrdoSchemas(); // records are built before any is encoded
+  }
+
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final SecureRandom RANDOM = new SecureRandom();
 
