@@ -404,4 +404,24 @@ class QueueCommandsTest {
     assertFalse(resumed.get("paused").asBoolean(), resumed::toString);
     assertEquals(id, dequeue("ops", "exports", 1).get(0).get("id").asText());
   }
+
+  @Test
+  void purgeWithWaitDeletesTheTopicsItemsAndPrintsTheFinishedJob() {
+    for (int i = 0; i < 3; i++) {
+      one(ordo("enqueue", "--namespace", "gone", "--topic", "stale", "old " + i));
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> lines(ordo("topics", "--namespace", "gone")).stream()
+        .anyMatch(t -> t.get("ready").asLong() == 3));
+    assertRefused(ordo("purge", "gone", "stael"), OrdoMain.EXIT_UNKNOWN_ITEM, "unknown topic stael");
+    assertRefused(ordo("purge", "gone", "stale", "--before", "last tuesday"), OrdoMain.EXIT_USAGE, "enqueuedBefore");
+
+    Cli.Result r = ordo("purge", "gone", "stale", "--before", "0s", "--wait");
+    assertEquals(0, r.exitCode(), r::err);
+    List<JsonNode> printed = lines(r);
+    assertEquals("PENDING", printed.get(0).get("status").asText(), r::out);
+    JsonNode done = printed.get(printed.size() - 1);
+    assertEquals("DONE", done.get("status").asText(), r::out);
+    assertEquals(3, done.get("purgedTotal").asLong(), r::out);
+    await().atMost(Duration.ofSeconds(30)).until(() -> lines(ordo("topics", "--namespace", "gone")).isEmpty());
+  }
 }
