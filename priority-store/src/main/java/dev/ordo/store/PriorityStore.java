@@ -50,10 +50,15 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * partition's stream thread.
  */
 public final class PriorityStore implements QueueView {
+  /** The item table: not changelogged, rebuilt from {@link #STATE_STORE_NAME} and the items topic when needed. */
   public static final String STORE_NAME = "ordo-queue";
   /** The index store: ready, age, timer and counts entries, rebuilt from {@link #STORE_NAME} when needed. */
   public static final String INDEX_STORE_NAME = "ordo-queue-index";
+  /** The state log ({@link StateLog}) and the generation, count of changes and high-water mark: changelogged. */
+  public static final String STATE_STORE_NAME = "ordo-queue-state";
   private static final Bytes ITEMS_GENERATION_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'i'});
+  /** The item table's vouch that it matches the state log (as {@link #INDEX_GENERATION_KEY} is the index store's). */
+  private static final Bytes ITEMS_VOUCH_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'v'});
   private static final Bytes ITEMS_CHANGES_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'c'});
   private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'x'});
   private static final int GENERATION_BYTES = 16;
@@ -69,6 +74,16 @@ public final class PriorityStore implements QueueView {
   private static final int MAX_HELD_ITEM_WRITES = 8_192;
   private static final long MAX_HELD_ITEM_PAYLOAD_BYTES = 4L << 20;
 
+  /** The state store: the state log and the meta values (the item table's generation, changes, high-water mark). */
+  private final KeyValueStore<Bytes, byte[]> state;
+  /** The state log; null when one store holds the state and the item table (tests, tools): the table is the truth then. */
+  private final StateLog log;
+  /** Meta values of the state store held until the state log's blocks go out ({@link #flushItemWrites}). */
+  private final Map<Bytes, byte[]> heldMeta = new java.util.LinkedHashMap<>();
+  /** {@link #holdItemWrites} was called: state writes wait for {@link #flushItemWrites}. */
+  private boolean holding;
+  /** What the last rebuild of the item table found (null: none since the store was made). */
+  private ItemTableRebuild.Result itemRebuild;
   /** The item table. */
   private final KeyValueStore<Bytes, byte[]> items;
   /** The index store (may be the same store as {@link #items}: the families never overlap). */
@@ -147,18 +162,30 @@ public final class PriorityStore implements QueueView {
     this(kv, kv, DEFAULT_DECODED_BYTES);
   }
 
-  /** The item table and the index store, keeping {@link #DEFAULT_DECODED_BYTES} of decoded items. */
+  /**
+   * The item table (holding the state too: no state log, the table is the truth) and the index store,
+   * keeping {@link #DEFAULT_DECODED_BYTES} of decoded items (tests, tools).
+   */
   public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
     this(items, index, DEFAULT_DECODED_BYTES);
   }
 
+  /** The same, keeping {@code decodedBytes} of decoded items. */
+  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
+    this(items, items, index, decodedBytes);
+  }
+
   /**
-   * @param items the item table (changelogged)
-   * @param index the index store; call {@link #openIndex} before anything else
+   * @param state the state store (changelogged): the state log and the meta values
+   * @param items the item table (not changelogged); when it is {@code state} itself, there is no state log
+   * @param index the index store; call {@link #open} before anything else
    * @param decodedBytes the heap budget of the decoded items kept, estimated (payload, metadata and
    *     {@value DecodedItems#OVERHEAD_BYTES} bytes per item)
    */
-  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
+  public PriorityStore(KeyValueStore<Bytes, byte[]> state, KeyValueStore<Bytes, byte[]> items,
+      KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
+    this.state = state;
+    this.log = state == items ? null : new StateLog(state);
     this.items = items;
     this.decoded = new DecodedItems(decodedBytes);
     this.kv = index;
@@ -194,22 +221,96 @@ public final class PriorityStore implements QueueView {
    * @return true when the index can be used at once; false when it is being rebuilt
    */
   public boolean openIndex() {
-    byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
+    return open(ItemSource.NONE);
+  }
+
+  /**
+   * {@link #openIndex}, and before it the item table's own check: with a state log, the item table is
+   * trusted when it vouches for the state store's generation and count of changes (written by
+   * {@link #closeIndex}, removed by every open), and otherwise rebuilt at once from the state log's
+   * live entries and their records, which {@code source} reads from the items topic
+   * ({@link ItemTableRebuild}); the index is then rebuilt too.
+   *
+   * @return true when the index can be used at once; false when it is being rebuilt
+   */
+  public boolean open(ItemSource source) {
+    byte[] hw = state.get(ITEMS_HIGH_WATER_KEY);
     highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
-    byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
-    byte[] itemsChanges = items.get(ITEMS_CHANGES_KEY);
+    byte[] itemsGeneration = state.get(ITEMS_GENERATION_KEY);
+    byte[] itemsChanges = state.get(ITEMS_CHANGES_KEY);
     changes = itemsChanges == null ? 0 : ByteBuffer.wrap(itemsChanges).getLong();
+    byte[] expected = itemsGeneration == null ? null : vouch(itemsGeneration, changes);
+    boolean tableTrusted = true;
+    if (log != null) {
+      byte[] tableVouch = items.get(ITEMS_VOUCH_KEY);
+      items.put(ITEMS_VOUCH_KEY, null);
+      tableTrusted = expected != null ? Arrays.equals(expected, tableVouch) : tableVouch == null && isEmptyTable();
+    }
     writes.flush();
     byte[] indexVouch = kv.get(INDEX_GENERATION_KEY);
     kv.put(INDEX_GENERATION_KEY, null);
-    boolean trusted = itemsGeneration != null && indexVouch != null
-        && Arrays.equals(vouch(itemsGeneration, changes), indexVouch);
+    if (!tableTrusted) {
+      rebuildItemTable(source);
+      startRebuild();
+      return false;
+    }
+    boolean trusted = expected != null && Arrays.equals(expected, indexVouch);
     if (!trusted) {
       startRebuild();
       return false;
     }
     loadCountsAndLeases();
     return true;
+  }
+
+  /** True when the item table holds no item. */
+  private boolean isEmptyTable() {
+    byte[] from = {KeyFamily.ITEM};
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      return !it.hasNext();
+    }
+  }
+
+  /**
+   * Empties the item table and fills it from the state log's live entries and their records on the
+   * items topic. Entries whose record is gone are dropped from the log (at the next write of it).
+   */
+  private void rebuildItemTable(ItemSource source) {
+    itemWrites.flush();
+    decoded.clear();
+    byte[] from = {KeyFamily.ITEM};
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      while (it.hasNext()) {
+        batch.add(KeyValue.pair(it.next().key, null));
+        if (batch.size() >= REBUILD_BATCH) {
+          items.putAll(batch);
+          batch.clear();
+        }
+      }
+    }
+    items.putAll(batch);
+    batch.clear();
+    List<Long> lost = new ArrayList<>();
+    itemRebuild = ItemTableRebuild.run(log, source, highWater, (offset, item) -> {
+      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(item)));
+      if (batch.size() >= REBUILD_BATCH) {
+        items.putAll(batch);
+        batch.clear();
+      }
+    }, lost::add);
+    items.putAll(batch);
+    for (long offset : lost) {
+      log.put(offset, null);
+    }
+  }
+
+  /** Items written to the item table per batch while it is rebuilt. */
+  private static final int REBUILD_BATCH = 1_024;
+
+  /** What the last rebuild of the item table from the state log found, or null when there was none. */
+  public ItemTableRebuild.Result lastItemTableRebuild() {
+    return itemRebuild;
   }
 
   /** Reads what {@link #closeIndex} left of the counts and the lease timers into memory. */
@@ -258,7 +359,7 @@ public final class PriorityStore implements QueueView {
   public void startGeneration() {
     generation = new byte[GENERATION_BYTES];
     new SecureRandom().nextBytes(generation);
-    items.put(ITEMS_GENERATION_KEY, generation);
+    state.put(ITEMS_GENERATION_KEY, generation);
   }
 
   /**
@@ -268,8 +369,12 @@ public final class PriorityStore implements QueueView {
    */
   public void closeIndex() {
     writes.flush();
-    if (generation == null || changesUnmarked || !itemWrites.isEmpty()) {
+    if (generation == null || changesUnmarked || !itemWrites.isEmpty() || !heldMeta.isEmpty()
+        || log != null && log.hasChanges()) {
       return; // nothing to vouch for, or an item table that may lack changes: the next open rebuilds
+    }
+    if (log != null) {
+      items.put(ITEMS_VOUCH_KEY, vouch(generation, changes));
     }
     // What lives in memory goes to the store first, the generation that vouches for it last.
     deleteFamilyPrefix(new byte[] {KeyFamily.COUNTS});
@@ -431,7 +536,7 @@ public final class PriorityStore implements QueueView {
       return false;
     }
     highWater = offset;
-    itemWrites.putMeta(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(offset).array());
+    putMeta(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(offset).array());
     return true;
   }
 
@@ -443,8 +548,16 @@ public final class PriorityStore implements QueueView {
    */
   public void markChanges() {
     if (changesUnmarked) {
-      itemWrites.putMeta(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
+      putMeta(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
       changesUnmarked = false;
+    }
+  }
+
+  /** A meta value of the state store: held until the next {@link #flushItemWrites}, or written at once when not holding. */
+  private void putMeta(Bytes key, byte[] value) {
+    heldMeta.put(key, value);
+    if (!holding) {
+      flushItemWrites();
     }
   }
 
@@ -456,6 +569,7 @@ public final class PriorityStore implements QueueView {
    */
   public void holdItemWrites() {
     itemWrites.holdUntilFlush();
+    holding = true;
   }
 
   /**
@@ -464,6 +578,19 @@ public final class PriorityStore implements QueueView {
    */
   public void flushItemWrites() {
     itemWrites.flush();
+    List<KeyValue<Bytes, byte[]>> batch = log == null ? new ArrayList<>() : new ArrayList<>(log.writes());
+    for (Map.Entry<Bytes, byte[]> e : heldMeta.entrySet()) {
+      batch.add(KeyValue.pair(e.getKey(), e.getValue()));
+    }
+    heldMeta.clear();
+    if (!batch.isEmpty()) {
+      state.putAll(batch);
+    }
+  }
+
+  /** Blocks of the state log written since the store was made (0 without a state log). */
+  public long stateBlocksWritten() {
+    return log == null ? 0 : log.blocksWritten();
   }
 
   /**
@@ -514,47 +641,15 @@ public final class PriorityStore implements QueueView {
       itemWrites.put(offset, after, before == null);
       decoded.put(offset, after);
     }
+    if (log != null) {
+      log.put(offset, after);
+    }
     changes++;
     changesUnmarked = true;
     if (!indexed(offset)) {
       return; // the rebuild indexes the item as the table holds it when it gets there
     }
     reindex(offset, before, after);
-  }
-
-  /**
-   * Keeps the index up with a change of the item table that someone else wrote: a record of the
-   * table's changelog being restored into it ({@link RestoreFollower}). Call it before the table
-   * holds {@code after}, with what it held ({@code before}); nothing is written to the table.
-   */
-  void restored(long offset, StoredItem before, StoredItem after) {
-    decoded.remove(offset);
-    if (!indexed(offset)) {
-      return;
-    }
-    reindex(offset, before, after);
-  }
-
-  /**
-   * Vouches, as {@link #closeIndex} does, that the index store matches the item table as the table
-   * is now, with the table's own generation and count of changes: for a store that opened its index
-   * and since then only followed the table's restore ({@link #restored}), so the task's processor
-   * opens the index without a rebuild. False when it cannot (rebuilding, or a table never written).
-   */
-  boolean vouchForRestoredTable() {
-    if (rebuilding || !itemWrites.isEmpty()) {
-      return false;
-    }
-    byte[] tableGeneration = items.get(ITEMS_GENERATION_KEY);
-    if (tableGeneration == null) {
-      return false;
-    }
-    byte[] tableChanges = items.get(ITEMS_CHANGES_KEY);
-    generation = tableGeneration;
-    changes = tableChanges == null ? 0 : ByteBuffer.wrap(tableChanges).getLong();
-    changesUnmarked = false;
-    closeIndex();
-    return true;
   }
 
   /** Moves the index entries, counts and fair shares of an item from {@code before} to {@code after}. */

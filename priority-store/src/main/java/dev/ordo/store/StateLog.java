@@ -1,0 +1,228 @@
+package dev.ordo.store;
+
+import dev.ordo.schema.ItemStateBlock;
+import dev.ordo.schema.ItemStateEntry;
+import dev.ordo.schema.StoredItem;
+import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.store.internal.KeyFamily;
+import dev.ordo.store.internal.OrderedBytes;
+import dev.ordo.store.internal.StateBlockKeySchema;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * A partition's state log: every live item's life-cycle state, by blocks of
+ * {@value StateBlockKeySchema#OFFSETS} offsets of the items topic, in the changelogged state store.
+ * What an item was enqueued with (payload, headers, names) is not here: it is on the items topic, at
+ * the item's offset, and the item table is rebuilt from the two ({@link PriorityStore#open}).
+ *
+ * <p>Why blocks: the item table's own changelog wrote every item two or three times (ready, leased,
+ * a tombstone), most of the Kafka records an item cost (decisions D53). A block collects the changes
+ * of its offsets between two commits and is written once at the commit, so items enqueued, leased or
+ * acked together cost one record for all of them. A block without live items is deleted.
+ *
+ * <p>A change is a reference to the stored item, converted to its entry only when its block is
+ * written. Blocks read or written lately stay decoded on the heap ({@link #MAX_CLEAN_BLOCKS} of them
+ * at most, besides the changed ones); the others are read from the store when an item of theirs
+ * changes. Not thread-safe: it belongs to the stream thread of a {@link PriorityStore}.
+ */
+final class StateLog {
+  /** Decoded blocks kept on the heap with no change to write, at most (about 10 KiB to 60 KiB each). */
+  static final int MAX_CLEAN_BLOCKS = 64;
+
+  /** One block's live items: a slot per offset, holding a changed StoredItem or an ItemStateEntry. */
+  private static final class Block {
+    final Object[] slots = new Object[StateBlockKeySchema.OFFSETS];
+    int live;
+    boolean dirty;
+    /** The store holds a record of this block. */
+    boolean stored;
+  }
+
+  private final KeyValueStore<Bytes, byte[]> store;
+  /** Decoded blocks, least recently used first. */
+  private final LinkedHashMap<Long, Block> blocks = new LinkedHashMap<>(16, 0.75f, true);
+  private int dirtyBlocks;
+  private long blocksWritten;
+
+  StateLog(KeyValueStore<Bytes, byte[]> store) {
+    this.store = store;
+  }
+
+  /** Records the state of the item at {@code offset}: {@code after}, or none (null: gone). */
+  void put(long offset, StoredItem after) {
+    Block b = block(StateBlockKeySchema.block(offset), after != null);
+    if (b == null) {
+      return; // deleting from a block that holds nothing
+    }
+    int i = (int) (offset & (StateBlockKeySchema.OFFSETS - 1));
+    Object before = b.slots[i];
+    if (before == null && after == null) {
+      return;
+    }
+    if (before == null) {
+      b.live++;
+    } else if (after == null) {
+      b.live--;
+    }
+    b.slots[i] = after;
+    if (!b.dirty) {
+      b.dirty = true;
+      dirtyBlocks++;
+    }
+  }
+
+  /** True when changes wait for {@link #writes}. */
+  boolean hasChanges() {
+    return dirtyBlocks > 0;
+  }
+
+  /**
+   * The changed blocks' records, in block order, to write in one batch; they are clean from now on.
+   * A block left without live items is deleted (a null value) when the store holds it.
+   */
+  List<KeyValue<Bytes, byte[]>> writes() {
+    if (dirtyBlocks == 0) {
+      return List.of();
+    }
+    List<Long> changed = new ArrayList<>(dirtyBlocks);
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      if (e.getValue().dirty) {
+        changed.add(e.getKey());
+      }
+    }
+    changed.sort(null);
+    List<KeyValue<Bytes, byte[]>> out = new ArrayList<>(changed.size());
+    for (long n : changed) {
+      Block b = blocks.get(n);
+      b.dirty = false;
+      Bytes key = Bytes.wrap(StateBlockKeySchema.key(n));
+      if (b.live == 0) {
+        if (b.stored) {
+          out.add(KeyValue.pair(key, null));
+        }
+        blocks.remove(n);
+        continue;
+      }
+      List<ItemStateEntry> entries = new ArrayList<>(b.live);
+      long first = StateBlockKeySchema.first(n);
+      for (int i = 0; i < b.slots.length; i++) {
+        Object s = b.slots[i];
+        if (s instanceof StoredItem item) {
+          ItemStateEntry e = StateEntries.entryOf(first + i, item);
+          b.slots[i] = e; // the payload is not kept alive by the log
+          entries.add(e);
+        } else if (s != null) {
+          entries.add((ItemStateEntry) s);
+        }
+      }
+      out.add(KeyValue.pair(key, OrdoSerdes.ITEM_STATE_BLOCK.encode(new ItemStateBlock(entries))));
+      b.stored = true;
+    }
+    dirtyBlocks = 0;
+    blocksWritten += out.size();
+    evictClean();
+    return out;
+  }
+
+  /** Records of blocks written since this log was made. */
+  long blocksWritten() {
+    return blocksWritten;
+  }
+
+  /** Forgets the decoded blocks (none may have changes): the store is read anew, after a restore or a rebuild. */
+  void forget() {
+    if (dirtyBlocks > 0) {
+      throw new IllegalStateException(dirtyBlocks + " blocks have changes not written");
+    }
+    blocks.clear();
+  }
+
+  /**
+   * Every live item's entry, in offset order, as the store holds them (call with no changes held).
+   * The iterator must be closed.
+   */
+  EntryIterator entries() {
+    if (dirtyBlocks > 0) {
+      throw new IllegalStateException(dirtyBlocks + " blocks have changes not written");
+    }
+    byte[] from = {KeyFamily.STATE_BLOCK};
+    return new EntryIterator(store.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from))));
+  }
+
+  /** The live items' entries, block by block from the store. */
+  static final class EntryIterator implements Iterator<ItemStateEntry>, AutoCloseable {
+    private final KeyValueIterator<Bytes, byte[]> blocks;
+    private Iterator<ItemStateEntry> current = java.util.Collections.emptyIterator();
+
+    private EntryIterator(KeyValueIterator<Bytes, byte[]> blocks) {
+      this.blocks = blocks;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (!current.hasNext() && blocks.hasNext()) {
+        current = OrdoSerdes.ITEM_STATE_BLOCK.decode(blocks.next().value).getEntries().iterator();
+      }
+      return current.hasNext();
+    }
+
+    @Override
+    public ItemStateEntry next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      return current.next();
+    }
+
+    @Override
+    public void close() {
+      blocks.close();
+    }
+  }
+
+  /** Block {@code n}, decoded from the store or new; null when it holds nothing and {@code create} is false. */
+  private Block block(long n, boolean create) {
+    Block b = blocks.get(n);
+    if (b != null) {
+      return b;
+    }
+    byte[] value = store.get(Bytes.wrap(StateBlockKeySchema.key(n)));
+    if (value == null && !create) {
+      return null;
+    }
+    b = new Block();
+    if (value != null) {
+      b.stored = true;
+      long first = StateBlockKeySchema.first(n);
+      for (ItemStateEntry e : OrdoSerdes.ITEM_STATE_BLOCK.decode(value).getEntries()) {
+        b.slots[(int) (e.getOffset() - first)] = e;
+        b.live++;
+      }
+    }
+    blocks.put(n, b);
+    evictClean();
+    return b;
+  }
+
+  /** Drops the least recently used clean blocks over {@link #MAX_CLEAN_BLOCKS}. */
+  private void evictClean() {
+    int clean = blocks.size() - dirtyBlocks;
+    if (clean <= MAX_CLEAN_BLOCKS) {
+      return;
+    }
+    for (Iterator<Block> it = blocks.values().iterator(); it.hasNext() && clean > MAX_CLEAN_BLOCKS; ) {
+      if (!it.next().dirty) {
+        it.remove();
+        clean--;
+      }
+    }
+  }
+}
