@@ -237,8 +237,9 @@ final class QueueDriver implements AutoCloseable {
   }
 
   /** The values of the queue store's changelog records since the last call (null for tombstones). */
+  /** The values the state store's changelog got since the last call. */
   List<byte[]> changelogValues() {
-    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STATE_STORE_NAME
         + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
     return t.readValuesToList();
   }
@@ -258,7 +259,15 @@ final class QueueDriver implements AutoCloseable {
   }
 
   /** Keys of every record written to the queue store's changelog so far (tombstones included). */
+  /** The keys the state store's changelog got since the last call. */
   List<byte[]> changelogKeys() {
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STATE_STORE_NAME
+        + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return t.readRecordsToList().stream().map(TestRecord::key).toList();
+  }
+
+  /** The records the item table's changelog got: none, it has none (decisions D53). */
+  List<byte[]> itemTableChangelogKeys() {
     TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME
         + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
     return t.readRecordsToList().stream().map(TestRecord::key).toList();

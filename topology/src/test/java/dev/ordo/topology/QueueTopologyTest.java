@@ -469,32 +469,38 @@ class QueueTopologyTest {
   }
 
   @Test
-  void onlyTheItemTableReachesTheChangelogTheIndexesStayLocal() {
+  void onlyTheStateLogReachesTheChangelogTheItemTableAndTheIndexesStayLocal() {
     q.demand(ALICE, "t", 1);
     q.enqueue(item("t", 0).build());
     q.enqueue(item("t", 3).setTtlMs(60_000L).build());
     q.enqueue(item("t", 1).setDeliverAfter(q.now() + 5_000).build());
     List<byte[]> keys = q.changelogKeys();
     assertFalse(keys.isEmpty());
-    assertTrue(keys.stream().allMatch(k -> k[0] == KeyFamily.ITEM || k[0] == KeyFamily.META),
-        "only item and generation keys are changelogged");
+    assertTrue(keys.stream().allMatch(k -> k[0] == KeyFamily.STATE_BLOCK || k[0] == KeyFamily.META),
+        "only the state log's blocks and the generation, high-water and change marks are changelogged");
+    assertEquals(List.of(), q.itemTableChangelogKeys(), "the item table has no changelog");
     assertTrue(q.indexKeys().stream().anyMatch(k -> k[0] == KeyFamily.TIMER), "the timers are in the index store");
     assertTrue(q.indexKeys().stream().noneMatch(k -> k[0] == KeyFamily.COUNTS),
         "the counts stay in memory while the task runs (written at an orderly close)");
   }
 
   @Test
-  void theItemTablesWritesReachTheChangelogAtTheCommitTheMarksAfterTheItems() {
+  void theStateLogsChangesReachTheChangelogAtTheCommitOneRecordPerBlockTheMarksAfterThem() {
     // The test driver commits after every record; the commit hook writes out what the record changed.
     q.enqueue(item("t", 0).build());
     List<byte[]> keys = q.changelogKeys();
-    assertEquals(4, keys.size(), "the generation, the item, the high-water mark, the count of changes");
+    assertEquals(4, keys.size(), "the generation, the item's block, the high-water mark, the count of changes");
     assertArrayEquals(new byte[] {KeyFamily.META, 'i'}, keys.get(0), "a new generation first, before any change");
-    assertEquals(KeyFamily.ITEM, keys.get(1)[0]);
+    assertEquals(KeyFamily.STATE_BLOCK, keys.get(1)[0]);
     assertArrayEquals(new byte[] {KeyFamily.META, 'h'}, keys.get(2));
     assertArrayEquals(new byte[] {KeyFamily.META, 'c'}, keys.get(3), "the count of changes last");
     q.enqueue(item("t", 0).build());
-    assertEquals(3, q.changelogKeys().size(), "the next commit: the item and the two marks");
+    assertEquals(3, q.changelogKeys().size(), "the next commit: the block and the two marks");
+    q.demand(ALICE, "t", 2);
+    assertEquals(2, q.delivered().size());
+    List<byte[]> leased = q.changelogKeys();
+    assertEquals(1, leased.stream().filter(k -> k[0] == KeyFamily.STATE_BLOCK).count(),
+        "two items leased in one step: their block once");
   }
 
   @Test
