@@ -22,21 +22,26 @@ public final class ItemTableRebuild {
 
   private ItemTableRebuild() {}
 
-  static Result run(StateLog log, ItemSource source, long highWater, Sink sink, LongConsumer lost) {
+  /**
+   * @param skip entries of offsets to leave out (items kept whole as cold items, loaded apart)
+   */
+  static Result run(StateLog log, ItemSource source, long highWater, java.util.function.LongPredicate skip, Sink sink,
+      LongConsumer lost) {
     long[] counts = new long[3];
     long first;
     try (StateLog.EntryIterator it = log.entries()) {
-      if (!it.hasNext()) {
+      ItemStateEntry e = next(it, skip);
+      if (e == null) {
         return new Result(0, 0, 0);
       }
-      first = it.next().getOffset();
+      first = e.getOffset();
     }
     try (StateLog.EntryIterator it = log.entries()) {
-      ItemStateEntry[] next = {it.hasNext() ? it.next() : null};
+      ItemStateEntry[] next = {next(it, skip)};
       source.read(first, highWater, offset -> {
         while (next[0] != null && next[0].getOffset() < offset) {
           lost(next[0], counts, lost); // passed over: the source had no record there
-          next[0] = it.hasNext() ? it.next() : null;
+          next[0] = next(it, skip);
         }
         return next[0] != null && next[0].getOffset() == offset;
       }, (offset, item) -> {
@@ -47,14 +52,24 @@ public final class ItemTableRebuild {
         counts[0]++;
         counts[1]++;
         sink.accept(offset, StateEntries.itemOf(e, item));
-        next[0] = it.hasNext() ? it.next() : null;
+        next[0] = next(it, skip);
       });
       while (next[0] != null) {
         lost(next[0], counts, lost); // past the end of what the source had
-        next[0] = it.hasNext() ? it.next() : null;
+        next[0] = next(it, skip);
       }
     }
     return new Result(counts[0], counts[1], counts[2]);
+  }
+
+  private static ItemStateEntry next(StateLog.EntryIterator it, java.util.function.LongPredicate skip) {
+    while (it.hasNext()) {
+      ItemStateEntry e = it.next();
+      if (!skip.test(e.getOffset())) {
+        return e;
+      }
+    }
+    return null;
   }
 
   private static void lost(ItemStateEntry e, long[] counts, LongConsumer lost) {

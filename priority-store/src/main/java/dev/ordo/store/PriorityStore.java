@@ -291,8 +291,27 @@ public final class PriorityStore implements QueueView {
     }
     items.putAll(batch);
     batch.clear();
+    // The cold items first, whole from the state store; their entries, if a block still has one, are left out.
+    long coldBelow = log.coldBelow();
+    java.util.Set<Long> coldAbove = new java.util.HashSet<>();
+    long cold = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = log.coldItems()) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        long offset = OrderedBytes.getLong(e.key.get(), 1);
+        if (offset >= coldBelow) {
+          coldAbove.add(offset); // moved in a batch whose end the changelog lacks (at-least-once)
+        }
+        batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), e.value));
+        cold++;
+        if (batch.size() >= REBUILD_BATCH) {
+          items.putAll(batch);
+          batch.clear();
+        }
+      }
+    }
     List<Long> lost = new ArrayList<>();
-    itemRebuild = ItemTableRebuild.run(log, source, highWater, (offset, item) -> {
+    itemRebuild = ItemTableRebuild.run(log, source, highWater, o -> o < coldBelow || coldAbove.contains(o), (offset, item) -> {
       batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(item)));
       if (batch.size() >= REBUILD_BATCH) {
         items.putAll(batch);
@@ -300,9 +319,56 @@ public final class PriorityStore implements QueueView {
       }
     }, lost::add);
     items.putAll(batch);
+    itemRebuild = new ItemTableRebuild.Result(itemRebuild.entries() + cold, itemRebuild.items() + cold, itemRebuild.lost());
     for (long offset : lost) {
       log.put(offset, null);
     }
+  }
+
+  /**
+   * Moves the oldest live items to the cold part of the state log, whole, in offset order, while they
+   * are below {@code highWater - spanRecords} or were enqueued before {@code now - coldAfterMs}: an
+   * item whose record the items topic's retention may delete, or whose record a rebuild would have to
+   * read too far back for, no longer depends on it (decisions D53). At most {@code max} items.
+   *
+   * @return how many items it moved
+   */
+  public int coolDown(long now, long coldAfterMs, long spanRecords, int max) {
+    if (log == null) {
+      return 0;
+    }
+    int moved = 0;
+    long from = log.coldBelow();
+    while (moved < max) {
+      Object[] first = log.firstLive(from, 64);
+      if (first == null) {
+        break;
+      }
+      long offset = (Long) first[0];
+      long enqueuedAt = first[1] instanceof StoredItem s ? s.getEnqueuedAt()
+          : ((dev.ordo.schema.ItemStateEntry) first[1]).getEnqueuedAt();
+      if (offset >= highWater - spanRecords && enqueuedAt >= now - coldAfterMs) {
+        break;
+      }
+      StoredItem item = get(offset);
+      if (item == null) {
+        throw new IllegalStateException("offset " + offset + " is live in the state log but not in the item table");
+      }
+      log.moveToCold(offset, item);
+      log.raiseColdBelow(offset + 1);
+      from = offset + 1;
+      moved++;
+    }
+    if (moved > 0) {
+      changes++;
+      changesUnmarked = true;
+    }
+    return moved;
+  }
+
+  /** Every live item below this offset is kept whole in the state store (0 without a state log). */
+  public long coldBelow() {
+    return log == null ? 0 : log.coldBelow();
   }
 
   /** Items written to the item table per batch while it is rebuilt. */

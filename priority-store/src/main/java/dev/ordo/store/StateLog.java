@@ -46,7 +46,16 @@ final class StateLog {
     boolean stored;
   }
 
+  /** The meta key of the cold watermark: every live item below it is kept whole in the state store. */
+  static final Bytes COLD_BELOW_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'k'});
+
   private final KeyValueStore<Bytes, byte[]> store;
+  /** Live items below this offset are cold: kept whole under {@link KeyFamily#COLD_ITEM}, not in blocks. */
+  private long coldBelow;
+  private boolean coldBelowChanged;
+  /** Changes of cold items not written yet, by offset (null: gone). */
+  private final java.util.TreeMap<Long, StoredItem> coldWrites = new java.util.TreeMap<>();
+  private long coldWritten;
   /** Decoded blocks, least recently used first. */
   private final LinkedHashMap<Long, Block> blocks = new LinkedHashMap<>(16, 0.75f, true);
   private int dirtyBlocks;
@@ -54,10 +63,38 @@ final class StateLog {
 
   StateLog(KeyValueStore<Bytes, byte[]> store) {
     this.store = store;
+    byte[] k = store.get(COLD_BELOW_KEY);
+    this.coldBelow = k == null ? 0 : java.nio.ByteBuffer.wrap(k).getLong();
+  }
+
+  /** Every live item below this offset is cold. */
+  long coldBelow() {
+    return coldBelow;
+  }
+
+  /**
+   * Makes the live item at {@code offset} (below {@code newColdBelow}, at or above the watermark) cold:
+   * from its block to a whole copy of its own. Call in offset order, then {@link #raiseColdBelow}.
+   */
+  void moveToCold(long offset, StoredItem item) {
+    put(offset, null);
+    coldWrites.put(offset, item);
+  }
+
+  /** Raises the cold watermark: every live item below {@code offset} has been moved. */
+  void raiseColdBelow(long offset) {
+    if (offset > coldBelow) {
+      coldBelow = offset;
+      coldBelowChanged = true;
+    }
   }
 
   /** Records the state of the item at {@code offset}: {@code after}, or none (null: gone). */
   void put(long offset, StoredItem after) {
+    if (offset < coldBelow) {
+      coldWrites.put(offset, after);
+      return;
+    }
     Block b = block(StateBlockKeySchema.block(offset), after != null);
     if (b == null) {
       return; // deleting from a block that holds nothing
@@ -81,7 +118,7 @@ final class StateLog {
 
   /** True when changes wait for {@link #writes}. */
   boolean hasChanges() {
-    return dirtyBlocks > 0;
+    return dirtyBlocks > 0 || !coldWrites.isEmpty() || coldBelowChanged;
   }
 
   /**
@@ -89,9 +126,16 @@ final class StateLog {
    * A block left without live items is deleted (a null value) when the store holds it.
    */
   List<KeyValue<Bytes, byte[]>> writes() {
-    if (dirtyBlocks == 0) {
+    if (!hasChanges()) {
       return List.of();
     }
+    List<KeyValue<Bytes, byte[]>> cold = new ArrayList<>(coldWrites.size() + 1);
+    for (Map.Entry<Long, StoredItem> e : coldWrites.entrySet()) {
+      cold.add(KeyValue.pair(Bytes.wrap(coldKey(e.getKey())),
+          e.getValue() == null ? null : OrdoSerdes.STORED_ITEM.encode(e.getValue())));
+    }
+    coldWritten += coldWrites.size();
+    coldWrites.clear();
     List<Long> changed = new ArrayList<>(dirtyBlocks);
     for (Map.Entry<Long, Block> e : blocks.entrySet()) {
       if (e.getValue().dirty) {
@@ -99,7 +143,11 @@ final class StateLog {
       }
     }
     changed.sort(null);
-    List<KeyValue<Bytes, byte[]>> out = new ArrayList<>(changed.size());
+    // The cold copies first, before the blocks they leave: a changelog restored up to any point of
+    // the batch (at-least-once) has a moved item in its block, or cold, or both (cold wins), never
+    // neither; the watermark last.
+    List<KeyValue<Bytes, byte[]>> out = new ArrayList<>(changed.size() + cold.size() + 1);
+    out.addAll(cold);
     for (long n : changed) {
       Block b = blocks.get(n);
       b.dirty = false;
@@ -127,9 +175,78 @@ final class StateLog {
       b.stored = true;
     }
     dirtyBlocks = 0;
-    blocksWritten += out.size();
+    blocksWritten += changed.size();
     evictClean();
+    if (coldBelowChanged) {
+      out.add(KeyValue.pair(COLD_BELOW_KEY, java.nio.ByteBuffer.allocate(8).putLong(coldBelow).array()));
+      coldBelowChanged = false;
+    }
     return out;
+  }
+
+  /** Cold items' writes since this log was made. */
+  long coldWritten() {
+    return coldWritten;
+  }
+
+  static byte[] coldKey(long offset) {
+    java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(9);
+    buf.put(KeyFamily.COLD_ITEM);
+    OrderedBytes.putLong(buf, offset);
+    return buf.array();
+  }
+
+  /** The cold items as the store holds them (call with no changes held); the iterator must be closed. */
+  KeyValueIterator<Bytes, byte[]> coldItems() {
+    if (hasChanges()) {
+      throw new IllegalStateException("changes not written");
+    }
+    byte[] from = {KeyFamily.COLD_ITEM};
+    return store.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)));
+  }
+
+  /**
+   * The first live warm item at or after {@code from} (as changed so far, written or not): its offset
+   * and its entry or changed item, or null when there is none. Reads at most {@code maxBlocks} blocks.
+   */
+  Object[] firstLive(long from, int maxBlocks) {
+    long n = StateBlockKeySchema.block(Math.max(from, coldBelow));
+    java.util.TreeSet<Long> cached = new java.util.TreeSet<>();
+    for (Long b : blocks.keySet()) {
+      if (b >= n) {
+        cached.add(b);
+      }
+    }
+    byte[] start = StateBlockKeySchema.key(n);
+    byte[] end = OrderedBytes.prefixEnd(new byte[] {KeyFamily.STATE_BLOCK});
+    int read = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = store.range(Bytes.wrap(start), Bytes.wrap(end))) {
+      Long storedNext = it.hasNext() ? StateBlockKeySchema.blockOf(it.next().key.get()) : null;
+      while (read < maxBlocks && (storedNext != null || !cached.isEmpty())) {
+        long b;
+        if (storedNext != null && (cached.isEmpty() || storedNext <= cached.first())) {
+          b = storedNext;
+          if (!cached.isEmpty() && cached.first() == b) {
+            cached.pollFirst();
+          }
+          storedNext = it.hasNext() ? StateBlockKeySchema.blockOf(it.next().key.get()) : null;
+        } else {
+          b = cached.pollFirst();
+        }
+        read++;
+        Block block = block(b, false);
+        if (block == null) {
+          continue;
+        }
+        long first = StateBlockKeySchema.first(b);
+        for (int i = 0; i < block.slots.length; i++) {
+          if (block.slots[i] != null && first + i >= from) {
+            return new Object[] {first + i, block.slots[i]};
+          }
+        }
+      }
+    }
+    return null;
   }
 
   /** Records of blocks written since this log was made. */

@@ -37,7 +37,10 @@ import net.jqwik.api.lifecycle.AfterProperty;
 class StateLogRecoveryProperties {
   private final List<RocksKv> opened = new ArrayList<>();
 
-  sealed interface Op permits Enqueue, Change, Delete, Commit, Crash, Restart {}
+  sealed interface Op permits Enqueue, Change, Delete, Commit, Crash, Restart, Cool {}
+
+  /** Moves old items to the cold part: by span ({@code byAge} false) or by age. */
+  record Cool(boolean byAge, int limit, int max) implements Op {}
 
   record Enqueue(int gap, ItemState state, int topic, int payloadBytes) implements Op {}
 
@@ -64,7 +67,9 @@ class StateLogRecoveryProperties {
     Arbitrary<Op> op = Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(12, enqueue), net.jqwik.api.Tuple.of(8, change), net.jqwik.api.Tuple.of(6, delete),
         net.jqwik.api.Tuple.of(3, Arbitraries.just(new Commit())), net.jqwik.api.Tuple.of(1, crash),
-        net.jqwik.api.Tuple.of(1, Arbitraries.just(new Restart())));
+        net.jqwik.api.Tuple.of(1, Arbitraries.just(new Restart())),
+        net.jqwik.api.Tuple.of(2, Combinators.combine(Arbitraries.of(true, false), Arbitraries.integers().between(0, 60),
+            Arbitraries.integers().between(1, 20)).as(Cool::new)));
     return op.list().ofMinSize(1).ofMaxSize(400);
   }
 
@@ -108,6 +113,7 @@ class StateLogRecoveryProperties {
     TreeMap<Long, StoredItem> model = new TreeMap<>();
     TreeMap<Long, StoredItem> committed = new TreeMap<>();
     long next = 0;
+    long coldCommitted = 0;
     for (Op op : ops) {
       if (op instanceof Enqueue e) {
           next += e.gap() - 1;
@@ -143,30 +149,47 @@ class StateLogRecoveryProperties {
           }
           long offset = pick(model, d.pick());
           store.transition(offset, model.remove(offset), null);
+      } else if (op instanceof Cool c) {
+          long before = store.coldBelow();
+          if (c.byAge()) {
+            store.coolDown(next, c.limit(), Long.MAX_VALUE / 4, c.max());
+          } else {
+            store.coolDown(Long.MIN_VALUE / 4, Long.MAX_VALUE / 4, c.limit(), c.max());
+          }
+          assertTrue(store.coldBelow() >= before, "the cold watermark never goes down");
       } else if (op instanceof Commit) {
           store.markChanges();
           store.flushItemWrites();
           committed = new TreeMap<>(model);
+          coldCommitted = store.coldBelow();
+          // The items topic's retention may now delete every record below the committed watermark.
+          topic.headMap(coldCommitted).clear();
       } else if (op instanceof Crash c) {
           // The stream thread dies: nothing more is written; the state store holds the last commit.
           if (c.loseLocal()) {
             items = kv("items");
             index = kv("index");
           }
-          if (c.failRebuild() && !committed.isEmpty()) {
+          int warm = committed.tailMap(coldCommitted).size();
+          if (c.failRebuild() && warm > 0) {
             final RocksKv i = items;
             final RocksKv x = index;
-            final ItemSource dying = source(committed.size() / 2);
+            final ItemSource dying = source(warm / 2);
             assertThrows(IllegalStateException.class, () -> open(state, i, x, dying));
           }
           store = open(state, items, index, source(-1));
           model = new TreeMap<>(committed);
           check(store, model, next);
+          assertEquals(coldCommitted, store.coldBelow(), "the committed cold watermark");
+          assertEquals(0, store.lastItemTableRebuild() == null ? 0 : store.lastItemTableRebuild().lost(),
+              "no item lost, though the records below the cold watermark are gone");
       } else if (op instanceof Restart) {
           store.markChanges();
           store.flushItemWrites();
           store.closeIndex();
           committed = new TreeMap<>(model);
+          coldCommitted = store.coldBelow();
+          topic.headMap(coldCommitted).clear();
           store = open(state, items, index, ItemSource.NONE); // an orderly restart reads nothing back
           assertNull(store.lastItemTableRebuild(), "an orderly restart rebuilt the item table");
           check(store, model, next);

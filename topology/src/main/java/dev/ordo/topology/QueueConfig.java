@@ -99,6 +99,17 @@ public final class QueueConfig extends AbstractConfig {
       + " so that leasing or acking them needs no RocksDB read and no Avro decode. Counted as payload, metadata and"
       + " 400 bytes per item. 0 keeps none.";
 
+  public static final String COLD_AFTER_MS_CONFIG = "ordo.store.cold.after.ms";
+  private static final String COLD_AFTER_MS_DOC = "An item still in the queue this long after it was enqueued is"
+      + " copied whole into the state log (a cold item) and no longer depends on its record on the items topic, which"
+      + " the topic's retention may then delete. Keep it well under the items topic's retention.ms (7 days by"
+      + " default); the server refuses to start when it is not under half of it.";
+
+  public static final String COLD_SPAN_RECORDS_CONFIG = "ordo.store.cold.span.records";
+  private static final String COLD_SPAN_RECORDS_DOC = "An item this many offsets or more behind the newest item of"
+      + " its partition becomes cold too: how far back in the items topic a rebuild of the item table (a failover, a"
+      + " crash) reads at most.";
+
   public static final String ROCKSDB_MEMORY_BYTES_CONFIG = "ordo.store.rocksdb.memory.bytes";
   private static final String ROCKSDB_MEMORY_BYTES_DOC = "Off-heap memory of RocksDB for the whole process: one"
       + " block cache of this size shared by every RocksDB store of the instance (the item tables and indexes of"
@@ -201,6 +212,8 @@ public final class QueueConfig extends AbstractConfig {
       .define(TTL_DEAD_LETTER_CONFIG, Type.BOOLEAN, false, Importance.LOW, TTL_DEAD_LETTER_DOC)
       .define(ITEM_CACHE_BYTES_CONFIG, Type.LONG, 16L << 20, Range.atLeast(0), Importance.LOW,
           ITEM_CACHE_BYTES_DOC)
+      .define(COLD_AFTER_MS_CONFIG, Type.LONG, 24L * 3600 * 1000, Range.atLeast(1), Importance.LOW, COLD_AFTER_MS_DOC)
+      .define(COLD_SPAN_RECORDS_CONFIG, Type.LONG, 1_000_000L, Range.atLeast(0), Importance.LOW, COLD_SPAN_RECORDS_DOC)
       .define(ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L << 20, Range.atLeast(0), Importance.MEDIUM,
           ROCKSDB_MEMORY_BYTES_DOC)
       .define(ROCKSDB_WRITE_BUFFER_RATIO_CONFIG, Type.DOUBLE, 0.5, Range.between(0.1, 0.9), Importance.LOW,

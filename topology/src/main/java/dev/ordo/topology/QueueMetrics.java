@@ -66,6 +66,8 @@ public final class QueueMetrics {
   public static final String ITEM_TABLE_REBUILT_ITEMS = "item.table.rebuilt.items";
   /** Live items a rebuild found no record of on the items topic (deleted by its retention): lost. */
   public static final String ITEMS_LOST = "items.lost";
+  /** Items moved to the cold part of the state log (old, or far behind their partition's newest). */
+  public static final String COLD_ITEMS = "items.cold";
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
   /** Dead letters written without the raw record they came of, which would have made them too large for Kafka. */
   public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
@@ -89,7 +91,7 @@ public final class QueueMetrics {
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, FORBIDDEN, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
-      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, ITEM_TABLE_REBUILDS, ITEM_TABLE_REBUILT_ITEMS, ITEMS_LOST, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
+      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, ITEM_TABLE_REBUILDS, ITEM_TABLE_REBUILT_ITEMS, ITEMS_LOST, COLD_ITEMS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
       TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED, LEASE_EXPIRED_UNEXTENDED,
       returned(ReturnReason.SURPLUS), returned(ReturnReason.LATE), returned(ReturnReason.OVER_CAPACITY),
       returned(ReturnReason.CLOSING), returned(ReturnReason.CANCELLED));

@@ -266,6 +266,12 @@ final class QueueDriver implements AutoCloseable {
     return t.readRecordsToList().stream().map(TestRecord::key).toList();
   }
 
+  /** The records the state store's changelog got since the last call. */
+  List<TestRecord<byte[], byte[]>> changelogRecords() {
+    return driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STATE_STORE_NAME + "-changelog",
+        new ByteArrayDeserializer(), new ByteArrayDeserializer()).readRecordsToList();
+  }
+
   /** The records the item table's changelog got: none, it has none (decisions D53). */
   List<byte[]> itemTableChangelogKeys() {
     TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME

@@ -19,6 +19,7 @@ import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.DelayedRecord;
 import dev.ordo.schema.DeliveredItem;
+import org.apache.kafka.streams.test.TestRecord;
 import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Demand;
 import dev.ordo.schema.NamespacePolicy;
@@ -501,6 +502,33 @@ class QueueTopologyTest {
     List<byte[]> leased = q.changelogKeys();
     assertEquals(1, leased.stream().filter(k -> k[0] == KeyFamily.STATE_BLOCK).count(),
         "two items leased in one step: their block once");
+  }
+
+  @Test
+  void anOldItemTurnsColdWholeInTheStateLogAndIsServedAndAckedAsBefore() {
+    q = new QueueDriver(Map.of(QueueConfig.COLD_AFTER_MS_CONFIG, 2_000L, QueueConfig.DELAY_TIERS_CONFIG, "1h"));
+    String old = q.enqueue(item("t", 0).setDeliverAfter(q.now() + 5_000).build());
+    q.changelogKeys();
+    q.advance(Duration.ofMillis(1_500));
+    assertEquals(0, q.metrics.get(QueueMetrics.COLD_ITEMS), "not cold before its time");
+    q.advance(Duration.ofMillis(1_500));
+    assertEquals(1, q.metrics.get(QueueMetrics.COLD_ITEMS));
+    List<TestRecord<byte[], byte[]>> moved = q.changelogRecords();
+    List<byte[]> cold = moved.stream().filter(r -> r.key()[0] == KeyFamily.COLD_ITEM).map(TestRecord::value).toList();
+    assertEquals(1, cold.size(), "the item, whole");
+    assertEquals("p0", java.nio.charset.StandardCharsets.UTF_8.decode(
+        dev.ordo.serde.OrdoSerdes.STORED_ITEM.decode(cold.get(0)).getItem().getPayload()).toString());
+    assertTrue(moved.stream().anyMatch(r -> r.key()[0] == KeyFamily.STATE_BLOCK && r.value() == null),
+        "its block, left empty, deleted");
+    assertTrue(moved.stream().anyMatch(r -> java.util.Arrays.equals(r.key(), new byte[] {KeyFamily.META, 'k'})),
+        "the cold watermark moved");
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    q.advance(Duration.ofMillis(2_100));
+    DeliveredItem d = one();
+    assertEquals(old, d.getItemId(), "due and served as before");
+    q.ack(d);
+    assertTrue(q.changelogRecords().stream().anyMatch(r -> r.key()[0] == KeyFamily.COLD_ITEM && r.value() == null),
+        "the ack deletes the cold copy");
   }
 
   @Test

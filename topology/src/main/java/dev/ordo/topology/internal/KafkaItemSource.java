@@ -47,6 +47,7 @@ final class KafkaItemSource implements ItemSource {
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
     config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
     return new KafkaItemSource(config, new TopicPartition(topic, partition), wire);
   }
 

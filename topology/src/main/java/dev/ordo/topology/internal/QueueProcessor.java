@@ -94,6 +94,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final int deadLetterMaxBytes;
 
   private QueuePlanner planner;
+  /** {@link QueueConfig#COLD_AFTER_MS_CONFIG}, {@link QueueConfig#COLD_SPAN_RECORDS_CONFIG}. */
+  private final long coldAfterMs;
+  private final long coldSpanRecords;
+  private long cooledAt = Long.MIN_VALUE / 4;
+  static final long COOL_EVERY_MS = 1_000;
+  static final int COOL_MAX_ITEMS = 2_000;
   /** The items topic read back, for a rebuild of the item table. */
   private final ItemSources itemSources;
   /** Topics whose stats are due at the next publication. */
@@ -182,6 +188,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   public QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
       EarlyAnswers earlyAnswers, CommitPacer commitPacer, ItemSources itemSources) {
     this.itemSources = itemSources;
+    this.coldAfterMs = config.getLong(QueueConfig.COLD_AFTER_MS_CONFIG);
+    this.coldSpanRecords = config.getLong(QueueConfig.COLD_SPAN_RECORDS_CONFIG);
     this.commitPacer = commitPacer;
     this.earlyAnswers = earlyAnswers;
     this.config = config;
@@ -582,12 +590,28 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     try {
       apply(planner.onTimers(store, now), now);
       dispatch(now);
+      coolDown(now);
     } finally {
       flushAnswers(now);
       store.markChanges();
       flushIndexWrites(now);
     }
     settleContinuation();
+  }
+
+  /**
+   * Once a second, moves the items that are old or far behind the partition's newest to the cold part
+   * of the state log ({@code PriorityStore#coolDown}), a bounded number per pass.
+   */
+  private void coolDown(long now) {
+    if (now - cooledAt < COOL_EVERY_MS) {
+      return;
+    }
+    cooledAt = now;
+    int moved = store.coolDown(now, coldAfterMs, coldSpanRecords, COOL_MAX_ITEMS);
+    if (moved > 0) {
+      metrics.add(QueueMetrics.COLD_ITEMS, moved);
+    }
   }
 
   /**
