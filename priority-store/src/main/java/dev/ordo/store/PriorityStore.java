@@ -33,13 +33,13 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * One partition's queue: the item table and the indexes derived from it, in two key-value stores
- * under Kafka Streams: the item table ({@link #STORE_NAME}, RocksDB, cached and changelogged) and
- * the index store ({@link #INDEX_STORE_NAME}, RocksDB, neither cached nor changelogged). The
- * indexes are a function of the items, so they need no changelog of their own: when the index store
- * cannot be trusted to match the item table (a crash, a task that moved), {@link #openIndex} rebuilds
- * it from the item table. Per item this writes one changelog record per state change instead of four
- * or five (decisions D13).
+ * One partition's queue: the state log ({@link #STATE_STORE_NAME}, changelogged: every live item's
+ * life-cycle state by blocks of offsets, {@link StateLog}), the item table ({@link #STORE_NAME}: the
+ * whole items, not changelogged) and the indexes derived from it ({@link #INDEX_STORE_NAME}, not
+ * changelogged), in three key-value stores under Kafka Streams. The item table is rebuilt from the
+ * state log and the items topic when it cannot be trusted, the indexes from the item table
+ * ({@link #open}); an item costs the state log a share of one record per block changed at a commit
+ * instead of two or three records of its own (decisions D53, docs/store.md).
  *
  * <p>The indexes are a function of the item: a READY item has a ready entry and an age entry, a
  * DELAYED item a DUE timer, a LEASED item a LEASE timer, an OVERFLOW item an overflow entry of its
@@ -234,6 +234,28 @@ public final class PriorityStore implements QueueView {
    * @return true when the index can be used at once; false when it is being rebuilt
    */
   public boolean open(ItemSource source) {
+    return open(source, LegacyItemTable.NONE);
+  }
+
+  /**
+   * {@link #open(ItemSource)}, migrating the item table of a version before the state log once: when
+   * the state store was never written but the item table holds items (kept locally by that version)
+   * or {@code legacy} restores some (its changelog), the table is the truth, and every item of it goes
+   * into the state log at the next commit.
+   */
+  public boolean open(ItemSource source, LegacyItemTable legacy) {
+    if (log != null && state.get(ITEMS_GENERATION_KEY) == null && state.get(ITEMS_HIGH_WATER_KEY) == null) {
+      if (isEmptyTable()) {
+        legacy.restoreInto(items);
+      }
+      if (!isEmptyTable()) {
+        migrateLegacyTable();
+        writes.flush();
+        kv.put(INDEX_GENERATION_KEY, null);
+        startRebuild();
+        return false;
+      }
+    }
     byte[] hw = state.get(ITEMS_HIGH_WATER_KEY);
     highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
     byte[] itemsGeneration = state.get(ITEMS_GENERATION_KEY);
@@ -262,6 +284,34 @@ public final class PriorityStore implements QueueView {
     loadCountsAndLeases();
     return true;
   }
+
+  /** Copies every item of an item table kept before the state log into the state log (written at the next commit). */
+  private void migrateLegacyTable() {
+    byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
+    highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
+    long n = 0;
+    byte[] from = {KeyFamily.ITEM};
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        long offset = ItemKeySchema.offset(e.key.get());
+        log.put(offset, OrdoSerdes.STORED_ITEM.decode(e.value));
+        highWater = Math.max(highWater, offset);
+        n++;
+      }
+    }
+    heldMeta.put(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(highWater).array());
+    changes = 0;
+    changesUnmarked = true;
+    migrated = n;
+  }
+
+  /** Items of a pre-state-log item table copied into the state log when this store opened (0: none). */
+  public long migratedItems() {
+    return migrated;
+  }
+
+  private long migrated;
 
   /** True when the item table holds no item. */
   private boolean isEmptyTable() {

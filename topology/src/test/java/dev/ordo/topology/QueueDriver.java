@@ -78,7 +78,9 @@ final class QueueDriver implements AutoCloseable {
     // RocksDB's memory bounded as QueueService bounds it (BoundedRocksDbMemory).
     props.putAll(QueueTopology.rocksDbDefaults(config));
     TopicMeters meters = new TopicMeters(registry, 100, Duration.ofMinutes(5), metrics, this::now);
-    driver = new TopologyTestDriver(QueueTopology.build(config, metrics, meters, 0), props, T0);
+    // A new state directory: the item table is never rebuilt from the items topic, and no older table is looked for.
+    driver = new TopologyTestDriver(QueueTopology.build(config, metrics, meters, 0,
+        dev.ordo.topology.internal.EarlyAnswers.NONE, (partition, app) -> dev.ordo.store.ItemSource.NONE), props, T0);
     items = driver.createInputTopic(topics.items(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
     commands = driver.createInputTopic(topics.commands(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
     deliveries = driver.createOutputTopic(topics.deliveries(), new ByteArrayDeserializer(), new ByteArrayDeserializer());

@@ -236,7 +236,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
     initializedAt = context.currentSystemTimeMs();
     long opening = System.nanoTime();
-    boolean trusted = store.open(itemSources.open(partition, context.appConfigs()));
+    boolean trusted = store.open(itemSources.open(partition, context.appConfigs()),
+        itemSources.legacy(partition, context.appConfigs()));
+    if (store.migratedItems() > 0) {
+      log.info("Partition {}: {} items of the item table an older version kept move into the state log",
+          partition, store.migratedItems());
+    }
     var rebuilt = store.lastItemTableRebuild();
     if (rebuilt != null) {
       metrics.increment(QueueMetrics.ITEM_TABLE_REBUILDS);

@@ -82,6 +82,60 @@ class KafkaItemSourceTest {
     assertNull(read.get(committed.get(5)).getHeaders(), "no headers, none added");
   }
 
+  @Test
+  void theOldItemTablesChangelogIsReadBackLatestValueFirstAndAMissingOneIsNothing(RealKafka kafka) throws Exception {
+    String changelog = "legacy-app-" + dev.ordo.store.PriorityStore.STORE_NAME + "-changelog";
+    kafka.createTopics(2, changelog);
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(),
+        new ByteArraySerializer())) {
+      producer.send(new ProducerRecord<>(changelog, 1, bytes("a"), bytes("a1"))).get();
+      producer.send(new ProducerRecord<>(changelog, 1, bytes("b"), bytes("b1"))).get();
+      producer.send(new ProducerRecord<>(changelog, 1, bytes("a"), bytes("a2"))).get();
+      producer.send(new ProducerRecord<>(changelog, 1, bytes("b"), (byte[]) null)).get();
+      producer.send(new ProducerRecord<>(changelog, 0, bytes("other"), bytes("x"))).get();
+    }
+    Map<String, Object> app = new HashMap<>();
+    app.put(StreamsConfig.APPLICATION_ID_CONFIG, "legacy-app");
+    app.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    java.util.TreeMap<String, String> table = new java.util.TreeMap<>();
+    new KafkaLegacyItemTable(app, 1).restoreInto(mapStore(table));
+    assertEquals(Map.of("a", "a2"), table, "each key's latest value; a tombstone deletes");
+
+    app.put(StreamsConfig.APPLICATION_ID_CONFIG, "never-ran-before");
+    table.clear();
+    new KafkaLegacyItemTable(app, 1).restoreInto(mapStore(table));
+    assertEquals(Map.of(), table, "no old changelog: nothing");
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A key-value store over a map of strings that takes putAll only (what a restore calls). */
+  @SuppressWarnings("unchecked")
+  private static org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> mapStore(
+      java.util.TreeMap<String, String> map) {
+    return (org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>)
+        java.lang.reflect.Proxy.newProxyInstance(KafkaItemSourceTest.class.getClassLoader(),
+            new Class<?>[] {org.apache.kafka.streams.state.KeyValueStore.class}, (proxy, method, args) -> {
+              if (!method.getName().equals("putAll")) {
+                throw new UnsupportedOperationException(method.getName());
+              }
+              for (org.apache.kafka.streams.KeyValue<org.apache.kafka.common.utils.Bytes, byte[]> kv
+                  : (List<org.apache.kafka.streams.KeyValue<org.apache.kafka.common.utils.Bytes, byte[]>>) args[0]) {
+                String k = new String(kv.key.get(), StandardCharsets.UTF_8);
+                if (kv.value == null) {
+                  map.remove(k);
+                } else {
+                  map.put(k, new String(kv.value, StandardCharsets.UTF_8));
+                }
+              }
+              return null;
+            });
+  }
+
   private static byte[] item(int i) {
     return OrdoSerdes.ITEM.encode(Item.newBuilder().setNamespace("ns").setTopic("t").setPriority(0)
         .setPayload(ByteBuffer.wrap(("payload-" + i).getBytes(StandardCharsets.UTF_8))).build());
