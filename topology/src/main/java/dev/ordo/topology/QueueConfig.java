@@ -113,7 +113,7 @@ public final class QueueConfig extends AbstractConfig {
   public static final String ROCKSDB_MEMORY_BYTES_CONFIG = "ordo.store.rocksdb.memory.bytes";
   private static final String ROCKSDB_MEMORY_BYTES_DOC = "Off-heap memory of RocksDB for the whole process: one"
       + " block cache of this size shared by every RocksDB store of the instance (the item tables and indexes of"
-      + " its active tasks, the item tables of its standbys), holding data, index and filter blocks, with the"
+      + " its active tasks, the state logs of its standbys), holding data, index and filter blocks, with the"
       + " memtables charged against it (up to ordo.store.rocksdb.write.buffer.ratio of it, then RocksDB"
       + " flushes). Kafka Streams' defaults give each store its own 50 MB block cache and up to three 16 MB"
       + " memtables, and keep index and filter blocks outside any cache: unbounded in total, growing with the"
