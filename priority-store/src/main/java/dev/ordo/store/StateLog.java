@@ -1,6 +1,5 @@
 package dev.ordo.store;
 
-import dev.ordo.schema.ItemStateBlock;
 import dev.ordo.schema.ItemStateEntry;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.serde.OrdoSerdes;
@@ -28,16 +27,22 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * of its offsets between two commits and is written once at the commit, so items enqueued, leased or
  * acked together cost one record for all of them. A block without live items is deleted.
  *
- * <p>A change is a reference to the stored item, converted to its entry only when its block is
- * written. Blocks read or written lately stay decoded on the heap ({@link #MAX_CLEAN_BLOCKS} of them
- * at most, besides the changed ones); the others are read from the store when an item of theirs
- * changes. Not thread-safe: it belongs to the stream thread of a {@link PriorityStore}.
+ * <p>A block's value is a format byte ({@link #FORMAT}), a count and as many length-prefixed
+ * single-object encodings of {@link ItemStateEntry}: each entry is encoded once, when its item
+ * changed, and a block written again copies its other entries' bytes (a block re-encoded whole at
+ * every write cost several entry encodings per item). A change is a reference to the stored item,
+ * encoded only when its block is written. Blocks read or written lately stay on the heap
+ * ({@link #MAX_CLEAN_BLOCKS} of them at most, besides the changed ones); the others are read from the
+ * store when an item of theirs changes, and a block past the last one the store holds is known to be
+ * new without a read. Not thread-safe: it belongs to the stream thread of a {@link PriorityStore}.
  */
 final class StateLog {
   /** Decoded blocks kept on the heap with no change to write, at most (about 10 KiB to 60 KiB each). */
-  static final int MAX_CLEAN_BLOCKS = 64;
+  static final int MAX_CLEAN_BLOCKS = 256;
+  /** The first byte of a block's value. */
+  static final byte FORMAT = 1;
 
-  /** One block's live items: a slot per offset, holding a changed StoredItem or an ItemStateEntry. */
+  /** One block's live items: a slot per offset, holding a changed StoredItem or its entry's encoding (byte[]). */
   private static final class Block {
     final Object[] slots = new Object[StateBlockKeySchema.OFFSETS];
     int live;
@@ -60,11 +65,17 @@ final class StateLog {
   private final LinkedHashMap<Long, Block> blocks = new LinkedHashMap<>(16, 0.75f, true);
   private int dirtyBlocks;
   private long blocksWritten;
+  /** No block past this one is in the store (nor on the heap): a new block needs no read. */
+  private long lastKnownBlock;
 
   StateLog(KeyValueStore<Bytes, byte[]> store) {
     this.store = store;
     byte[] k = store.get(COLD_BELOW_KEY);
     this.coldBelow = k == null ? 0 : java.nio.ByteBuffer.wrap(k).getLong();
+    byte[] from = {KeyFamily.STATE_BLOCK};
+    try (KeyValueIterator<Bytes, byte[]> last = store.reverseRange(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      this.lastKnownBlock = last.hasNext() ? StateBlockKeySchema.blockOf(last.next().key.get()) : -1;
+    }
   }
 
   /** Every live item below this offset is cold. */
@@ -159,19 +170,7 @@ final class StateLog {
         blocks.remove(n);
         continue;
       }
-      List<ItemStateEntry> entries = new ArrayList<>(b.live);
-      long first = StateBlockKeySchema.first(n);
-      for (int i = 0; i < b.slots.length; i++) {
-        Object s = b.slots[i];
-        if (s instanceof StoredItem item) {
-          ItemStateEntry e = StateEntries.entryOf(first + i, item);
-          b.slots[i] = e; // the payload is not kept alive by the log
-          entries.add(e);
-        } else if (s != null) {
-          entries.add((ItemStateEntry) s);
-        }
-      }
-      out.add(KeyValue.pair(key, OrdoSerdes.ITEM_STATE_BLOCK.encode(new ItemStateBlock(entries))));
+      out.add(KeyValue.pair(key, encode(b, StateBlockKeySchema.first(n))));
       b.stored = true;
     }
     dirtyBlocks = 0;
@@ -182,6 +181,63 @@ final class StateLog {
       coldBelowChanged = false;
     }
     return out;
+  }
+
+  /** The block's value: each changed item encoded into its slot, the others' bytes copied. */
+  private static byte[] encode(Block b, long first) {
+    int size = 1 + 4;
+    for (int i = 0; i < b.slots.length; i++) {
+      Object s = b.slots[i];
+      if (s instanceof StoredItem item) {
+        byte[] e = OrdoSerdes.ITEM_STATE_ENTRY.encode(StateEntries.entryOf(first + i, item));
+        b.slots[i] = e; // the payload is not kept alive by the log
+        size += 4 + e.length;
+      } else if (s != null) {
+        size += 4 + ((byte[]) s).length;
+      }
+    }
+    java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(size).put(FORMAT).putInt(b.live);
+    for (Object s : b.slots) {
+      if (s != null) {
+        byte[] e = (byte[]) s;
+        out.putInt(e.length).put(e);
+      }
+    }
+    return out.array();
+  }
+
+  /** Fills {@code b}'s slots from a block's value. */
+  private static void decodeInto(Block b, byte[] value) {
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(value);
+    byte format = in.get();
+    if (format != FORMAT) {
+      throw new IllegalStateException("a state log block of format " + format + ", not " + FORMAT);
+    }
+    int n = in.getInt();
+    for (int k = 0; k < n; k++) {
+      byte[] e = new byte[in.getInt()];
+      in.get(e);
+      b.slots[slotOf(OrdoSerdes.ITEM_STATE_ENTRY.decode(e).getOffset())] = e;
+      b.live++;
+    }
+  }
+
+  /** The entries of a block's value, in offset order. */
+  static List<ItemStateEntry> entriesOf(byte[] value) {
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(value);
+    in.get();
+    int n = in.getInt();
+    List<ItemStateEntry> out = new ArrayList<>(n);
+    for (int k = 0; k < n; k++) {
+      byte[] e = new byte[in.getInt()];
+      in.get(e);
+      out.add(OrdoSerdes.ITEM_STATE_ENTRY.decode(e));
+    }
+    return out;
+  }
+
+  private static int slotOf(long offset) {
+    return (int) (offset & (StateBlockKeySchema.OFFSETS - 1));
   }
 
   /** Cold items' writes since this log was made. */
@@ -240,8 +296,9 @@ final class StateLog {
         }
         long first = StateBlockKeySchema.first(b);
         for (int i = 0; i < block.slots.length; i++) {
-          if (block.slots[i] != null && first + i >= from) {
-            return new Object[] {first + i, block.slots[i]};
+          Object slot = block.slots[i];
+          if (slot != null && first + i >= from) {
+            return new Object[] {first + i, slot instanceof byte[] e ? OrdoSerdes.ITEM_STATE_ENTRY.decode(e) : slot};
           }
         }
       }
@@ -286,7 +343,7 @@ final class StateLog {
     @Override
     public boolean hasNext() {
       while (!current.hasNext() && blocks.hasNext()) {
-        current = OrdoSerdes.ITEM_STATE_BLOCK.decode(blocks.next().value).getEntries().iterator();
+        current = entriesOf(blocks.next().value).iterator();
       }
       return current.hasNext();
     }
@@ -311,18 +368,18 @@ final class StateLog {
     if (b != null) {
       return b;
     }
-    byte[] value = store.get(Bytes.wrap(StateBlockKeySchema.key(n)));
+    if (n > lastKnownBlock && !create) {
+      return null;
+    }
+    byte[] value = n > lastKnownBlock ? null : store.get(Bytes.wrap(StateBlockKeySchema.key(n)));
+    lastKnownBlock = Math.max(lastKnownBlock, n);
     if (value == null && !create) {
       return null;
     }
     b = new Block();
     if (value != null) {
       b.stored = true;
-      long first = StateBlockKeySchema.first(n);
-      for (ItemStateEntry e : OrdoSerdes.ITEM_STATE_BLOCK.decode(value).getEntries()) {
-        b.slots[(int) (e.getOffset() - first)] = e;
-        b.live++;
-      }
+      decodeInto(b, value);
     }
     blocks.put(n, b);
     evictClean();

@@ -147,15 +147,9 @@ class ItemHeadersTopologyTest {
   @Test
   void theHeadersStayOnTheItemsTopicTheStateLogKeepsOnlyTheItemsState() {
     q.enqueue(item("t", 0).setDeliverAfter(q.now() + 60_000).build(), headers());
-    List<dev.ordo.schema.ItemStateEntry> entries = q.changelogValues().stream().filter(Objects::nonNull)
-        .map(v -> {
-          try {
-            return OrdoSerdes.ITEM_STATE_BLOCK.decode(v);
-          } catch (RuntimeException notABlock) {
-            return null; // the changelog holds the marks too
-          }
-        })
-        .filter(Objects::nonNull).flatMap(b -> b.getEntries().stream()).toList();
+    List<dev.ordo.schema.ItemStateEntry> entries = q.changelogRecords().stream()
+        .filter(r -> r.key()[0] == dev.ordo.store.internal.KeyFamily.STATE_BLOCK && r.value() != null)
+        .flatMap(r -> dev.ordo.store.PriorityStore.stateBlockEntries(r.value()).stream()).toList();
     assertEquals(1, entries.size(), "one item's state in the changelog");
     assertEquals(dev.ordo.schema.ItemState.DELAYED, entries.get(0).getState());
     // A rebuild takes the item, its headers merged, from its record (KafkaItemSourceTest).

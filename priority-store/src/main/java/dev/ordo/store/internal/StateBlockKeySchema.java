@@ -3,7 +3,7 @@ package dev.ordo.store.internal;
 import java.nio.ByteBuffer;
 
 /**
- * The state log's blocks: {@code [0x60][block: 8, sign-flipped big-endian]} → {@code ItemStateBlock}
+ * The state log's blocks: {@code [0x60][block: 8, sign-flipped big-endian]} → a format byte, a count and length-prefixed {@code ItemStateEntry} encodings (StateLog)
  * (Avro). Block {@code b} holds the offsets {@code [b << BITS, (b + 1) << BITS)} of the items topic.
  */
 public final class StateBlockKeySchema {
