@@ -36,7 +36,7 @@ class InstanceKilledWithBacklogTest {
     assertEquals(0, r.unknown(), "items handled that were never enqueued");
     assertEquals(r.items(), r.handled());
     // The survivor rebuilt the item table of each partition it took over from its state log (kept by
-    // the standby) and the items topic (decisions D53), and found every live item's record.
+    // the standby) and the items topic (decisions D54), and found every live item's record.
     assertTrue(r.tableRebuilds() >= r.victimPartitions().size(), "item tables rebuilt: " + r.tableRebuilds());
     assertTrue(r.rebuiltItems() > 0, "the backlog's items were rebuilt");
     assertEquals(0, r.lostItems(), "items whose record the rebuild did not find");

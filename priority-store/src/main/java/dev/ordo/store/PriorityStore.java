@@ -39,7 +39,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * changelogged), in three key-value stores under Kafka Streams. The item table is rebuilt from the
  * state log and the items topic when it cannot be trusted, the indexes from the item table
  * ({@link #open}); an item costs the state log a share of one record per block changed at a commit
- * instead of two or three records of its own (decisions D53, docs/store.md).
+ * instead of two or three records of its own (decisions D54, docs/store.md).
  *
  * <p>The indexes are a function of the item: a READY item has a ready entry and an age entry, a
  * DELAYED item a DUE timer, a LEASED item a LEASE timer, an OVERFLOW item an overflow entry of its
@@ -379,7 +379,7 @@ public final class PriorityStore implements QueueView {
    * Moves the oldest live items to the cold part of the state log, whole, in offset order, while they
    * are below {@code highWater - spanRecords} or were enqueued before {@code now - coldAfterMs}: an
    * item whose record the items topic's retention may delete, or whose record a rebuild would have to
-   * read too far back for, no longer depends on it (decisions D53). At most {@code max} items.
+   * read too far back for, no longer depends on it (decisions D54). At most {@code max} items.
    *
    * @return how many items it moved
    */

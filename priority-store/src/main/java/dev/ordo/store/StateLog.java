@@ -23,7 +23,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * the item's offset, and the item table is rebuilt from the two ({@link PriorityStore#open}).
  *
  * <p>Why blocks: the item table's own changelog wrote every item two or three times (ready, leased,
- * a tombstone), most of the Kafka records an item cost (decisions D53). A block collects the changes
+ * a tombstone), most of the Kafka records an item cost (decisions D54). A block collects the changes
  * of its offsets between two commits and is written once at the commit, so items enqueued, leased or
  * acked together cost one record for all of them. A block without live items is deleted.
  *

@@ -27,7 +27,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterProperty;
 
 /**
- * The item table rebuilt from the state log and the items topic (decisions D53) against a model:
+ * The item table rebuilt from the state log and the items topic (decisions D54) against a model:
  * random enqueues, state changes (metadata too), deletes and commits, with crashes at any point
  * (the state store keeps what the last commit wrote; the item table and the index are kept as they
  * were, or lost as on another instance), crashes in the middle of a rebuild, and orderly restarts

@@ -60,7 +60,7 @@ public final class QueueMetrics {
   /** Items indexed by index rebuilds (a crash or a moved task), and the rebuild steps that did it. */
   public static final String INDEX_REBUILT_ITEMS = "index.rebuilt.items";
   public static final String INDEX_REBUILD_STEPS = "index.rebuild.steps";
-  /** Tasks whose item table was rebuilt from the state log and the items topic (decisions D53). */
+  /** Tasks whose item table was rebuilt from the state log and the items topic (decisions D54). */
   public static final String ITEM_TABLE_REBUILDS = "item.table.rebuilds";
   /** Items put back into item tables by those rebuilds. */
   public static final String ITEM_TABLE_REBUILT_ITEMS = "item.table.rebuilt.items";

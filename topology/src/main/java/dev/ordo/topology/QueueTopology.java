@@ -60,13 +60,13 @@ public final class QueueTopology {
       EarlyAnswers earlyAnswers, ItemSources itemSources) {
     ClusterTopics topics = config.topics();
     // The state log: changelogged; its changes are held by the processor and written at each commit
-    // through the hook, one record per block of offsets changed (decisions D15, D53).
+    // through the hook, one record per block of offsets changed (decisions D15, D54).
     StoreBuilder<KeyValueStore<Bytes, byte[]>> state = Stores.keyValueStoreBuilder(
             CommitHook.around(Stores.persistentKeyValueStore(PriorityStore.STATE_STORE_NAME)), Serdes.Bytes(),
             Serdes.ByteArray())
         .withCachingDisabled();
     // The item table: rebuilt from the state log and the items topic when it cannot be trusted, so no
-    // changelog (decisions D53); its writes are held by the processor as well.
+    // changelog (decisions D54); its writes are held by the processor as well.
     StoreBuilder<KeyValueStore<Bytes, byte[]>> store = Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(PriorityStore.STORE_NAME), Serdes.Bytes(), Serdes.ByteArray())
         .withLoggingDisabled()

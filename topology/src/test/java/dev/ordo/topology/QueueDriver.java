@@ -274,7 +274,7 @@ final class QueueDriver implements AutoCloseable {
         new ByteArrayDeserializer(), new ByteArrayDeserializer()).readRecordsToList();
   }
 
-  /** The records the item table's changelog got: none, it has none (decisions D53). */
+  /** The records the item table's changelog got: none, it has none (decisions D54). */
   List<byte[]> itemTableChangelogKeys() {
     TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME
         + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());

@@ -42,7 +42,7 @@ public final class QueueComponent implements ServerComponent {
 
   /**
    * Refuses to start when the items topic's retention could delete the record of an item that is not
-   * cold yet (decisions D53): {@link QueueConfig#COLD_AFTER_MS_CONFIG} must be under half of it.
+   * cold yet (decisions D54): {@link QueueConfig#COLD_AFTER_MS_CONFIG} must be under half of it.
    */
   static void checkRetention(ServerContext ctx, long coldAfterMs) {
     String items = ctx.topics().items();

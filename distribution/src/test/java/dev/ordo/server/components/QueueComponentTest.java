@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The items topic's retention against the time an item may stay warm (decisions D53). */
+/** The items topic's retention against the time an item may stay warm (decisions D54). */
 class QueueComponentTest {
   private static final long DAY = 24L * 3600 * 1000;
 

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * The changelog a version before the state log kept its item table in ({@code <application
  * id>-ordo-queue-changelog}), read back once into the item table of a partition that has never
  * written its state store: an upgrade onto a machine without the old local state loses nothing
- * (decisions D53). Nothing is read when the topic does not exist.
+ * (decisions D54). Nothing is read when the topic does not exist.
  */
 final class KafkaLegacyItemTable implements LegacyItemTable {
   private static final Logger log = LoggerFactory.getLogger(KafkaLegacyItemTable.class);

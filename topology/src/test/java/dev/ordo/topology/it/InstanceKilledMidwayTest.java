@@ -115,7 +115,7 @@ class InstanceKilledMidwayTest {
         assertTrue(ackedAtKill < ITEMS - atMostOnce.size(), "the kill happened mid-way (" + ackedAtKill + " acked)");
         assertEquals(List.of(), client.duplicateAtMostOnce, "at-most-once items delivered twice");
         // The partitions taken over had their item tables rebuilt from their state logs and the items
-        // topic (decisions D53), and no item was missing from the items topic.
+        // topic (decisions D54), and no item was missing from the items topic.
         assertTrue(survivor.metrics().get(QueueMetrics.ITEM_TABLE_REBUILDS) >= 1
                 && survivor.metrics().get(QueueMetrics.ITEMS_LOST) == 0,
             "the survivor rebuilt the item tables of the partitions it took over, losing nothing: "
