@@ -83,6 +83,9 @@ public final class Bench {
   /** HTTP workers of the {@code http} scenario, and what each dequeues at once (issue 12). */
   static final int HTTP_WORKERS = 8;
   static final int HTTP_DEQUEUE = 50;
+  /** SQS's most messages a receive: the sqs scenario's batch, and the dequeue of its HTTP reference loop. */
+  static final int SQS_BATCH = 10;
+
   /** The partition count the {@code http} scenario compares the run's with. */
   static final int HTTP_WIDE_PARTITIONS = 32;
 
@@ -105,6 +108,8 @@ public final class Bench {
     Stats.Latency[] delays = new Stats.Latency[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    dev.ordo.bench.internal.SqsScenario.Result[] sqsRuns = new dev.ordo.bench.internal.SqsScenario.Result[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] http10 = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     SurgePlan surgePlan = SurgePlan.of(options.surge().tenantARate(), options.surge().seconds(),
         options.surge().calmSeconds(), options.surge().tenantBSharePercent() / 100.0);
     SurgeScenario.Result[] surgeWithout = new SurgeScenario.Result[rounds];
@@ -120,6 +125,9 @@ public final class Bench {
     OrdoScenarios.KeySlices[] fairSlices = new OrdoScenarios.KeySlices[rounds];
     if (options.runs(Scenario.HTTP) && http == null) {
       notes.add("the http scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
+    }
+    if (options.runs(Scenario.SQS) && http == null) {
+      notes.add("the sqs scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
     }
     OrdoScenarios.Sizes sizes = new OrdoScenarios.Sizes(options.partitions(), options.items(), options.payloadBytes(),
         options.consumers(), options.maxInFlight(), options.workers(), options.latencySeconds(), options.backlogItems(),
@@ -217,6 +225,21 @@ public final class Bench {
                 httpNarrow[i].quiet().ack().p50());
           } catch (RuntimeException e) {
             failed(out, notes, r, "http", e);
+          }
+        }
+        if (options.runs(Scenario.SQS) && http != null) {
+          try {
+            sqsRuns[i] = dev.ordo.bench.internal.SqsScenario.run(kafka, http, runId + "-sqs" + round,
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS);
+            // The same loop over Ordo's HTTP API with SQS's batch size: what the protocol itself costs.
+            http10[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-http10-" + round,
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, SQS_BATCH, 0,
+                options.latencySeconds());
+            out.printf(Locale.ROOT, "  Ordo over SQS (AWS SDK for Java v2, %d threads): SendMessageBatch %,.0f items/s;"
+                + " ReceiveMessage(10) + DeleteMessageBatch %,.0f items/s; Ordo's HTTP with dequeue(10) %,.0f items/s%n",
+                HTTP_WORKERS, sqsRuns[i].sendPerSec(), sqsRuns[i].workPerSec(), http10[i].itemsPerSec());
+          } catch (RuntimeException e) {
+            failed(out, notes, r, "sqs", e);
           }
         }
         // The two sides of the issue 13 scenarios run in turn, the first alternating by round, so
@@ -324,6 +347,27 @@ public final class Bench {
           medianRatio(wide, narrow), dev.ordo.bench.internal.HttpScenario.QUIET_CALLS, medianLatency(quietEnqueue),
           medianLatency(quietDequeue), medianLatency(quietAck));
     }
+    BenchReport.Sqs sqsFigure = null;
+    if (options.runs(Scenario.SQS) && http != null) {
+      double[] send = nans(rounds);
+      double[] work = nans(rounds);
+      double[] httpRates = nans(rounds);
+      double[] http10Rates = nans(rounds);
+      for (int r = 0; r < rounds; r++) {
+        if (sqsRuns[r] != null) {
+          send[r] = sqsRuns[r].sendPerSec();
+          work[r] = sqsRuns[r].workPerSec();
+        }
+        if (http10[r] != null) {
+          http10Rates[r] = http10[r].itemsPerSec();
+        }
+        if (httpNarrow[r] != null) {
+          httpRates[r] = httpNarrow[r].itemsPerSec();
+        }
+      }
+      sqsFigure = new BenchReport.Sqs(HTTP_WORKERS, figure(send), figure(work), figure(http10Rates),
+          medianRatio(work, httpRates), medianRatio(send, httpRates), medianRatio(work, http10Rates));
+    }
     double[] alosRates = rates(alos);
     BenchReport.Ratios ratios = new BenchReport.Ratios(
         medianRatio(eosRates, raw), medianRatio(eosRates, share), Stats.median(list(backlogRatios)),
@@ -346,7 +390,7 @@ public final class Bench {
     BenchReport.Fairness fairFigure = options.runs(Scenario.FAIRNESS)
         ? fairness(fairPlan, fair, fairUnkeyed, fairKeyed, fairSlices) : null;
     BenchReport report = new BenchReport(options, env, rawFigure, shareFigure, eosFigure, alosFigure, backlogFigure,
-        delayFigure, httpFigure, surgeFigure, costFigure, fairFigure, ratios, List.copyOf(notes));
+        delayFigure, httpFigure, sqsFigure, surgeFigure, costFigure, fairFigure, ratios, List.copyOf(notes));
     out.println();
     out.print(report.table());
     if (options.json() != null) {

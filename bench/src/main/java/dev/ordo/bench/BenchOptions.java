@@ -80,6 +80,14 @@ public record BenchOptions(
      */
     HTTP,
     /**
+     * Ordo over its SQS endpoint (issue 47): the AWS SDK for Java v2 sends the items with
+     * SendMessageBatch (10 a call, 8 threads), then 8 workers loop ReceiveMessage(10) +
+     * DeleteMessageBatch until all are deleted; beside the http scenario's items/s of the same round and
+     * the same loop over Ordo's HTTP API with SQS's batch of 10.
+     * Needs the distribution's {@code ordo bench}. Not in the default run.
+     */
+    SQS,
+    /**
      * Namespace policies against a noisy neighbour (issue 13): tenant A offers a steady rate while
      * tenant B dumps 10 times the consumers' capacity; A's latency before, during and after B's
      * surge, without policies and with them. Not in the default run.
@@ -104,7 +112,7 @@ public record BenchOptions(
    * asked for by name.
    */
   public static final Set<Scenario> DEFAULT_SCENARIOS =
-      Set.copyOf(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS)));
+      Set.copyOf(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS, Scenario.SQS)));
 
   /**
    * The surge scenario's sizes: the consumers' capacity is twice A's rate, B offers 10 times that
@@ -172,7 +180,7 @@ public record BenchOptions(
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
       "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
       "                     (default 15 quick, 120 full; one round at least)\n" +
-      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http,surge,cost,fairness, or all\n" +
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http,sqs,surge,cost,fairness, or all\n" +
       "                     (default: all but surge, cost and fairness, which run only when named)\n" +
       "  --surge-rate N     surge: items/s tenant A offers; the consumers' capacity is twice that and\n" +
       "                     tenant B dumps 10x the capacity (default 1000; 200 quick)\n" +

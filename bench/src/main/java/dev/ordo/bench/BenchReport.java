@@ -28,6 +28,7 @@ public record BenchReport(
     Backlog backlog,
     Delays delays,
     Http http,
+    Sqs sqs,
     Surge surge,
     Cost cost,
     Fairness fairness,
@@ -66,6 +67,16 @@ public record BenchReport(
   public record Http(int workers, int dequeueCount, int widePartitions, Figure itemsPerSec, Figure wideItemsPerSec,
       Latency dequeueMs, Figure offeredPerSec, Latency ackMs, double vsLeaseConsumers, double wideVsNarrow,
       int quietCalls, Latency quietEnqueueMs, Latency quietDequeueMs, Latency quietAckMs) {}
+
+  /**
+   * Ordo over its SQS endpoint (issue 47): the AWS SDK for Java v2 from {@code workers} threads sending
+   * with SendMessageBatch (10 a call), then working with ReceiveMessage(10) + DeleteMessageBatch; the
+   * ratios are over the http scenario's throughput of the same rounds (its same loop over Ordo's HTTP
+   * API, dequeuing 50), NaN when it did not run, and over that loop with SQS's batch of 10
+   * ({@code http10PerSec}, measured by this scenario on a server of its own): what the protocol costs.
+   */
+  public record Sqs(int workers, Figure sendPerSec, Figure workPerSec, Figure http10PerSec, double workVsHttp,
+      double sendVsHttp, double workVsHttp10) {}
 
   /**
    * The surge scenario (issue 13): tenant A offers {@code tenantARate} items a second throughout;
@@ -239,6 +250,14 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, row, "    dequeue of 1 ready item", latency(http.quietDequeueMs()), ""));
       b.append(String.format(Locale.ROOT, row, "    ack", latency(http.quietAckMs()), ""));
     }
+    if (sqs != null) {
+      b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "Ordo over SQS, SendMessageBatch, %d threads",
+          sqs.workers()), rate(sqs.sendPerSec().median(), "items/s"), rounds(sqs.sendPerSec())));
+      b.append(String.format(Locale.ROOT, row, "  ReceiveMessage(10) + DeleteMessageBatch",
+          rate(sqs.workPerSec().median(), "items/s"), rounds(sqs.workPerSec())));
+      b.append(String.format(Locale.ROOT, row, "  Ordo's HTTP, dequeue(10) + batch ack",
+          rate(sqs.http10PerSec().median(), "items/s"), rounds(sqs.http10PerSec())));
+    }
     if (surge != null) {
       surgeRows(b, row);
     }
@@ -272,6 +291,11 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, "  HTTP workers / lease consumers (e-o)   %s%n", ratio(http.vsLeaseConsumers())));
       b.append(String.format(Locale.ROOT, "  HTTP %d partitions / %d partitions      %s%n", http.widePartitions(),
           o.partitions(), ratio(http.wideVsNarrow())));
+    }
+    if (sqs != null) {
+      b.append(String.format(Locale.ROOT, "  SQS worker loop / HTTP workers         %s%n", ratio(sqs.workVsHttp())));
+      b.append(String.format(Locale.ROOT, "  SQS SendMessageBatch / HTTP workers    %s%n", ratio(sqs.sendVsHttp())));
+      b.append(String.format(Locale.ROOT, "  SQS worker loop / HTTP dequeue(10)     %s%n", ratio(sqs.workVsHttp10())));
     }
     if (surge != null) {
       b.append(String.format(Locale.ROOT, "  surge: A p99 during / before, no policies %s %s%n",
@@ -491,6 +515,16 @@ public record BenchReport(
       latency(d.putObject("latenessMs"), delays.latenessMs());
       ArrayNode rounds = d.putArray("rounds");
       delays.roundLateness().forEach(l -> latency(rounds.addObject(), l));
+    }
+    ObjectNode q = root.putObject("sqs");
+    if (sqs != null) {
+      q.put("workers", sqs.workers());
+      figure(q.putObject("sendMessageBatch"), "itemsPerSec", sqs.sendPerSec());
+      figure(q.putObject("receiveAndDeleteBatch"), "itemsPerSec", sqs.workPerSec());
+      figure(q.putObject("httpDequeue10"), "itemsPerSec", sqs.http10PerSec());
+      num(q, "workVsHttp10", sqs.workVsHttp10());
+      num(q, "workVsHttp", sqs.workVsHttp());
+      num(q, "sendVsHttp", sqs.sendVsHttp());
     }
     ObjectNode h = root.putObject("http");
     if (http != null) {

@@ -17,6 +17,11 @@ public interface HttpFrontEnd {
     /** Its HTTP address, e.g. {@code http://127.0.0.1:41234}. */
     URI address();
 
+    /** Its SQS endpoint (docs/sqs.md), e.g. {@code http://127.0.0.1:41235}, or null when it runs none. */
+    default URI sqsAddress() {
+      return null;
+    }
+
     /** The API token its clients send ({@code Authorization: Bearer}), or null when it asks for none. */
     default String token() {
       return null;

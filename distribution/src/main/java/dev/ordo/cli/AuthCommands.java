@@ -33,7 +33,7 @@ final class AuthCommands {
   @Command(name = "principal", header = "Adds, lists and removes principals; makes tokens.",
       mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
-      subcommands = {Add.class, ListPrincipals.class, Remove.class, Token.class, Grants.class})
+      subcommands = {Add.class, ListPrincipals.class, Remove.class, Token.class, SqsCredential.class, Grants.class})
   static final class Principal extends CommandGroup {}
 
   @Command(name = "add", header = "Adds a principal and prints its first token (shown only this once).",
@@ -102,6 +102,30 @@ final class AuthCommands {
         print(api.delete("/v1/principals/" + segment(name) + "/tokens/" + segment(revoke), TIMEOUT));
       } else {
         print(api.post("/v1/principals/" + segment(name) + "/tokens", Map.of(), TIMEOUT));
+      }
+    }
+  }
+
+  @Command(name = "sqs-credential", header = "Makes an SQS credential for a principal (access key id and secret for"
+      + " AWS SDKs, the secret shown only this once), or revokes one.",
+      description = "The SQS endpoint checks AWS Signature Version 4, which needs the secret on the server: unlike a"
+          + " token's, it is kept as it is on <cluster>.principals (keep that topic readable by Ordo only;"
+          + " docs/security.md).",
+      mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class)
+  static final class SqsCredential extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    @Option(names = "--revoke", paramLabel = "ACCESS_KEY_ID", description = "Revoke this access key id instead.")
+    String revoke;
+
+    @Override
+    void run(ApiClient api) {
+      if (revoke != null) {
+        print(api.delete("/v1/principals/" + segment(name) + "/sqs-credentials/" + segment(revoke), TIMEOUT));
+      } else {
+        print(api.post("/v1/principals/" + segment(name) + "/sqs-credentials", Map.of(), TIMEOUT));
       }
     }
   }

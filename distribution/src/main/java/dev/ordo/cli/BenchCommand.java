@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.logging.log4j.Level;
@@ -126,6 +127,8 @@ final class BenchCommand implements Callable<Integer> {
     Map<String, String> settings = new java.util.TreeMap<>();
     System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(SERVER_SETTING_PREFIX))
         .forEach(k -> settings.put(k.substring(SERVER_SETTING_PREFIX.length()), System.getProperty(k)));
+    // The SQS endpoint on any free port: a fixed one would clash with another server on this machine.
+    settings.putIfAbsent(dev.ordo.server.sqs.SqsConfig.PORT_CONFIG, "-1");
     String bootstrapToken = tokens ? "bench-" + java.util.UUID.randomUUID() : null;
     if (tokens) {
       settings.put(dev.ordo.server.auth.SecurityConfig.AUTH, "token");
@@ -133,7 +136,8 @@ final class BenchCommand implements Callable<Integer> {
     }
     ServerConfig config = ServerConfig.builder().bootstrapServers(bootstrap).cluster(cluster).partitions(partitions)
         .stateDir(dir).httpPort(0).settings(ServerSettings.of(settings, "-D" + SERVER_SETTING_PREFIX + "*")).build();
-    OrdoServer server = new OrdoServer(config, dev.ordo.server.Components.standard());
+    List<dev.ordo.server.ServerComponent> components = dev.ordo.server.Components.standard();
+    OrdoServer server = new OrdoServer(config, components);
     try {
       server.start();
     } catch (RuntimeException e) {
@@ -158,6 +162,13 @@ final class BenchCommand implements Callable<Integer> {
       @Override
       public String token() {
         return token;
+      }
+
+      @Override
+      public java.net.URI sqsAddress() {
+        return components.stream().filter(c -> c instanceof dev.ordo.server.components.SqsComponent)
+            .map(c -> ((dev.ordo.server.components.SqsComponent) c).address().orElse(null)).filter(Objects::nonNull)
+            .findFirst().orElse(null);
       }
 
       @Override

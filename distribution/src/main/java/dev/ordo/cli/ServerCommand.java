@@ -68,6 +68,11 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Address the HTTP server binds (0.0.0.0 = all). Default: ${DEFAULT-VALUE}.")
   String httpHost;
 
+  @Option(names = "--sqs-port", paramLabel = "PORT",
+      description = "Port of the SQS-compatible endpoint (ordo.sqs.port); 0 = none, -1 = any free port. Default: "
+          + dev.ordo.server.sqs.SqsConfig.DEFAULT_PORT + ".")
+  Integer sqsPort;
+
   @Option(names = "--kafka-port", paramLabel = "PORT", defaultValue = "0", converter = Converters.Port.class,
       description = "Port of the embedded broker; 0 = any free port. Default: ${DEFAULT-VALUE}.")
   int kafkaPort;
@@ -131,6 +136,10 @@ public final class ServerCommand implements Callable<Integer> {
       ServerSettings fromFile = configFile == null ? ServerSettings.none()
           : ServerSettings.of(ServerSettings.load(configFile), "in " + configFile);
       settings = fromFile.with(ServerSettings.of(ServerSettings.fromEnvironment(environment.get()), "from the environment"));
+      if (sqsPort != null) {
+        settings = settings.with(ServerSettings.of(Map.of(dev.ordo.server.sqs.SqsConfig.PORT_CONFIG,
+            Integer.toString(sqsPort)), "--sqs-port"));
+      }
       if (insecureHttp) {
         settings = settings.with(ServerSettings.of(Map.of(dev.ordo.server.auth.SecurityConfig.INSECURE, "true"),
             "--insecure-http"));
@@ -223,6 +232,9 @@ public final class ServerCommand implements Callable<Integer> {
     out.println("  Kafka:  " + server.bootstrapServers()
         + server.kafkaDataDir().map(d -> "  (embedded broker, data in " + d + ")").orElse(""));
     out.println("  HTTP:   " + server.httpAddress() + "  (GET " + server.httpAddress() + "/health)");
+    server.components().stream().filter(c -> c instanceof dev.ordo.server.components.SqsComponent)
+        .map(c -> ((dev.ordo.server.components.SqsComponent) c).address()).flatMap(java.util.Optional::stream)
+        .findFirst().ifPresent(sqs -> out.println("  SQS:    " + sqs + "  (aws --endpoint-url " + sqs + " sqs ...)"));
     out.println("  Topics: " + t.cluster() + ".{items,commands,deliveries,dlq,topics,delay.{" + tiers + "}}, "
         + server.layout().partitions() + " partitions"
         + (server.createdTopics().isEmpty() ? "" : " (" + server.createdTopics().size() + " created)"));

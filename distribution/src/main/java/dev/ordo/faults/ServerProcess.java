@@ -69,6 +69,8 @@ public final class ServerProcess implements AutoCloseable {
       Files.createDirectories(dir);
       Path config = dir.resolve(name + ".properties");
       Properties p = new Properties();
+      // Several servers run on one machine here: the SQS endpoint on any free port, not all on 9324.
+      p.put(dev.ordo.server.sqs.SqsConfig.PORT_CONFIG, "-1");
       p.putAll(settings);
       try (var out = Files.newBufferedWriter(config)) {
         p.store(out, "ordo server " + name);

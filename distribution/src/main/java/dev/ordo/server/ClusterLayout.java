@@ -21,6 +21,8 @@ import java.util.Optional;
  *       instance reads it whole into a global store);
  *   <li>{@code C.principals}: the HTTP API's principals, one partition, {@code cleanup.policy=compact}
  *       (every instance reads it whole, docs/security.md);
+ *   <li>{@code C.sqs.queues}: the SQS endpoint's queues and their attributes, one partition,
+ *       {@code cleanup.policy=compact} (every instance reads it whole, docs/sqs.md);
  *   <li>{@code C.audit}: the audit log, one partition, kept {@link #AUDIT_RETENTION};
  *   <li>{@code C.delay.<d>} per delay tier: P partitions, {@code message.timestamp.type=LogAppendTime}
  *       (a tier forwarder waits d after the broker's append time), retention at least twice the delay.
@@ -38,6 +40,7 @@ public final class ClusterLayout {
   public static final String DLQ_STATE = "dlq.state";
   public static final String PRINCIPALS = "principals";
   public static final String AUDIT = "audit";
+  public static final String SQS_QUEUES = "sqs.queues";
   /** How long the audit log keeps a record, unless its topic says otherwise. */
   static final Duration AUDIT_RETENTION = Duration.ofDays(90);
   public static final String DELAY_PREFIX = "delay.";
@@ -70,6 +73,7 @@ public final class ClusterLayout {
     list.add(new TopicSpec(NAMESPACES, topics.namespaces(), 1, compact, compact));
     list.add(new TopicSpec(DLQ_STATE, topics.dlqState(), 1, compact, compact));
     list.add(new TopicSpec(PRINCIPALS, topics.principals(), 1, compact, compact));
+    list.add(new TopicSpec(SQS_QUEUES, topics.sqsQueues(), 1, compact, compact));
     Map<String, String> audit = Map.of("retention.ms", Long.toString(AUDIT_RETENTION.toMillis()));
     list.add(new TopicSpec(AUDIT, topics.audit(), 1, audit, Map.of()));
     for (Duration tier : delayTiers) {

@@ -18,6 +18,6 @@ public final class Components {
   public static List<ServerComponent> standard() {
     QueueComponent queue = new QueueComponent();
     return List.of(queue, new DelayTiersComponent(), new DlqJobsComponent(), new HttpApiComponent(queue::service),
-        new ConsoleComponent());
+        new ConsoleComponent(), new dev.ordo.server.components.SqsComponent());
   }
 }

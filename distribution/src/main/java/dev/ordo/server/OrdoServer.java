@@ -73,6 +73,7 @@ public final class OrdoServer implements AutoCloseable {
   private HttpGuard guard;
   private javax.net.ssl.SSLContext tls;
   private PrincipalStore principals;
+  private SecurityConfig.Mode authMode = SecurityConfig.Mode.NONE;
   private AuditLog audit;
   /** Every component's meters, served at GET /metrics. */
   private final PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -112,6 +113,7 @@ public final class OrdoServer implements AutoCloseable {
       }
       http = RoutingHttpServer.start(config.httpHost(), config.httpPort(), HttpServerConfig.limits(config.settings()),
           tls, security.mode() == SecurityConfig.Mode.MTLS);
+      authMode = security.mode();
       guard = new HttpGuard(security, java.time.Clock.systemUTC());
       http.guard(guard);
       http.starting(true);
@@ -440,6 +442,11 @@ public final class OrdoServer implements AutoCloseable {
     return h.address();
   }
 
+  /** The components this server runs, in start order. */
+  public List<ServerComponent> components() {
+    return components;
+  }
+
   /** Every HTTP route registered, as {@code "METHOD pattern"}. */
   public List<String> routes() {
     RoutingHttpServer h = http;
@@ -530,6 +537,26 @@ public final class OrdoServer implements AutoCloseable {
     @Override
     public javax.net.ssl.SSLContext httpTls() {
       return tls;
+    }
+
+    @Override
+    public String httpHost() {
+      return config.httpHost();
+    }
+
+    @Override
+    public SecurityConfig.Mode authMode() {
+      return authMode;
+    }
+
+    @Override
+    public PrincipalStore principals() {
+      return principals;
+    }
+
+    @Override
+    public AuditLog audit() {
+      return audit;
     }
   }
 }

@@ -66,4 +66,24 @@ public interface ServerContext {
 
   /** The server's metrics, served at {@code GET /metrics} (docs/operations.md). */
   io.micrometer.core.instrument.MeterRegistry meters();
+
+  /** The address the HTTP API binds ({@code --http-host}); other listeners (the SQS endpoint) bind it too. */
+  default String httpHost() {
+    return httpAddress().getHost();
+  }
+
+  /** How the HTTP API authenticates callers ({@code ordo.http.auth}). */
+  default dev.ordo.server.auth.SecurityConfig.Mode authMode() {
+    return dev.ordo.server.auth.SecurityConfig.Mode.NONE;
+  }
+
+  /** The audit log ({@code <cluster>.audit}); null in servers that run without it. */
+  default dev.ordo.server.auth.AuditLog audit() {
+    return null;
+  }
+
+  /** The principals ({@code <cluster>.principals}); null in servers that run without them. */
+  default dev.ordo.server.auth.PrincipalStore principals() {
+    return null;
+  }
 }

@@ -83,7 +83,8 @@ public final class ServerSettings {
           QueueClientConfig.CLIENT_ID_CONFIG)),
       new Section("The HTTP API's producer", QueueProducerConfig.configDef(), Set.of(QueueProducerConfig.CLUSTER_CONFIG)),
       new Section("The web console", dev.ordo.server.console.ConsoleConfig.CONFIG, Set.of()),
-      new Section("Security (docs/security.md)", dev.ordo.server.auth.SecurityConfig.CONFIG, Set.of()));
+      new Section("Security (docs/security.md)", dev.ordo.server.auth.SecurityConfig.CONFIG, Set.of()),
+      new Section("The SQS endpoint (docs/sqs.md)", dev.ordo.server.sqs.SqsConfig.CONFIG, Set.of()));
 
   /** Environment variables of the launcher and the CLI, not settings: never refused. */
   static final Set<String> NOT_SETTINGS = Set.of("ORDO_JAVA_OPTS", "ORDO_SKIP_BUILD", "ORDO_SERVER");

@@ -87,6 +87,18 @@ class AuthCommandsTest {
     String other = JSON.readTree(second.out()).get("token").asText();
     assertEquals(0, ordo(other, "auth", "whoami").exitCode(), "the second token still works");
 
+    Cli.Result sqs = ordo(BOOTSTRAP, "auth", "principal", "sqs-credential", "worker");
+    assertEquals(0, sqs.exitCode(), sqs.err());
+    String accessKeyId = JSON.readTree(sqs.out()).get("accessKeyId").asText();
+    assertTrue(accessKeyId.startsWith("OR") && JSON.readTree(sqs.out()).get("secretAccessKey").asText().length() == 40,
+        sqs.out());
+    Cli.Result withKey = ordo(BOOTSTRAP, "auth", "principal", "list");
+    assertTrue(withKey.out().contains(accessKeyId) && !withKey.out().contains(JSON.readTree(sqs.out())
+        .get("secretAccessKey").asText()), "the key id listed, never its secret: " + withKey.out());
+    assertEquals(0, ordo(BOOTSTRAP, "auth", "principal", "sqs-credential", "worker", "--revoke", accessKeyId)
+        .exitCode());
+    assertTrue(!ordo(BOOTSTRAP, "auth", "principal", "list").out().contains(accessKeyId), "revoked");
+
     assertEquals(0, ordo(BOOTSTRAP, "auth", "principal", "remove", "worker").exitCode());
     assertEquals(OrdoMain.EXIT_FAILURE, ordo(other, "auth", "whoami").exitCode(), "removed with its tokens");
     Cli.Result audit = ordo(BOOTSTRAP, "audit", "--principal", "bootstrap-admin");

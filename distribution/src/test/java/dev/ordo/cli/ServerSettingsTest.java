@@ -69,6 +69,18 @@ class ServerSettingsTest {
   }
 
   @Test
+  void theSqsPortFlagSetsItsKeyOverTheEnvironment() {
+    ServerCommand cmd = new ServerCommand(java.util.List::of, false, server -> { },
+        () -> Map.of("ORDO_SQS_PORT", "9999"));
+    new picocli.CommandLine(cmd).parseArgs("--sqs-port", "0");
+    assertEquals("0", cmd.config().settings().ordo("ordo.sqs.port"));
+    ServerCommand fromEnvironment = new ServerCommand(java.util.List::of, false, server -> { },
+        () -> Map.of("ORDO_SQS_PORT", "9999"));
+    new picocli.CommandLine(fromEnvironment).parseArgs();
+    assertEquals("9999", fromEnvironment.config().settings().ordo("ordo.sqs.port"));
+  }
+
+  @Test
   void aMissingConfigFileIsAnError() {
     Cli.Result r = Cli.run("server", "--config", tmp.resolve("nope.properties").toString());
     assertEquals(OrdoMain.EXIT_USAGE, r.exitCode(), r::err);

@@ -15,18 +15,20 @@ class ClusterLayoutTest {
   @Test
   void listsEveryTopicOfTheCluster() {
     assertEquals(List.of("c.items", "c.commands", "c.deliveries", "c.dlq", "c.topics", "c.namespaces", "c.dlq.state",
-        "c.principals", "c.audit", "c.delay.30s", "c.delay.1m", "c.delay.5m", "c.delay.30m"),
+        "c.principals", "c.sqs.queues", "c.audit", "c.delay.30s", "c.delay.1m", "c.delay.5m", "c.delay.30m"),
         layout.specs().stream().map(TopicSpec::name).toList());
     assertEquals(List.of("c.items", "c.commands", "c.deliveries"),
         layout.coPartitioned().stream().map(TopicSpec::name).toList());
     java.util.Set<String> single = java.util.Set.of(ClusterLayout.NAMESPACES, ClusterLayout.DLQ_STATE,
-        ClusterLayout.PRINCIPALS, ClusterLayout.AUDIT);
+        ClusterLayout.PRINCIPALS, ClusterLayout.SQS_QUEUES, ClusterLayout.AUDIT);
     layout.specs().stream().filter(s -> !single.contains(s.role()))
         .forEach(s -> assertEquals(6, s.partitions(), s.name()));
     assertEquals(1, layout.spec(ClusterLayout.NAMESPACES).orElseThrow().partitions(), "read whole by every instance");
     assertEquals(1, layout.spec(ClusterLayout.DLQ_STATE).orElseThrow().partitions(), "its one owner runs the jobs");
     assertEquals(1, layout.spec(ClusterLayout.PRINCIPALS).orElseThrow().partitions(), "read whole by every instance");
     assertEquals(Map.of("cleanup.policy", "compact"), layout.spec(ClusterLayout.PRINCIPALS).orElseThrow().required());
+    assertEquals(1, layout.spec(ClusterLayout.SQS_QUEUES).orElseThrow().partitions(), "read whole by every instance");
+    assertEquals(Map.of("cleanup.policy", "compact"), layout.spec(ClusterLayout.SQS_QUEUES).orElseThrow().required());
     assertEquals("7776000000", layout.spec(ClusterLayout.AUDIT).orElseThrow().configs().get("retention.ms"), "90 days");
   }
 

@@ -90,8 +90,8 @@ class ComponentsTest {
       assertEquals(4, ctx.partitions());
       assertEquals(4, ctx.delayTiers().size());
       assertEquals(server.stateDir(), ctx.stateDir());
-      assertEquals(13, ctx.layout().specs().size(),
-          "items, commands, deliveries, dlq, topics, namespaces, dlq.state, principals, audit and 4 tiers");
+      assertEquals(14, ctx.layout().specs().size(),
+          "items, commands, deliveries, dlq, topics, namespaces, dlq.state, principals, sqs.queues, audit and 4 tiers");
 
       var response = get(server.httpAddress() + "/b/3-42");
       assertEquals(200, response.statusCode());

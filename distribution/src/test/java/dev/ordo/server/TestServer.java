@@ -27,13 +27,15 @@ public final class TestServer implements AutoCloseable {
 
   private final OrdoServer server;
   private final QueueComponent queue;
+  private final dev.ordo.server.components.SqsComponent sqs;
   private final HttpClient http;
   /** What the tests' own HTTP client reaches an HTTPS server with (null: the JDK's defaults). */
   private static final ThreadLocal<javax.net.ssl.SSLContext> CLIENT_TLS = new ThreadLocal<>();
 
-  private TestServer(OrdoServer server, QueueComponent queue) {
+  private TestServer(OrdoServer server, QueueComponent queue, dev.ordo.server.components.SqsComponent sqs) {
     this.server = server;
     this.queue = queue;
+    this.sqs = sqs;
     HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
     if (CLIENT_TLS.get() != null) {
       b.sslContext(CLIENT_TLS.get());
@@ -78,6 +80,23 @@ public final class TestServer implements AutoCloseable {
     return start(kafka, cluster, stateDir, null, settings, false, false);
   }
 
+  /**
+   * With the SQS endpoint too ({@code SqsComponent}, on any free port), the dead-letter job runner (its
+   * message move tasks are redrive jobs) and these {@code --config} settings; {@link #sqsAddress()} is
+   * its URL.
+   */
+  public static TestServer startWithSqs(RealKafka kafka, String cluster, Path stateDir,
+      java.util.Map<String, String> settings, java.util.OptionalInt partitions) {
+    java.util.Map<String, String> all = new java.util.HashMap<>(settings);
+    all.putIfAbsent(dev.ordo.server.sqs.SqsConfig.PORT_CONFIG, "-1");
+    return start(kafka, cluster, stateDir, null, all, true, false, partitions, true);
+  }
+
+  /** The SQS endpoint's URL (a server started with {@link #startWithSqs}). */
+  public URI sqsAddress() {
+    return sqs.address().orElseThrow(() -> new IllegalStateException("this test server runs no SQS endpoint"));
+  }
+
   /** With the dead-letter job runner too, which runs redrive and purge jobs. */
   public static TestServer startWithDlqJobs(RealKafka kafka, String cluster, Path stateDir) {
     return start(kafka, cluster, stateDir, null, java.util.Map.of(), true, false);
@@ -110,6 +129,12 @@ public final class TestServer implements AutoCloseable {
 
   private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers,
       java.util.Map<String, String> settings, boolean dlqJobs, boolean console, java.util.OptionalInt partitions) {
+    return start(kafka, cluster, stateDir, delayTiers, settings, dlqJobs, console, partitions, false);
+  }
+
+  private static TestServer start(RealKafka kafka, String cluster, Path stateDir, String delayTiers,
+      java.util.Map<String, String> settings, boolean dlqJobs, boolean console, java.util.OptionalInt partitions,
+      boolean withSqs) {
     QueueComponent queue = new QueueComponent();
     ServerConfig.Builder builder = ServerConfig.builder()
         .partitions(partitions)
@@ -130,10 +155,14 @@ public final class TestServer implements AutoCloseable {
     if (console) {
       components.add(new dev.ordo.server.console.ConsoleComponent());
     }
+    dev.ordo.server.components.SqsComponent sqs = new dev.ordo.server.components.SqsComponent();
+    if (withSqs) {
+      components.add(sqs);
+    }
     ServerConfig config = builder.build();
     OrdoServer server = new OrdoServer(config, components);
     server.start();
-    TestServer s = new TestServer(server, queue);
+    TestServer s = new TestServer(server, queue, sqs);
     await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
         .until(() -> s.get("/health").status() == 200);
     return s;

@@ -55,6 +55,11 @@ public record ClusterTopics(String cluster) {
     return cluster + ".audit";
   }
 
+  /** The SQS endpoint's queues (attributes, tags): compacted, keyed by namespace and queue name. */
+  public String sqsQueues() {
+    return cluster + ".sqs.queues";
+  }
+
   /** The Kafka Streams application id of the queue topology. */
   public String applicationId() {
     return cluster + "-queue";

@@ -65,6 +65,8 @@ public final class AccessRules {
     rule("DELETE /v1/principals/{name}", new Access.Everywhere(ADMIN), true);
     rule("POST /v1/principals/{name}/tokens", new Access.Everywhere(ADMIN), true);
     rule("DELETE /v1/principals/{name}/tokens/{token}", new Access.Everywhere(ADMIN), true);
+    rule("POST /v1/principals/{name}/sqs-credentials", new Access.Everywhere(ADMIN), true);
+    rule("DELETE /v1/principals/{name}/sqs-credentials/{key}", new Access.Everywhere(ADMIN), true);
     rule("GET /v1/audit", new Access.Everywhere(ADMIN), false);
   }
 

@@ -43,6 +43,8 @@ public final class AuthApi {
     router.delete("/v1/principals/{name}", this::remove);
     router.post("/v1/principals/{name}/tokens", found(this::issue));
     router.delete("/v1/principals/{name}/tokens/{token}", found(this::revoke));
+    router.post("/v1/principals/{name}/sqs-credentials", found(this::issueSqs));
+    router.delete("/v1/principals/{name}/sqs-credentials/{key}", found(this::revokeSqs));
     router.get("/v1/audit", this::audit);
   }
 
@@ -91,7 +93,7 @@ public final class AuthApi {
   HttpResponse setGrants(HttpRequest r) {
     Principal p = existing(r);
     JsonNode b = body(r);
-    Principal changed = new Principal(p.name(), grants(b), p.tokens(), p.createdAt());
+    Principal changed = new Principal(p.name(), grants(b), p.tokens(), p.sqsCredentials(), p.createdAt());
     principals.put(changed);
     return HttpResponse.ok(view(changed));
   }
@@ -109,7 +111,7 @@ public final class AuthApi {
     Tokens.Issued issued = Tokens.issue(clock.millis());
     List<Tokens.Stored> tokens = new ArrayList<>(p.tokens());
     tokens.add(issued.stored());
-    principals.put(new Principal(p.name(), p.grants(), tokens, p.createdAt()));
+    principals.put(new Principal(p.name(), p.grants(), tokens, p.sqsCredentials(), p.createdAt()));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("principal", p.name());
     body.put("id", issued.stored().id());
@@ -124,8 +126,36 @@ public final class AuthApi {
     if (kept.size() == p.tokens().size()) {
       return HttpResponse.error(404, "principal '" + p.name() + "' has no token " + id);
     }
-    principals.put(new Principal(p.name(), p.grants(), kept, p.createdAt()));
+    principals.put(new Principal(p.name(), p.grants(), kept, p.sqsCredentials(), p.createdAt()));
     return HttpResponse.ok(Map.of("principal", p.name(), "revoked", id));
+  }
+
+  /**
+   * A new SQS credential for the principal: the access key id and secret an AWS SDK signs with (AWS
+   * Signature Version 4), the secret shown this once.
+   */
+  HttpResponse issueSqs(HttpRequest r) {
+    Principal p = existing(r);
+    SqsCredential c = SqsCredential.issue(clock.millis());
+    List<SqsCredential> all = new ArrayList<>(p.sqsCredentials());
+    all.add(c);
+    principals.put(new Principal(p.name(), p.grants(), p.tokens(), all, p.createdAt()));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("principal", p.name());
+    body.put("accessKeyId", c.accessKeyId());
+    body.put("secretAccessKey", c.secret());
+    return HttpResponse.json(201, body);
+  }
+
+  HttpResponse revokeSqs(HttpRequest r) {
+    Principal p = existing(r);
+    String key = r.pathParam("key");
+    List<SqsCredential> kept = p.sqsCredentials().stream().filter(c -> !c.accessKeyId().equals(key)).toList();
+    if (kept.size() == p.sqsCredentials().size()) {
+      return HttpResponse.error(404, "principal '" + p.name() + "' has no SQS credential " + key);
+    }
+    principals.put(new Principal(p.name(), p.grants(), p.tokens(), kept, p.createdAt()));
+    return HttpResponse.ok(Map.of("principal", p.name(), "revoked", key));
   }
 
   HttpResponse audit(HttpRequest r) {
@@ -170,6 +200,8 @@ public final class AuthApi {
     m.put("grants", p.grants().stream().map(Grant::toString).toList());
     m.put("tokens", p.tokens().stream().map(t -> Map.of("id", t.id(), "createdAt",
         java.time.Instant.ofEpochMilli(t.createdAt()).toString())).toList());
+    m.put("sqsCredentials", p.sqsCredentials().stream().map(c -> Map.of("accessKeyId", c.accessKeyId(), "createdAt",
+        java.time.Instant.ofEpochMilli(c.createdAt()).toString())).toList());
     m.put("createdAt", java.time.Instant.ofEpochMilli(p.createdAt()).toString());
     return m;
   }

@@ -4,10 +4,17 @@ import java.util.List;
 
 /**
  * A principal as {@code <cluster>.principals} holds it, keyed by name: its grants, its tokens (hashes
- * only) and when it was made. A principal authenticated by mutual TLS is named by its certificate's
+ * only), its SQS credentials (secrets kept as they are: AWS Signature Version 4 needs them on the
+ * server, docs/security.md) and when it was made. A principal authenticated by mutual TLS is named by its certificate's
  * subject in RFC 2253 form, e.g. {@code CN=worker-1,O=Acme}.
  */
-public record Principal(String name, List<Grant> grants, List<Tokens.Stored> tokens, long createdAt) {
+public record Principal(String name, List<Grant> grants, List<Tokens.Stored> tokens,
+    List<SqsCredential> sqsCredentials, long createdAt) {
+  /** A principal without SQS credentials. */
+  public Principal(String name, List<Grant> grants, List<Tokens.Stored> tokens, long createdAt) {
+    this(name, grants, tokens, List.of(), createdAt);
+  }
+
   public Principal {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("a principal's name is missing");
@@ -17,6 +24,7 @@ public record Principal(String name, List<Grant> grants, List<Tokens.Stored> tok
     }
     grants = List.copyOf(grants);
     tokens = List.copyOf(tokens);
+    sqsCredentials = List.copyOf(sqsCredentials);
   }
 
   public Caller caller() {

@@ -1,24 +1,15 @@
 package dev.ordo.server.auth;
 
-import dev.ordo.client.internal.KafkaProps;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The principals of a cluster: records on the compacted topic {@code <cluster>.principals}, keyed by
@@ -28,33 +19,23 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class PrincipalStore implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-  private final String topic;
-  private final KafkaProducer<byte[], byte[]> producer;
-  private final TopicTail tail;
+  private final FollowedTopic topic;
   private final Map<String, Principal> byName = new ConcurrentHashMap<>();
   /** Token ID to principal name. */
   private final Map<String, String> byToken = new ConcurrentHashMap<>();
+  /** SQS access key id to principal name. */
+  private final Map<String, String> bySqsKey = new ConcurrentHashMap<>();
 
   public PrincipalStore(Map<String, Object> kafkaConfig, String topic) {
-    this.topic = topic;
-    this.producer = new KafkaProducer<>(KafkaProps.durableWriter(kafkaConfig), new ByteArraySerializer(),
-        new ByteArraySerializer());
-    this.tail = new TopicTail(kafkaConfig, topic, this::apply);
+    this.topic = new FollowedTopic(kafkaConfig, topic, this::apply);
   }
 
   /** Reads every principal; returns once they are all here. */
   public void start() {
-    try {
-      tail.start(TIMEOUT);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("could not read " + topic + " within " + TIMEOUT.toSeconds() + " s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading " + topic, e);
-    }
+    topic.start();
   }
+
 
   public Optional<Principal> get(String name) {
     return Optional.ofNullable(byName.get(name));
@@ -86,6 +67,18 @@ public final class PrincipalStore implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** The principal holding the SQS credential {@code accessKeyId}, if any. */
+  public Optional<Principal> bySqsKey(String accessKeyId) {
+    String name = bySqsKey.get(accessKeyId);
+    return Optional.ofNullable(name == null ? null : byName.get(name));
+  }
+
+  /** The secret of the SQS credential {@code accessKeyId}, if a principal holds it (SigV4 needs it). */
+  public Optional<String> sqsSecret(String accessKeyId) {
+    return bySqsKey(accessKeyId).flatMap(p -> p.sqsCredentials().stream()
+        .filter(c -> c.accessKeyId().equals(accessKeyId)).map(SqsCredential::secret).findFirst());
+  }
+
   /** Writes {@code principal} (replacing one of the same name); returns once this instance holds it. */
   public void put(Principal principal) {
     write(principal.name(), encode(principal));
@@ -101,19 +94,9 @@ public final class PrincipalStore implements AutoCloseable {
   }
 
   private void write(String key, byte[] value) {
-    try {
-      RecordMetadata m = producer.send(new ProducerRecord<>(topic, 0, key.getBytes(StandardCharsets.UTF_8), value))
-          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      tail.awaitPosition(m.offset() + 1, TIMEOUT);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("could not write to " + topic + ": " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("no answer writing to " + topic + " within " + TIMEOUT.toSeconds() + " s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted writing to " + topic, e);
-    }
+    topic.write(key.getBytes(StandardCharsets.UTF_8), value);
   }
+
 
   /**
    * One record: the new principal is in place before the old one's dropped tokens go, so a token that
@@ -130,8 +113,17 @@ public final class PrincipalStore implements AutoCloseable {
         kept.add(t.id());
       });
     }
+    java.util.Set<String> keptKeys = new java.util.HashSet<>();
+    if (after != null) {
+      after.sqsCredentials().forEach(c -> {
+        bySqsKey.put(c.accessKeyId(), name);
+        keptKeys.add(c.accessKeyId());
+      });
+    }
     if (before != null) {
       before.tokens().stream().map(Tokens.Stored::id).filter(id -> !kept.contains(id)).forEach(byToken::remove);
+      before.sqsCredentials().stream().map(SqsCredential::accessKeyId).filter(id -> !keptKeys.contains(id))
+          .forEach(bySqsKey::remove);
     }
   }
 
@@ -140,6 +132,9 @@ public final class PrincipalStore implements AutoCloseable {
     m.put("name", p.name());
     m.put("grants", p.grants().stream().map(Grant::toString).toList());
     m.put("tokens", p.tokens());
+    if (!p.sqsCredentials().isEmpty()) {
+      m.put("sqsCredentials", p.sqsCredentials());
+    }
     m.put("createdAt", p.createdAt());
     try {
       return JSON.writeValueAsBytes(m);
@@ -158,7 +153,12 @@ public final class PrincipalStore implements AutoCloseable {
         tokens.add(new Tokens.Stored(t.path("id").asText(), t.path("salt").asText(), t.path("hash").asText(),
             t.path("createdAt").asLong()));
       }
-      return new Principal(n.path("name").asText(), grants, tokens, n.path("createdAt").asLong());
+      List<SqsCredential> sqs = new ArrayList<>();
+      for (JsonNode c : n.path("sqsCredentials")) {
+        sqs.add(new SqsCredential(c.path("accessKeyId").asText(), c.path("secret").asText(),
+            c.path("createdAt").asLong()));
+      }
+      return new Principal(n.path("name").asText(), grants, tokens, sqs, n.path("createdAt").asLong());
     } catch (IOException e) {
       throw new IllegalArgumentException("not a principal record: " + e.getMessage(), e);
     }
@@ -166,7 +166,6 @@ public final class PrincipalStore implements AutoCloseable {
 
   @Override
   public void close() {
-    tail.close();
-    producer.close(Duration.ofSeconds(5));
+    topic.close();
   }
 }

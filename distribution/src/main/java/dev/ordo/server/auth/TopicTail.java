@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * principals) and sees a change within a poll. {@link #awaitPosition} lets a writer wait until its
  * own record was read back, so an instance answers the next request with what it just wrote.
  */
-final class TopicTail implements AutoCloseable {
+public final class TopicTail implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TopicTail.class);
   private static final Duration POLL = Duration.ofMillis(200);
 
@@ -35,7 +35,7 @@ final class TopicTail implements AutoCloseable {
   private volatile boolean running = true;
   private boolean started;
 
-  TopicTail(Map<String, Object> kafkaConfig, String topic, BiConsumer<byte[], byte[]> onRecord) {
+  public TopicTail(Map<String, Object> kafkaConfig, String topic, BiConsumer<byte[], byte[]> onRecord) {
     Map<String, Object> c = new HashMap<>(kafkaConfig);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -52,7 +52,7 @@ final class TopicTail implements AutoCloseable {
   }
 
   /** Starts following; returns once everything the topic held at the call was read. */
-  void start(Duration timeout) throws TimeoutException, InterruptedException {
+  public void start(Duration timeout) throws TimeoutException, InterruptedException {
     long end = consumer.endOffsets(List.of(partition), timeout).get(partition);
     started = true;
     thread.start();
@@ -60,7 +60,7 @@ final class TopicTail implements AutoCloseable {
   }
 
   /** Waits until the record at {@code offset - 1} was handed over (position at least {@code offset}). */
-  void awaitPosition(long offset, Duration timeout) throws TimeoutException, InterruptedException {
+  public void awaitPosition(long offset, Duration timeout) throws TimeoutException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (progress) {
       while (position < offset) {

@@ -139,7 +139,7 @@ class AuthorizationTest {
 
   private static String concrete(String pattern) {
     return pattern.replace("{ns}", NS).replace("{topic}", "jobs").replace("{id}", "0-0").replace("{file}", "app.js")
-        .replace("{job}", "no-such-job").replace("{name}", "no-such-principal").replace("{token}", "abc")
+        .replace("{job}", "no-such-job").replace("{name}", "no-such-principal").replace("{token}", "abc").replace("{key}", "abc")
         + (pattern.equals("/v1/dlq") ? "?namespace=" + NS : "");
   }
 

@@ -95,6 +95,17 @@ class HttpGuardTest {
         "docs/security.md's table differs from AccessRules: paste AccessRules.markdown() between the markers");
   }
 
+  @Test
+  void securityMdListsWhatEverySqsActionNeeds() throws Exception {
+    String text = Files.readString(docs().resolve("security.md"), StandardCharsets.UTF_8);
+    String begin = "<!-- sqs access: generated from SqsAccess.markdown(); HttpGuardTest keeps it true -->\n";
+    int from = text.indexOf(begin);
+    int to = text.indexOf("<!-- end of sqs access -->");
+    assertTrue(from >= 0 && to > from, "docs/security.md has the SQS table between its markers");
+    assertEquals(dev.ordo.server.sqs.SqsAccess.markdown(), text.substring(from + begin.length(), to),
+        "docs/security.md's SQS table differs from SqsAccess: paste SqsAccess.markdown() between the markers");
+  }
+
   static Path docs() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {

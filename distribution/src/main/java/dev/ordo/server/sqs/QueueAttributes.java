@@ -1,0 +1,212 @@
+package dev.ordo.server.sqs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The attributes a queue was given (CreateQueue, SetQueueAttributes), checked as SQS checks them, and
+ * what they mean for Ordo: the visibility timeout is the lease, DelaySeconds the delay, the retention
+ * period the TTL, maxReceiveCount the attempts limit, {@value #ORDO_PRIORITY} the default priority.
+ * Pure.
+ */
+public record QueueAttributes(Map<String, String> values) {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public static final String DELAY_SECONDS = "DelaySeconds";
+  public static final String MAXIMUM_MESSAGE_SIZE = "MaximumMessageSize";
+  public static final String MESSAGE_RETENTION_PERIOD = "MessageRetentionPeriod";
+  public static final String RECEIVE_WAIT = "ReceiveMessageWaitTimeSeconds";
+  public static final String VISIBILITY_TIMEOUT = "VisibilityTimeout";
+  public static final String REDRIVE_POLICY = "RedrivePolicy";
+  public static final String REDRIVE_ALLOW_POLICY = "RedriveAllowPolicy";
+  /** Ordo's own: the priority of a message that sets no {@code ordo.priority} attribute (lower is sooner). */
+  public static final String ORDO_PRIORITY = "OrdoPriority";
+
+  /** Settable, with their defaults (SQS's); those without a default are absent until set. */
+  static final Map<String, String> DEFAULTS = defaults();
+  /** Settable, kept and shown as given, with no effect in Ordo (docs/sqs.md). */
+  static final Set<String> KEPT = Set.of("Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds",
+      "SqsManagedSseEnabled", REDRIVE_ALLOW_POLICY);
+  /** FIFO-only attributes: refused, FIFO queues are not built (issue 48). */
+  static final Set<String> FIFO_ONLY = Set.of("FifoQueue", "ContentBasedDeduplication", "DeduplicationScope",
+      "FifoThroughputLimit");
+  /** Computed by GetQueueAttributes, not settable. */
+  public static final List<String> READ_ONLY = List.of("QueueArn", "ApproximateNumberOfMessages",
+      "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed", "CreatedTimestamp",
+      "LastModifiedTimestamp");
+
+  private static Map<String, String> defaults() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put(DELAY_SECONDS, "0");
+    m.put(MAXIMUM_MESSAGE_SIZE, "262144");
+    m.put(MESSAGE_RETENTION_PERIOD, "345600");
+    m.put(RECEIVE_WAIT, "0");
+    m.put(VISIBILITY_TIMEOUT, "30");
+    m.put("SqsManagedSseEnabled", "false");
+    return m;
+  }
+
+  /** The queue's redrive policy: dead letters after {@code maxReceiveCount} receives, named target queue. */
+  public record RedrivePolicy(QueueRef deadLetterTarget, String targetArn, int maxReceiveCount) {}
+
+  public static QueueAttributes of(Map<String, String> given) throws SqsException {
+    return new QueueAttributes(Map.of()).with(given);
+  }
+
+  /** These attributes changed by {@code given} (an empty value removes RedrivePolicy and the kept ones), checked. */
+  public QueueAttributes with(Map<String, String> given) throws SqsException {
+    Map<String, String> out = new TreeMap<>(values);
+    for (Map.Entry<String, String> e : given.entrySet()) {
+      String name = e.getKey();
+      String value = e.getValue() == null ? "" : e.getValue().trim();
+      if (FIFO_ONLY.contains(name)) {
+        if (name.equals("FifoQueue") && value.equalsIgnoreCase("false")) {
+          continue;
+        }
+        throw SqsError.UNSUPPORTED_OPERATION.with("FIFO queues are not supported by Ordo yet (ordered groups and"
+            + " deduplication IDs come with issue 48): attribute " + name + " cannot be set");
+      }
+      switch (name) {
+        case DELAY_SECONDS -> out.put(name, range(name, value, 0, 900));
+        case MAXIMUM_MESSAGE_SIZE -> out.put(name, range(name, value, 1024, 262144));
+        case MESSAGE_RETENTION_PERIOD -> out.put(name, range(name, value, 60, 1209600));
+        case RECEIVE_WAIT -> out.put(name, range(name, value, 0, 20));
+        case VISIBILITY_TIMEOUT -> out.put(name, range(name, value, 0, 43200));
+        case ORDO_PRIORITY -> out.put(name, range(name, value, Integer.MIN_VALUE, Integer.MAX_VALUE));
+        case REDRIVE_POLICY -> {
+          if (value.isEmpty()) {
+            out.remove(name);
+          } else {
+            redrive(value);
+            out.put(name, value);
+          }
+        }
+        default -> {
+          if (!KEPT.contains(name)) {
+            throw SqsError.INVALID_ATTRIBUTE_NAME.with("Unknown Attribute " + name + ".");
+          }
+          if (value.isEmpty()) {
+            out.remove(name);
+          } else {
+            out.put(name, value);
+          }
+        }
+      }
+    }
+    return new QueueAttributes(Map.copyOf(out));
+  }
+
+  private static String range(String name, String value, long min, long max) throws SqsException {
+    long v;
+    try {
+      v = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Invalid value for the parameter " + name + ": '" + value
+          + "' is not an integer.");
+    }
+    if (v < min || v > max) {
+      throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Invalid value for the parameter " + name + ": " + v + " is not"
+          + " between " + min + " and " + max + ".");
+    }
+    return Long.toString(v);
+  }
+
+  static RedrivePolicy redrive(String json) throws SqsException {
+    JsonNode n;
+    try {
+      n = JSON.readTree(json);
+    } catch (IOException e) {
+      throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Invalid value for the parameter RedrivePolicy. Reason: not JSON.");
+    }
+    if (n == null || !n.isObject() || !n.hasNonNull("deadLetterTargetArn") || !n.hasNonNull("maxReceiveCount")) {
+      throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Value " + json + " for parameter RedrivePolicy is invalid. Reason:"
+          + " Redrive policy does not contain mandatory attribute: deadLetterTargetArn and maxReceiveCount.");
+    }
+    int count;
+    try {
+      count = Integer.parseInt(n.get("maxReceiveCount").asText().trim());
+    } catch (NumberFormatException e) {
+      count = -1;
+    }
+    if (count < 1 || count > 1000) {
+      throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Value " + json + " for parameter RedrivePolicy is invalid. Reason:"
+          + " Invalid value for maxReceiveCount: " + n.get("maxReceiveCount").asText() + ", valid values are from 1"
+          + " to 1000 both inclusive.");
+    }
+    String arn = n.get("deadLetterTargetArn").asText();
+    QueueRef target;
+    try {
+      target = QueueRef.fromArn(arn);
+    } catch (SqsException e) {
+      throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Value " + json + " for parameter RedrivePolicy is invalid. Reason: "
+          + e.getMessage());
+    }
+    return new RedrivePolicy(target, arn, count);
+  }
+
+  /** The value in force: set, or SQS's default. */
+  public Optional<String> get(String name) {
+    return Optional.ofNullable(values.getOrDefault(name, DEFAULTS.get(name)));
+  }
+
+  private int seconds(String name) {
+    return Integer.parseInt(get(name).orElseThrow());
+  }
+
+  public Duration visibilityTimeout() {
+    return Duration.ofSeconds(seconds(VISIBILITY_TIMEOUT));
+  }
+
+  public Duration delay() {
+    return Duration.ofSeconds(seconds(DELAY_SECONDS));
+  }
+
+  public Duration retention() {
+    return Duration.ofSeconds(seconds(MESSAGE_RETENTION_PERIOD));
+  }
+
+  public Duration receiveWait() {
+    return Duration.ofSeconds(seconds(RECEIVE_WAIT));
+  }
+
+  public int maximumMessageSize() {
+    return seconds(MAXIMUM_MESSAGE_SIZE);
+  }
+
+  public Optional<Integer> priority() {
+    return Optional.ofNullable(values.get(ORDO_PRIORITY)).map(Integer::valueOf);
+  }
+
+  public Optional<RedrivePolicy> redrivePolicy() {
+    String v = values.get(REDRIVE_POLICY);
+    if (v == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(redrive(v));
+    } catch (SqsException e) {
+      return Optional.empty(); // checked when set
+    }
+  }
+
+  /** Every attribute in force: those set and the defaults. */
+  public Map<String, String> all() {
+    Map<String, String> out = new TreeMap<>(DEFAULTS);
+    out.putAll(values);
+    return out;
+  }
+
+  /** Whether {@code name} is an attribute GetQueueAttributes may be asked for. */
+  public static boolean known(String name) {
+    return DEFAULTS.containsKey(name) || KEPT.contains(name) || READ_ONLY.contains(name) || name.equals(REDRIVE_POLICY)
+        || name.equals(ORDO_PRIORITY) || FIFO_ONLY.contains(name);
+  }
+}

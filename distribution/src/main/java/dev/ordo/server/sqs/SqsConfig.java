@@ -1,0 +1,57 @@
+package dev.ordo.server.sqs;
+
+import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/** The SQS endpoint's settings ({@code ordo.sqs.*}, docs/sqs.md). */
+public final class SqsConfig extends AbstractConfig {
+  public static final String PORT_CONFIG = "ordo.sqs.port";
+  private static final String PORT_DOC = "Port of the SQS-compatible endpoint (--sqs-port), on the HTTP API's address;"
+      + " 0: no SQS endpoint; -1: any free port. A port in use stops the server at start.";
+  public static final int DEFAULT_PORT = 9324;
+
+  public static final String NAMESPACE_CONFIG = "ordo.sqs.namespace";
+  private static final String NAMESPACE_DOC = "Namespace of the queues a request names without one: CreateQueue,"
+      + " GetQueueUrl and ListQueues sent to the endpoint's root. A request sent to ENDPOINT/NAMESPACE (an"
+      + " endpoint URL with a path) or with QueueOwnerAWSAccountId uses that namespace; a queue URL carries its own.";
+
+  public static final String REGION_CONFIG = "ordo.sqs.region";
+  private static final String REGION_DOC = "Region named in queue ARNs (arn:aws:sqs:REGION:NAMESPACE:QUEUE)."
+      + " Signatures are checked with the region the client signed with, whatever this says.";
+
+  public static final ConfigDef CONFIG = new ConfigDef()
+      .define(PORT_CONFIG, Type.INT, DEFAULT_PORT, (name, value) -> {
+        int v = (Integer) value;
+        if (v < -1 || v > 65535) {
+          throw new ConfigException(name, value, "must be -1 (any free port), 0 (off) or a port up to 65535");
+        }
+      }, Importance.MEDIUM, PORT_DOC)
+      .define(NAMESPACE_CONFIG, Type.STRING, "sqs", (name, value) -> {
+        String problem = dev.ordo.api.Names.problem("namespace", (String) value);
+        if (problem != null || ((String) value).contains(":")) {
+          throw new ConfigException(name, value, problem != null ? problem : "a namespace with ':' cannot be in an ARN");
+        }
+      }, Importance.MEDIUM, NAMESPACE_DOC)
+      .define(REGION_CONFIG, Type.STRING, "us-east-1", new ConfigDef.NonEmptyStringWithoutControlChars(),
+          Importance.LOW, REGION_DOC);
+
+  public SqsConfig(Map<?, ?> originals) {
+    super(CONFIG, originals, false);
+  }
+
+  public int port() {
+    return getInt(PORT_CONFIG);
+  }
+
+  public String namespace() {
+    return getString(NAMESPACE_CONFIG);
+  }
+
+  public String region() {
+    return getString(REGION_CONFIG);
+  }
+}
