@@ -1,7 +1,7 @@
 package dev.ordo.store;
 
+import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemStateEntry;
-import dev.ordo.schema.StoredItem;
 import java.util.function.LongConsumer;
 
 /**
@@ -14,10 +14,10 @@ public final class ItemTableRebuild {
   /** What a rebuild found: live entries, items rebuilt, entries whose record was missing. */
   public record Result(long entries, long items, long lost) {}
 
-  /** Where the rebuilt items go, in offset order. */
+  /** Where the rebuilt items go, in offset order: what each was enqueued with (its state stays in the log). */
   @FunctionalInterface
   interface Sink {
-    void accept(long offset, StoredItem item);
+    void accept(long offset, Item item);
   }
 
   private ItemTableRebuild() {}
@@ -51,7 +51,7 @@ public final class ItemTableRebuild {
         }
         counts[0]++;
         counts[1]++;
-        sink.accept(offset, StateEntries.itemOf(e, item));
+        sink.accept(offset, item);
         next[0] = next(it, skip);
       });
       while (next[0] != null) {

@@ -1,6 +1,8 @@
 package dev.ordo.store;
 
+import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
+import dev.ordo.schema.ItemStateEntry;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.store.internal.AgeKeySchema;
@@ -163,7 +165,7 @@ public final class PriorityStore implements QueueView {
   }
 
   /**
-   * The item table (holding the state too: no state log, the table is the truth) and the index store,
+   * The item table with its state log in one store (as durable as each other: never rebuilt) and the index store,
    * keeping {@link #DEFAULT_DECODED_BYTES} of decoded items (tests, tools).
    */
   public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
@@ -177,7 +179,8 @@ public final class PriorityStore implements QueueView {
 
   /**
    * @param state the state store (changelogged): the state log and the meta values
-   * @param items the item table (not changelogged); when it is {@code state} itself, there is no state log
+   * @param items the item table (not changelogged); when it is {@code state} itself (tests, tools), it is as
+   *     durable as the state log and never rebuilt
    * @param index the index store; call {@link #open} before anything else
    * @param decodedBytes the heap budget of the decoded items kept, estimated (payload, metadata and
    *     {@value DecodedItems#OVERHEAD_BYTES} bytes per item)
@@ -185,7 +188,7 @@ public final class PriorityStore implements QueueView {
   public PriorityStore(KeyValueStore<Bytes, byte[]> state, KeyValueStore<Bytes, byte[]> items,
       KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
     this.state = state;
-    this.log = state == items ? null : new StateLog(state);
+    this.log = new StateLog(state);
     this.items = items;
     this.decoded = new DecodedItems(decodedBytes);
     this.kv = index;
@@ -244,7 +247,7 @@ public final class PriorityStore implements QueueView {
    * into the state log at the next commit.
    */
   public boolean open(ItemSource source, LegacyItemTable legacy) {
-    if (log != null && state.get(ITEMS_GENERATION_KEY) == null && state.get(ITEMS_HIGH_WATER_KEY) == null) {
+    if (state.get(ITEMS_GENERATION_KEY) == null && state.get(ITEMS_HIGH_WATER_KEY) == null) {
       if (isEmptyTable()) {
         legacy.restoreInto(items);
       }
@@ -263,7 +266,7 @@ public final class PriorityStore implements QueueView {
     changes = itemsChanges == null ? 0 : ByteBuffer.wrap(itemsChanges).getLong();
     byte[] expected = itemsGeneration == null ? null : vouch(itemsGeneration, changes);
     boolean tableTrusted = true;
-    if (log != null) {
+    if (state != items) {
       byte[] tableVouch = items.get(ITEMS_VOUCH_KEY);
       items.put(ITEMS_VOUCH_KEY, null);
       tableTrusted = expected != null ? Arrays.equals(expected, tableVouch) : tableVouch == null && isEmptyTable();
@@ -285,21 +288,28 @@ public final class PriorityStore implements QueueView {
     return true;
   }
 
-  /** Copies every item of an item table kept before the state log into the state log (written at the next commit). */
+  /**
+   * Copies every item of an item table kept before the state log (whole stored items) into the state
+   * log (written at the next commit), and leaves in the table what it holds now: the items alone.
+   */
   private void migrateLegacyTable() {
     byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
     highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
     long n = 0;
     byte[] from = {KeyFamily.ITEM};
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
     try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
         long offset = ItemKeySchema.offset(e.key.get());
-        log.put(offset, OrdoSerdes.STORED_ITEM.decode(e.value));
+        StoredItem whole = OrdoSerdes.STORED_ITEM.decode(e.value);
+        log.put(offset, whole);
+        batch.add(KeyValue.pair(e.key, OrdoSerdes.ITEM.encode(whole.getItem())));
         highWater = Math.max(highWater, offset);
         n++;
       }
     }
+    items.putAll(batch); // after the scan, which reads a snapshot anyway
     heldMeta.put(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(highWater).array());
     changes = 0;
     changesUnmarked = true;
@@ -343,16 +353,17 @@ public final class PriorityStore implements QueueView {
     batch.clear();
     // The cold items first, whole from the state store; their entries, if a block still has one, are left out.
     long coldBelow = log.coldBelow();
-    java.util.Set<Long> coldAbove = new java.util.HashSet<>();
+    java.util.TreeMap<Long, StoredItem> coldAbove = new java.util.TreeMap<>();
     long cold = 0;
     try (KeyValueIterator<Bytes, byte[]> it = log.coldItems()) {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
         long offset = OrderedBytes.getLong(e.key.get(), 1);
+        StoredItem whole = OrdoSerdes.STORED_ITEM.decode(e.value);
         if (offset >= coldBelow) {
-          coldAbove.add(offset); // moved in a batch whose end the changelog lacks (at-least-once)
+          coldAbove.put(offset, whole); // moved in a batch whose end the changelog lacks (at-least-once)
         }
-        batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), e.value));
+        batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.ITEM.encode(whole.getItem())));
         cold++;
         if (batch.size() >= REBUILD_BATCH) {
           items.putAll(batch);
@@ -361,8 +372,8 @@ public final class PriorityStore implements QueueView {
       }
     }
     List<Long> lost = new ArrayList<>();
-    itemRebuild = ItemTableRebuild.run(log, source, highWater, o -> o < coldBelow || coldAbove.contains(o), (offset, item) -> {
-      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.STORED_ITEM.encode(item)));
+    itemRebuild = ItemTableRebuild.run(log, source, highWater, o -> o < coldBelow || coldAbove.containsKey(o), (offset, item) -> {
+      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.ITEM.encode(item)));
       if (batch.size() >= REBUILD_BATCH) {
         items.putAll(batch);
         batch.clear();
@@ -372,6 +383,14 @@ public final class PriorityStore implements QueueView {
     itemRebuild = new ItemTableRebuild.Result(itemRebuild.entries() + cold, itemRebuild.items() + cold, itemRebuild.lost());
     for (long offset : lost) {
       log.put(offset, null);
+    }
+    // Cold copies above the watermark are the first live items past it, in offset order (they are
+    // moved so): out of their blocks, and the watermark past them, as the lost batch would have left it.
+    for (Map.Entry<Long, StoredItem> e : coldAbove.entrySet()) {
+      log.moveToCold(e.getKey(), e.getValue());
+    }
+    if (!coldAbove.isEmpty()) {
+      log.raiseColdBelow(coldAbove.lastKey() + 1);
     }
   }
 
@@ -384,9 +403,6 @@ public final class PriorityStore implements QueueView {
    * @return how many items it moved
    */
   public int coolDown(long now, long coldAfterMs, long spanRecords, int max) {
-    if (log == null) {
-      return 0;
-    }
     int moved = 0;
     long from = log.coldBelow();
     while (moved < max) {
@@ -418,7 +434,7 @@ public final class PriorityStore implements QueueView {
 
   /** Every live item below this offset is kept whole in the state store (0 without a state log). */
   public long coldBelow() {
-    return log == null ? 0 : log.coldBelow();
+    return log.coldBelow();
   }
 
   /** Items written to the item table per batch while it is rebuilt. */
@@ -485,11 +501,10 @@ public final class PriorityStore implements QueueView {
    */
   public void closeIndex() {
     writes.flush();
-    if (generation == null || changesUnmarked || !itemWrites.isEmpty() || !heldMeta.isEmpty()
-        || log != null && log.hasChanges()) {
+    if (generation == null || changesUnmarked || !itemWrites.isEmpty() || !heldMeta.isEmpty() || log.hasChanges()) {
       return; // nothing to vouch for, or an item table that may lack changes: the next open rebuilds
     }
-    if (log != null) {
+    if (state != items) {
       items.put(ITEMS_VOUCH_KEY, vouch(generation, changes));
     }
     // What lives in memory goes to the store first, the generation that vouches for it last.
@@ -610,7 +625,10 @@ public final class PriorityStore implements QueueView {
       while (n < budget && it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
         long offset = ItemKeySchema.offset(e.key.get());
-        StoredItem item = OrdoSerdes.STORED_ITEM.decode(e.value);
+        StoredItem item = join(offset, e.value);
+        if (item == null) {
+          continue; // gone from the state log: the table's delete is on its way
+        }
         index(offset, item, null);
         addCount(item, +1);
         fair.change(null, item);
@@ -694,7 +712,7 @@ public final class PriorityStore implements QueueView {
    */
   public void flushItemWrites() {
     itemWrites.flush();
-    List<KeyValue<Bytes, byte[]>> batch = log == null ? new ArrayList<>() : new ArrayList<>(log.writes());
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(log.writes());
     for (Map.Entry<Bytes, byte[]> e : heldMeta.entrySet()) {
       batch.add(KeyValue.pair(e.getKey(), e.getValue()));
     }
@@ -711,7 +729,7 @@ public final class PriorityStore implements QueueView {
 
   /** Blocks of the state log written since the store was made (0 without a state log). */
   public long stateBlocksWritten() {
-    return log == null ? 0 : log.blocksWritten();
+    return log.blocksWritten();
   }
 
   /**
@@ -738,16 +756,36 @@ public final class PriorityStore implements QueueView {
     if (known != null) {
       return known;
     }
+    Object state = log.stateOf(offset);
+    if (state == null || state instanceof StoredItem) {
+      return (StoredItem) state; // none, or whole (changed since the last commit, or cold)
+    }
+    Item item;
     if (itemWrites.holds(offset)) {
-      return itemWrites.heldItem(offset); // null: a held delete
+      item = itemWrites.heldItem(offset);
+    } else {
+      byte[] value = items.get(Bytes.wrap(ItemKeySchema.key(offset)));
+      item = value == null ? null : OrdoSerdes.ITEM.decode(value);
     }
-    byte[] value = items.get(Bytes.wrap(ItemKeySchema.key(offset)));
-    if (value == null) {
-      return null;
+    if (item == null) {
+      throw new IllegalStateException("offset " + offset + " is live in the state log but not in the item table");
     }
-    StoredItem item = OrdoSerdes.STORED_ITEM.decode(value);
-    decoded.put(offset, item);
-    return item;
+    StoredItem whole = StateEntries.itemOf((ItemStateEntry) state, item);
+    decoded.put(offset, whole);
+    return whole;
+  }
+
+  /** The item at {@code offset}, its state from the state log and {@code value} from the item table; null when gone. */
+  private StoredItem join(long offset, byte[] value) {
+    StoredItem known = decoded.get(offset);
+    if (known != null) {
+      return known;
+    }
+    Object state = log.stateOf(offset);
+    if (state == null || state instanceof StoredItem) {
+      return (StoredItem) state;
+    }
+    return StateEntries.itemOf((ItemStateEntry) state, OrdoSerdes.ITEM.decode(value));
   }
 
   /**
@@ -759,11 +797,16 @@ public final class PriorityStore implements QueueView {
       itemWrites.delete(offset);
       decoded.remove(offset);
     } else {
-      itemWrites.put(offset, after, before == null);
+      if (before == null || after.getItem() != before.getItem()) {
+        // What it was enqueued with: written when taken in. A change of state keeps the same item
+        // (Lifecycle), so a lease or a retry writes nothing here; the state is in the log.
+        itemWrites.put(offset, after.getItem(), before == null);
+      }
       decoded.put(offset, after);
     }
-    if (log != null) {
-      log.put(offset, after);
+    log.put(offset, after);
+    if (!holding) {
+      flushItemWrites(); // without a commit to wait for, the state goes out with the item
     }
     changes++;
     changesUnmarked = true;

@@ -27,10 +27,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * of its offsets between two commits and is written once at the commit, so items enqueued, leased or
  * acked together cost one record for all of them. A block without live items is deleted.
  *
- * <p>A block's value is a format byte ({@link #FORMAT}), a count and as many length-prefixed
- * single-object encodings of {@link ItemStateEntry}: each entry is encoded once, when its item
- * changed, and a block written again copies its other entries' bytes (a block re-encoded whole at
- * every write cost several entry encodings per item). A change is a reference to the stored item,
+ * <p>A block's value is a format byte ({@link #FORMAT}), a count and as many entries, each its slot
+ * in the block (one byte), its length and its single-object encoding of {@link ItemStateEntry}: each
+ * entry is encoded once, when its item changed, and a block written again copies its other entries'
+ * bytes (a block re-encoded whole at every write cost several entry encodings per item); a block read
+ * back decodes only the entries asked for. A change is a reference to the stored item,
  * encoded only when its block is written. Blocks read or written lately stay on the heap
  * ({@link #MAX_CLEAN_BLOCKS} of them at most, besides the changed ones); the others are read from the
  * store when an item of theirs changes, and a block past the last one the store holds is known to be
@@ -39,8 +40,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class StateLog {
   /** Decoded blocks kept on the heap with no change to write, at most (about 10 KiB to 60 KiB each). */
   static final int MAX_CLEAN_BLOCKS = 256;
-  /** The first byte of a block's value. */
-  static final byte FORMAT = 1;
+  /** The first byte of a block's value: 2, entries with their slot (1: without; never released). */
+  static final byte FORMAT = 2;
 
   /** One block's live items: a slot per offset, holding a changed StoredItem or its entry's encoding (byte[]). */
   private static final class Block {
@@ -127,6 +128,24 @@ final class StateLog {
     }
   }
 
+  /**
+   * The state of the item at {@code offset} as changed so far (written or not): a {@link StoredItem}
+   * when it is whole here (changed since the last write, or cold), its {@link ItemStateEntry}
+   * otherwise, or null when the log has no live item there.
+   */
+  Object stateOf(long offset) {
+    if (offset < coldBelow || coldWrites.containsKey(offset)) {
+      if (coldWrites.containsKey(offset)) {
+        return coldWrites.get(offset);
+      }
+      byte[] whole = store.get(Bytes.wrap(coldKey(offset)));
+      return whole == null ? null : OrdoSerdes.STORED_ITEM.decode(whole);
+    }
+    Block b = block(StateBlockKeySchema.block(offset), false);
+    Object slot = b == null ? null : b.slots[slotOf(offset)];
+    return slot instanceof byte[] e ? OrdoSerdes.ITEM_STATE_ENTRY.decode(e) : slot;
+  }
+
   /** True when changes wait for {@link #writes}. */
   boolean hasChanges() {
     return dirtyBlocks > 0 || !coldWrites.isEmpty() || coldBelowChanged;
@@ -191,16 +210,16 @@ final class StateLog {
       if (s instanceof StoredItem item) {
         byte[] e = OrdoSerdes.ITEM_STATE_ENTRY.encode(StateEntries.entryOf(first + i, item));
         b.slots[i] = e; // the payload is not kept alive by the log
-        size += 4 + e.length;
+        size += 1 + 4 + e.length;
       } else if (s != null) {
-        size += 4 + ((byte[]) s).length;
+        size += 1 + 4 + ((byte[]) s).length;
       }
     }
     java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(size).put(FORMAT).putInt(b.live);
-    for (Object s : b.slots) {
-      if (s != null) {
-        byte[] e = (byte[]) s;
-        out.putInt(e.length).put(e);
+    for (int i = 0; i < b.slots.length; i++) {
+      if (b.slots[i] != null) {
+        byte[] e = (byte[]) b.slots[i];
+        out.put((byte) i).putInt(e.length).put(e);
       }
     }
     return out.array();
@@ -215,9 +234,10 @@ final class StateLog {
     }
     int n = in.getInt();
     for (int k = 0; k < n; k++) {
+      int slot = in.get() & 0xff;
       byte[] e = new byte[in.getInt()];
       in.get(e);
-      b.slots[slotOf(OrdoSerdes.ITEM_STATE_ENTRY.decode(e).getOffset())] = e;
+      b.slots[slot] = e;
       b.live++;
     }
   }
@@ -229,6 +249,7 @@ final class StateLog {
     int n = in.getInt();
     List<ItemStateEntry> out = new ArrayList<>(n);
     for (int k = 0; k < n; k++) {
+      in.get(); // the slot
       byte[] e = new byte[in.getInt()];
       in.get(e);
       out.add(OrdoSerdes.ITEM_STATE_ENTRY.decode(e));

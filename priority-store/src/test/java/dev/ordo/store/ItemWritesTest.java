@@ -53,11 +53,11 @@ class ItemWritesTest {
   @Test
   void heldWritesAreReadFromTheHeapAndReachTheStoreInOneBatchMetaLast() {
     ItemWrites writes = holding(100, 1 << 20);
-    writes.put(1, ready("ns", "t", 0, 1), true);
+    writes.put(1, ready("ns", "t", 0, 1).getItem(), true);
     writes.putMeta(MARK, new byte[] {7});
-    writes.put(2, ready("ns", "t", 0, 2), true);
+    writes.put(2, ready("ns", "t", 0, 2).getItem(), true);
     assertTrue(writes.holds(1));
-    assertEquals(ready("ns", "t", 0, 1), writes.heldItem(1));
+    assertEquals(ready("ns", "t", 0, 1).getItem(), writes.heldItem(1));
     assertNull(rocks.kv.get(key(1)), "nothing reaches the store before the flush");
     assertTrue(batches.isEmpty());
 
@@ -66,7 +66,7 @@ class ItemWritesTest {
     List<KeyValue<Bytes, byte[]>> batch = batches.get(0);
     assertEquals(List.of(key(1), key(2), MARK), batch.stream().map(kv -> kv.key).toList(),
         "the items in the order written, the meta value after them");
-    assertEquals(ready("ns", "t", 0, 2), OrdoSerdes.STORED_ITEM.decode(rocks.kv.get(key(2))));
+    assertEquals(ready("ns", "t", 0, 2).getItem(), OrdoSerdes.ITEM.decode(rocks.kv.get(key(2))));
     assertFalse(writes.holds(1));
     assertTrue(writes.isEmpty());
   }
@@ -74,8 +74,8 @@ class ItemWritesTest {
   @Test
   void anItemTakenInAndDeletedBetweenTwoFlushesNeverReachesTheStore() {
     ItemWrites writes = holding(100, 1 << 20);
-    writes.put(5, ready("ns", "t", 0, 1), true);
-    writes.put(5, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]), false);
+    writes.put(5, ready("ns", "t", 0, 1).getItem(), true);
+    writes.put(5, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]).getItem(), false);
     writes.delete(5);
     assertFalse(writes.holds(5));
     writes.flush();
@@ -85,9 +85,9 @@ class ItemWritesTest {
 
   @Test
   void anItemOfTheStoreDeletedKeepsItsTombstone() {
-    rocks.kv.put(key(9), OrdoSerdes.STORED_ITEM.encode(ready("ns", "t", 0, 1)));
+    rocks.kv.put(key(9), OrdoSerdes.ITEM.encode(ready("ns", "t", 0, 1).getItem()));
     ItemWrites writes = holding(100, 1 << 20);
-    writes.put(9, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]), false);
+    writes.put(9, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]).getItem(), false);
     writes.delete(9);
     assertTrue(writes.holds(9));
     assertNull(writes.heldItem(9), "held as deleted");
@@ -100,18 +100,18 @@ class ItemWritesTest {
   @Test
   void theBoundsFlush() {
     ItemWrites byCount = holding(2, 1 << 20);
-    byCount.put(1, ready("ns", "t", 0, 1), true);
-    byCount.put(2, ready("ns", "t", 0, 2), true);
+    byCount.put(1, ready("ns", "t", 0, 1).getItem(), true);
+    byCount.put(2, ready("ns", "t", 0, 2).getItem(), true);
     assertTrue(batches.isEmpty());
-    byCount.put(3, ready("ns", "t", 0, 3), true);
+    byCount.put(3, ready("ns", "t", 0, 3).getItem(), true);
     assertEquals(1, batches.size(), "the third write went over a bound of 2");
     assertEquals(3, batches.get(0).size());
 
     ItemWrites byBytes = holding(100, 40); // Items.ready has 16-byte payloads
-    byBytes.put(11, ready("ns", "t", 0, 1), true);
-    byBytes.put(12, ready("ns", "t", 0, 2), true);
+    byBytes.put(11, ready("ns", "t", 0, 1).getItem(), true);
+    byBytes.put(12, ready("ns", "t", 0, 2).getItem(), true);
     assertEquals(1, batches.size());
-    byBytes.put(13, ready("ns", "t", 0, 3), true);
+    byBytes.put(13, ready("ns", "t", 0, 3).getItem(), true);
     assertEquals(2, batches.size(), "48 payload bytes went over a bound of 40");
   }
 
@@ -119,8 +119,8 @@ class ItemWritesTest {
   void withoutHoldingEveryWriteIsAppliedAtOnce() {
     ItemWrites writes = new ItemWrites(recording, 100, 1 << 20);
     StoredItem item = ready("ns", "t", 0, 1);
-    writes.put(1, item, true);
-    assertEquals(item, OrdoSerdes.STORED_ITEM.decode(rocks.kv.get(key(1))));
+    writes.put(1, item.getItem(), true);
+    assertEquals(item.getItem(), OrdoSerdes.ITEM.decode(rocks.kv.get(key(1))));
     writes.putMeta(MARK, new byte[] {1});
     assertEquals(1, rocks.kv.get(MARK)[0]);
     writes.delete(1);
@@ -146,7 +146,7 @@ class ItemWritesTest {
       assertFalse(reopened.openIndex(), "rebuilt, not trusted");
 
       store.flushItemWrites();
-      assertEquals(ready("ns", "t", 0, 1), OrdoSerdes.STORED_ITEM.decode(rocks.kv.get(key(3))));
+      assertEquals(ready("ns", "t", 0, 1).getItem(), OrdoSerdes.ITEM.decode(rocks.kv.get(key(3))));
     }
   }
 

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ordo.schema.ItemState;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.store.internal.ItemKeySchema;
+import dev.ordo.store.internal.KeyFamily;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
@@ -35,24 +38,24 @@ class StateLogMigrationTest {
     return k;
   }
 
-  /** An item table as the old version left it: items 0..4, item 2 acked, item 3 leased. */
-  private static void writeLegacy(PriorityStore old) {
-    old.openIndex();
-    old.startGeneration();
+  /**
+   * An item table as the old version left it, written as that version wrote it (whole stored items by
+   * offset, and its high-water mark): items 0..4, item 2 acked, item 3 leased.
+   */
+  private static void writeLegacy(RocksKv table) {
     for (long o = 0; o < 5; o++) {
-      assertTrue(old.firstSighting(o));
-      old.transition(o, null, Items.ready("ns", "t", 0, o));
+      StoredItem item = o == 3 ? Items.leased(Items.ready("ns", "t", 0, o), 60_000) : Items.ready("ns", "t", 0, o);
+      if (o != 2) {
+        table.kv.put(Bytes.wrap(ItemKeySchema.key(o)), OrdoSerdes.STORED_ITEM.encode(item));
+      }
     }
-    old.transition(2, old.get(2), null);
-    old.transition(3, old.get(3), Items.leased(old.get(3), 60_000));
-    old.markChanges();
-    old.flushItemWrites();
+    table.kv.put(Bytes.wrap(new byte[] {KeyFamily.META, 'h'}), ByteBuffer.allocate(8).putLong(4).array());
   }
 
   @Test
   void aLocalLegacyTableIsCopiedIntoTheStateLogAndSurvivesTheLossOfTheLocalStores() {
     RocksKv table = kv("legacy");
-    writeLegacy(new PriorityStore(table.kv, kv("old-index").kv)); // the old layout: the table held the marks
+    writeLegacy(table); // the old layout: the table held the marks
     RocksKv state = kv("state");
     PriorityStore store = new PriorityStore(state.kv, table.kv, kv("index").kv, PriorityStore.DEFAULT_DECODED_BYTES);
     store.holdItemWrites();
@@ -87,7 +90,7 @@ class StateLogMigrationTest {
   @Test
   void aLegacyTableKeptOnlyInItsChangelogIsRestoredThenMigrated() {
     RocksKv legacy = kv("legacy");
-    writeLegacy(new PriorityStore(legacy.kv, kv("old-index").kv));
+    writeLegacy(legacy);
     List<KeyValue<Bytes, byte[]>> changelog = new ArrayList<>();
     try (KeyValueIterator<Bytes, byte[]> it = legacy.kv.all()) {
       it.forEachRemaining(changelog::add);
