@@ -27,8 +27,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * stream thread of a {@link PriorityStore}.
  */
 final class ItemWrites {
-  /** A held write: the item to put (null: delete), and whether the store may hold the key now. */
-  private record Held(Item item, boolean inStore) {}
+  /**
+   * A held write: the item to put (null: delete), its encoding when known already (else null), and
+   * whether the store may hold the key now.
+   */
+  private record Held(Item item, byte[] encoded, boolean inStore) {}
 
   private final KeyValueStore<Bytes, byte[]> store;
   private final int maxHeld;
@@ -64,9 +67,17 @@ final class ItemWrites {
    * @param isNew true when the store cannot hold the offset yet (an item taken in just now)
    */
   void put(long offset, Item item, boolean isNew) {
+    put(offset, item, null, isNew);
+  }
+
+  /**
+   * Puts an item whose single-object encoding is known already ({@code encoded}, null when not): the
+   * bytes its record on the items topic came in, written as they are.
+   */
+  void put(long offset, Item item, byte[] encoded, boolean isNew) {
     Held before = held.get(offset);
     boolean inStore = before != null ? before.inStore : !isNew;
-    held.put(offset, new Held(item, inStore));
+    held.put(offset, new Held(item, encoded, inStore));
     heldPayloadBytes += item.getPayload() == null ? 0 : item.getPayload().remaining();
     maybeFlush();
   }
@@ -79,7 +90,7 @@ final class ItemWrites {
       cancelled++;
       return;
     }
-    held.put(offset, new Held(null, true));
+    held.put(offset, new Held(null, null, true));
     maybeFlush();
   }
 
@@ -117,9 +128,9 @@ final class ItemWrites {
     }
     List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(held.size() + meta.size());
     for (Map.Entry<Long, Held> e : held.entrySet()) {
-      Item item = e.getValue().item;
+      Held h = e.getValue();
       batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(e.getKey())),
-          item == null ? null : OrdoSerdes.ITEM.encode(item)));
+          h.item == null ? null : h.encoded != null ? h.encoded : OrdoSerdes.ITEM.encode(h.item)));
     }
     for (Map.Entry<Bytes, byte[]> e : meta.entrySet()) {
       batch.add(KeyValue.pair(e.getKey(), e.getValue()));

@@ -800,7 +800,8 @@ public final class PriorityStore implements QueueView {
       if (before == null || after.getItem() != before.getItem()) {
         // What it was enqueued with: written when taken in. A change of state keeps the same item
         // (Lifecycle), so a lease or a retry writes nothing here; the state is in the log.
-        itemWrites.put(offset, after.getItem(), before == null);
+        byte[] encoded = before == null && offset == encodedOffset ? encodedItem : null;
+        itemWrites.put(offset, after.getItem(), encoded, before == null);
       }
       decoded.put(offset, after);
     }
@@ -814,6 +815,21 @@ public final class PriorityStore implements QueueView {
       return; // the rebuild indexes the item as the table holds it when it gets there
     }
     reindex(offset, before, after);
+  }
+
+  /** The offset {@link #encodedItem} is the item of, when it is about to be taken in. */
+  private long encodedOffset = -1;
+  private byte[] encodedItem;
+
+  /**
+   * Says that the item about to be taken in at {@code offset} (by the next {@link #transition} from
+   * nothing there) is the single-object encoding {@code encoded}, exactly as the item table keeps it:
+   * its record's value, when the record has no Kafka headers to merge and no registry framing. The
+   * table then stores those bytes instead of encoding the item again.
+   */
+  public void takingIn(long offset, byte[] encoded) {
+    encodedOffset = offset;
+    encodedItem = encoded;
   }
 
   /** Moves the index entries, counts and fair shares of an item from {@code before} to {@code after}. */

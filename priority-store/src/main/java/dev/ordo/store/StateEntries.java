@@ -13,27 +13,14 @@ import java.util.Objects;
 final class StateEntries {
   private StateEntries() {}
 
+  // The all-args constructors, not the builders: a builder checks every field as it is set and
+  // again when built, and this runs for every change of every item (a block entry, a read joined).
+
   static ItemStateEntry entryOf(long offset, StoredItem s) {
-    return ItemStateEntry.newBuilder()
-        .setOffset(offset)
-        .setState(s.getState())
-        .setAttempts(s.getAttempts())
-        .setEnqueuedAt(s.getEnqueuedAt())
-        .setReadyAt(s.getReadyAt())
-        .setLeaseDurationMs(s.getLeaseDurationMs())
-        .setMaxAttempts(s.getMaxAttempts())
-        .setSemantics(s.getSemantics())
-        .setExpiresAt(s.getExpiresAt())
-        .setLeaseId(s.getLeaseId())
-        .setLeasedAt(s.getLeasedAt())
-        .setLeaseExpiresAt(s.getLeaseExpiresAt())
-        .setLeaseHolder(s.getLeaseHolder())
-        .setSidelined(s.getSidelined())
-        .setSlot(s.getSlot())
-        .setFlat(s.getFlat())
-        .setHistory(s.getHistory())
-        .setMetadata(s.getItem().getMetadata())
-        .build();
+    return new ItemStateEntry(offset, s.getState(), s.getAttempts(), s.getEnqueuedAt(), s.getReadyAt(),
+        s.getLeaseDurationMs(), s.getMaxAttempts(), s.getSemantics(), s.getExpiresAt(), s.getLeaseId(),
+        s.getLeasedAt(), s.getLeaseExpiresAt(), s.getLeaseHolder(), s.getSidelined(), s.getSlot(), s.getFlat(),
+        s.getHistory(), s.getItem().getMetadata());
   }
 
   /**
@@ -44,24 +31,9 @@ final class StateEntries {
     if (!Objects.equals(record.getMetadata(), e.getMetadata())) {
       record.setMetadata(e.getMetadata());
     }
-    return StoredItem.newBuilder()
-        .setItem(record)
-        .setState(e.getState())
-        .setAttempts(e.getAttempts())
-        .setEnqueuedAt(e.getEnqueuedAt())
-        .setReadyAt(e.getReadyAt())
-        .setLeaseDurationMs(e.getLeaseDurationMs())
-        .setMaxAttempts(e.getMaxAttempts())
-        .setSemantics(e.getSemantics())
-        .setExpiresAt(e.getExpiresAt())
-        .setLeaseId(e.getLeaseId())
-        .setLeasedAt(e.getLeasedAt())
-        .setLeaseExpiresAt(e.getLeaseExpiresAt())
-        .setLeaseHolder(e.getLeaseHolder())
-        .setSidelined(e.getSidelined())
-        .setSlot(e.getSlot())
-        .setFlat(e.getFlat())
-        .setHistory(e.getHistory())
-        .build();
+    return new StoredItem(record, e.getState(), e.getAttempts(), e.getEnqueuedAt(), e.getReadyAt(),
+        e.getLeaseDurationMs(), e.getMaxAttempts(), e.getSemantics(), e.getExpiresAt(), e.getLeaseId(),
+        e.getLeasedAt(), e.getLeaseExpiresAt(), e.getLeaseHolder(), e.getSidelined(), e.getSlot(), e.getFlat(),
+        e.getHistory());
   }
 }

@@ -150,6 +150,41 @@ class ItemWritesTest {
     }
   }
 
+  @Test
+  void theItemTableKeepsWhatAnItemCameInWithOnceAndItsStateComesFromTheStateLog() {
+    try (RocksKv state = RocksKv.open("item-writes-state"); RocksKv index = RocksKv.open("item-writes-index2")) {
+      PriorityStore store = new PriorityStore(state.kv, recording, index.kv, 0); // no decoded items kept: every read joins
+      store.openIndex();
+      store.holdItemWrites();
+      store.startGeneration();
+      StoredItem first = ready("ns", "t", 0, 1);
+      byte[] record = OrdoSerdes.ITEM.encode(first.getItem());
+      store.takingIn(3, record);
+      store.transition(3, null, first);
+      store.transition(4, null, ready("ns", "t", 0, 2)); // no encoding known: the table encodes it
+      store.markChanges();
+      store.flushItemWrites();
+      assertEquals(1, batches.size(), "the two items in one batch");
+      assertTrue(batches.get(0).stream().anyMatch(kv -> kv.key.equals(key(3)) && kv.value == record),
+          "the record's bytes themselves went to the table");
+
+      StoredItem before = store.get(3);
+      StoredItem leased = Items.leased(before, 60_000);
+      leased.setItem(before.getItem()); // as Lifecycle does: a change of state keeps the item itself
+      store.transition(3, before, leased);
+      store.markChanges();
+      store.flushItemWrites();
+      assertEquals(1, batches.size(), "a lease writes nothing to the item table");
+      assertEquals(leased, store.get(3), "joined: the item from the table, the state from the log");
+      assertEquals(ready("ns", "t", 0, 2), store.get(4));
+
+      store.transition(3, store.get(3), null);
+      store.flushItemWrites();
+      assertNull(store.get(3));
+      assertNull(rocks.kv.get(key(3)), "deleted from the table");
+    }
+  }
+
   private static Bytes key(long offset) {
     return Bytes.wrap(ItemKeySchema.key(offset));
   }

@@ -399,6 +399,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           return null;
         }
         Item item = itemOf(wire, record.value(), record.headers());
+        if (!wire.confluent() && record.headers().toArray().length == 0) {
+          store.takingIn(meta.offset(), record.value()); // the item table keeps these bytes as they are
+        }
         if (meters.enabled() && record.headers().lastHeader(REDRIVEN_FROM) != null) {
           meters.redriven(item.getNamespace(), item.getTopic());
         }
