@@ -78,14 +78,15 @@ public final class FailoverRun {
    */
   public record Result(int standbys, int items, Set<Integer> victimPartitions, long handledAtKill, Duration takeover,
       Map<Integer, Duration> perPartition, long handled, long duplicates, long missing, long unknown,
-      Duration ingest, long keptTasks, long rebuiltItems) {
+      Duration ingest, long tableRebuilds, long rebuiltItems, long lostItems) {
     public String line() {
       return String.format("standbys %d: %,d items, killed a server with partitions %s after %,d handled; "
               + "its partitions dispatched again after %.2f s (each: %s); ingest %.1f s; handled %,d distinct, "
-              + "%,d twice, %s, %,d unknown; the survivor started %d tasks on a kept index and rebuilt %,d items",
+              + "%,d twice, %s, %,d unknown; the survivor rebuilt %d item tables (%,d items; %,d lost)",
           standbys, items, victimPartitions, handledAtKill, takeover.toMillis() / 1e3, seconds(perPartition),
           ingest.toMillis() / 1e3, handled, duplicates,
-          missing < 0 ? "the rest not drained" : String.format("%,d missing", missing), unknown, keptTasks, rebuiltItems);
+          missing < 0 ? "the rest not drained" : String.format("%,d missing", missing), unknown, tableRebuilds, rebuiltItems,
+          lostItems);
     }
 
     private static String seconds(Map<Integer, Duration> m) {
@@ -170,7 +171,8 @@ public final class FailoverRun {
           String metrics = survivor.get("/metrics");
           return new Result(o.standbys(), o.items(), victimPartitions, handledAtKill, takeover, perPartition,
               tracker.distinct(), tracker.duplicates.get(), o.drainAll() ? tracker.missing() : -1, tracker.unknown.get(),
-              ingest, queueEvents(metrics, "index.kept.tasks"), queueEvents(metrics, "index.rebuilt.items"));
+              ingest, queueEvents(metrics, "item.table.rebuilds"), queueEvents(metrics, "item.table.rebuilt.items"),
+              queueEvents(metrics, "items.lost"));
         } finally {
           consumers.forEach(LeaseConsumer::close);
         }

@@ -50,6 +50,12 @@ final class DecodedItems {
     }
   }
 
+  /** Forgets every item (the table was rebuilt). */
+  void clear() {
+    items.clear();
+    bytes = 0;
+  }
+
   void remove(long offset) {
     StoredItem old = items.remove(offset);
     if (old != null) {

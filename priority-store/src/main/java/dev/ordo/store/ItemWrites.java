@@ -1,6 +1,6 @@
 package dev.ordo.store;
 
-import dev.ordo.schema.StoredItem;
+import dev.ordo.schema.Item;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.store.internal.ItemKeySchema;
 import java.util.ArrayList;
@@ -13,21 +13,25 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Writes to the item table held on the heap, as decoded items, and applied in one batch
- * ({@link KeyValueStore#putAll}: one RocksDB write batch, and the changelog records in order).
+ * ({@link KeyValueStore#putAll}: one RocksDB write batch). The item table holds what an item was
+ * enqueued with ({@link Item}), written once when it is taken in and deleted when it is gone; its
+ * state is in the state log ({@link StateLog}).
  *
  * <p>Why: Kafka Streams' record cache did this job with a sorted map of byte keys per store, and in
  * {@code ordo bench} its puts, gets and flush were about 40% of the stream thread's time, most of it
  * comparing keys. Here a write is a hash-map put by offset, an item is encoded to Avro only when it
- * is written out (an item enqueued, leased and acked between two flushes never is), and an item put
- * and deleted between two flushes reaches neither RocksDB nor the changelog.
+ * is written out (an item enqueued and acked between two flushes never is), and an item put and
+ * deleted between two flushes never reaches RocksDB.
  *
- * <p>Meta values (the high-water mark and the count of changes) are written after the items of the
- * same batch, so a changelog restored from any prefix of a batch has them no newer than its items.
- * Not thread-safe: it belongs to the stream thread of a {@link PriorityStore}.
+ * <p>Meta values are written after the items of the same batch. Not thread-safe: it belongs to the
+ * stream thread of a {@link PriorityStore}.
  */
 final class ItemWrites {
-  /** A held write: the item to put (null: delete), and whether the store may hold the key now. */
-  private record Held(StoredItem item, boolean inStore) {}
+  /**
+   * A held write: the item to put (null: delete), its encoding when known already (else null), and
+   * whether the store may hold the key now.
+   */
+  private record Held(Item item, byte[] encoded, boolean inStore) {}
 
   private final KeyValueStore<Bytes, byte[]> store;
   private final int maxHeld;
@@ -62,11 +66,19 @@ final class ItemWrites {
    *
    * @param isNew true when the store cannot hold the offset yet (an item taken in just now)
    */
-  void put(long offset, StoredItem item, boolean isNew) {
+  void put(long offset, Item item, boolean isNew) {
+    put(offset, item, null, isNew);
+  }
+
+  /**
+   * Puts an item whose single-object encoding is known already ({@code encoded}, null when not): the
+   * bytes its record on the items topic came in, written as they are.
+   */
+  void put(long offset, Item item, byte[] encoded, boolean isNew) {
     Held before = held.get(offset);
     boolean inStore = before != null ? before.inStore : !isNew;
-    held.put(offset, new Held(item, inStore));
-    heldPayloadBytes += item.getItem().getPayload() == null ? 0 : item.getItem().getPayload().remaining();
+    held.put(offset, new Held(item, encoded, inStore));
+    heldPayloadBytes += item.getPayload() == null ? 0 : item.getPayload().remaining();
     maybeFlush();
   }
 
@@ -78,7 +90,7 @@ final class ItemWrites {
       cancelled++;
       return;
     }
-    held.put(offset, new Held(null, true));
+    held.put(offset, new Held(null, null, true));
     maybeFlush();
   }
 
@@ -88,7 +100,7 @@ final class ItemWrites {
   }
 
   /** The held item of {@code offset}: null when the held write deletes it (or none is held). */
-  StoredItem heldItem(long offset) {
+  Item heldItem(long offset) {
     Held h = held.get(offset);
     return h == null ? null : h.item;
   }
@@ -116,9 +128,9 @@ final class ItemWrites {
     }
     List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(held.size() + meta.size());
     for (Map.Entry<Long, Held> e : held.entrySet()) {
-      StoredItem item = e.getValue().item;
+      Held h = e.getValue();
       batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(e.getKey())),
-          item == null ? null : OrdoSerdes.STORED_ITEM.encode(item)));
+          h.item == null ? null : h.encoded != null ? h.encoded : OrdoSerdes.ITEM.encode(h.item)));
     }
     for (Map.Entry<Bytes, byte[]> e : meta.entrySet()) {
       batch.add(KeyValue.pair(e.getKey(), e.getValue()));

@@ -1,6 +1,8 @@
 package dev.ordo.store;
 
+import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
+import dev.ordo.schema.ItemStateEntry;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.store.internal.AgeKeySchema;
@@ -33,13 +35,13 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * One partition's queue: the item table and the indexes derived from it, in two key-value stores
- * under Kafka Streams: the item table ({@link #STORE_NAME}, RocksDB, cached and changelogged) and
- * the index store ({@link #INDEX_STORE_NAME}, RocksDB, neither cached nor changelogged). The
- * indexes are a function of the items, so they need no changelog of their own: when the index store
- * cannot be trusted to match the item table (a crash, a task that moved), {@link #openIndex} rebuilds
- * it from the item table. Per item this writes one changelog record per state change instead of four
- * or five (decisions D13).
+ * One partition's queue: the state log ({@link #STATE_STORE_NAME}, changelogged: every live item's
+ * life-cycle state by blocks of offsets, {@link StateLog}), the item table ({@link #STORE_NAME}: the
+ * whole items, not changelogged) and the indexes derived from it ({@link #INDEX_STORE_NAME}, not
+ * changelogged), in three key-value stores under Kafka Streams. The item table is rebuilt from the
+ * state log and the items topic when it cannot be trusted, the indexes from the item table
+ * ({@link #open}); an item costs the state log a share of one record per block changed at a commit
+ * instead of two or three records of its own (decisions D54, docs/store.md).
  *
  * <p>The indexes are a function of the item: a READY item has a ready entry and an age entry, a
  * DELAYED item a DUE timer, a LEASED item a LEASE timer, an OVERFLOW item an overflow entry of its
@@ -50,10 +52,15 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * partition's stream thread.
  */
 public final class PriorityStore implements QueueView {
+  /** The item table: not changelogged, rebuilt from {@link #STATE_STORE_NAME} and the items topic when needed. */
   public static final String STORE_NAME = "ordo-queue";
   /** The index store: ready, age, timer and counts entries, rebuilt from {@link #STORE_NAME} when needed. */
   public static final String INDEX_STORE_NAME = "ordo-queue-index";
+  /** The state log ({@link StateLog}) and the generation, count of changes and high-water mark: changelogged. */
+  public static final String STATE_STORE_NAME = "ordo-queue-state";
   private static final Bytes ITEMS_GENERATION_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'i'});
+  /** The item table's vouch that it matches the state log (as {@link #INDEX_GENERATION_KEY} is the index store's). */
+  private static final Bytes ITEMS_VOUCH_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'v'});
   private static final Bytes ITEMS_CHANGES_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'c'});
   private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'x'});
   private static final int GENERATION_BYTES = 16;
@@ -69,6 +76,16 @@ public final class PriorityStore implements QueueView {
   private static final int MAX_HELD_ITEM_WRITES = 8_192;
   private static final long MAX_HELD_ITEM_PAYLOAD_BYTES = 4L << 20;
 
+  /** The state store: the state log and the meta values (the item table's generation, changes, high-water mark). */
+  private final KeyValueStore<Bytes, byte[]> state;
+  /** The state log; null when one store holds the state and the item table (tests, tools): the table is the truth then. */
+  private final StateLog log;
+  /** Meta values of the state store held until the state log's blocks go out ({@link #flushItemWrites}). */
+  private final Map<Bytes, byte[]> heldMeta = new java.util.LinkedHashMap<>();
+  /** {@link #holdItemWrites} was called: state writes wait for {@link #flushItemWrites}. */
+  private boolean holding;
+  /** What the last rebuild of the item table found (null: none since the store was made). */
+  private ItemTableRebuild.Result itemRebuild;
   /** The item table. */
   private final KeyValueStore<Bytes, byte[]> items;
   /** The index store (may be the same store as {@link #items}: the families never overlap). */
@@ -147,18 +164,31 @@ public final class PriorityStore implements QueueView {
     this(kv, kv, DEFAULT_DECODED_BYTES);
   }
 
-  /** The item table and the index store, keeping {@link #DEFAULT_DECODED_BYTES} of decoded items. */
+  /**
+   * The item table with its state log in one store (as durable as each other: never rebuilt) and the index store,
+   * keeping {@link #DEFAULT_DECODED_BYTES} of decoded items (tests, tools).
+   */
   public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index) {
     this(items, index, DEFAULT_DECODED_BYTES);
   }
 
+  /** The same, keeping {@code decodedBytes} of decoded items. */
+  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
+    this(items, items, index, decodedBytes);
+  }
+
   /**
-   * @param items the item table (changelogged)
-   * @param index the index store; call {@link #openIndex} before anything else
+   * @param state the state store (changelogged): the state log and the meta values
+   * @param items the item table (not changelogged); when it is {@code state} itself (tests, tools), it is as
+   *     durable as the state log and never rebuilt
+   * @param index the index store; call {@link #open} before anything else
    * @param decodedBytes the heap budget of the decoded items kept, estimated (payload, metadata and
    *     {@value DecodedItems#OVERHEAD_BYTES} bytes per item)
    */
-  public PriorityStore(KeyValueStore<Bytes, byte[]> items, KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
+  public PriorityStore(KeyValueStore<Bytes, byte[]> state, KeyValueStore<Bytes, byte[]> items,
+      KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
+    this.state = state;
+    this.log = new StateLog(state);
     this.items = items;
     this.decoded = new DecodedItems(decodedBytes);
     this.kv = index;
@@ -194,22 +224,225 @@ public final class PriorityStore implements QueueView {
    * @return true when the index can be used at once; false when it is being rebuilt
    */
   public boolean openIndex() {
-    byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
+    return open(ItemSource.NONE);
+  }
+
+  /**
+   * {@link #openIndex}, and before it the item table's own check: with a state log, the item table is
+   * trusted when it vouches for the state store's generation and count of changes (written by
+   * {@link #closeIndex}, removed by every open), and otherwise rebuilt at once from the state log's
+   * live entries and their records, which {@code source} reads from the items topic
+   * ({@link ItemTableRebuild}); the index is then rebuilt too.
+   *
+   * @return true when the index can be used at once; false when it is being rebuilt
+   */
+  public boolean open(ItemSource source) {
+    return open(source, LegacyItemTable.NONE);
+  }
+
+  /**
+   * {@link #open(ItemSource)}, migrating the item table of a version before the state log once: when
+   * the state store was never written but the item table holds items (kept locally by that version)
+   * or {@code legacy} restores some (its changelog), the table is the truth, and every item of it goes
+   * into the state log at the next commit.
+   */
+  public boolean open(ItemSource source, LegacyItemTable legacy) {
+    if (state.get(ITEMS_GENERATION_KEY) == null && state.get(ITEMS_HIGH_WATER_KEY) == null) {
+      if (isEmptyTable()) {
+        legacy.restoreInto(items);
+      }
+      if (!isEmptyTable()) {
+        migrateLegacyTable();
+        writes.flush();
+        kv.put(INDEX_GENERATION_KEY, null);
+        startRebuild();
+        return false;
+      }
+    }
+    byte[] hw = state.get(ITEMS_HIGH_WATER_KEY);
     highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
-    byte[] itemsGeneration = items.get(ITEMS_GENERATION_KEY);
-    byte[] itemsChanges = items.get(ITEMS_CHANGES_KEY);
+    byte[] itemsGeneration = state.get(ITEMS_GENERATION_KEY);
+    byte[] itemsChanges = state.get(ITEMS_CHANGES_KEY);
     changes = itemsChanges == null ? 0 : ByteBuffer.wrap(itemsChanges).getLong();
+    byte[] expected = itemsGeneration == null ? null : vouch(itemsGeneration, changes);
+    boolean tableTrusted = true;
+    if (state != items) {
+      byte[] tableVouch = items.get(ITEMS_VOUCH_KEY);
+      items.put(ITEMS_VOUCH_KEY, null);
+      tableTrusted = expected != null ? Arrays.equals(expected, tableVouch) : tableVouch == null && isEmptyTable();
+    }
     writes.flush();
     byte[] indexVouch = kv.get(INDEX_GENERATION_KEY);
     kv.put(INDEX_GENERATION_KEY, null);
-    boolean trusted = itemsGeneration != null && indexVouch != null
-        && Arrays.equals(vouch(itemsGeneration, changes), indexVouch);
+    if (!tableTrusted) {
+      rebuildItemTable(source);
+      startRebuild();
+      return false;
+    }
+    boolean trusted = expected != null && Arrays.equals(expected, indexVouch);
     if (!trusted) {
       startRebuild();
       return false;
     }
     loadCountsAndLeases();
     return true;
+  }
+
+  /**
+   * Copies every item of an item table kept before the state log (whole stored items) into the state
+   * log (written at the next commit), and leaves in the table what it holds now: the items alone.
+   */
+  private void migrateLegacyTable() {
+    byte[] hw = items.get(ITEMS_HIGH_WATER_KEY);
+    highWater = hw == null ? -1 : ByteBuffer.wrap(hw).getLong();
+    long n = 0;
+    byte[] from = {KeyFamily.ITEM};
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        long offset = ItemKeySchema.offset(e.key.get());
+        StoredItem whole = OrdoSerdes.STORED_ITEM.decode(e.value);
+        log.put(offset, whole);
+        batch.add(KeyValue.pair(e.key, OrdoSerdes.ITEM.encode(whole.getItem())));
+        highWater = Math.max(highWater, offset);
+        n++;
+      }
+    }
+    items.putAll(batch); // after the scan, which reads a snapshot anyway
+    heldMeta.put(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(highWater).array());
+    changes = 0;
+    changesUnmarked = true;
+    migrated = n;
+  }
+
+  /** Items of a pre-state-log item table copied into the state log when this store opened (0: none). */
+  public long migratedItems() {
+    return migrated;
+  }
+
+  private long migrated;
+
+  /** True when the item table holds no item. */
+  private boolean isEmptyTable() {
+    byte[] from = {KeyFamily.ITEM};
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      return !it.hasNext();
+    }
+  }
+
+  /**
+   * Empties the item table and fills it from the state log's live entries and their records on the
+   * items topic. Entries whose record is gone are dropped from the log (at the next write of it).
+   */
+  private void rebuildItemTable(ItemSource source) {
+    itemWrites.flush();
+    decoded.clear();
+    byte[] from = {KeyFamily.ITEM};
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      while (it.hasNext()) {
+        batch.add(KeyValue.pair(it.next().key, null));
+        if (batch.size() >= REBUILD_BATCH) {
+          items.putAll(batch);
+          batch.clear();
+        }
+      }
+    }
+    items.putAll(batch);
+    batch.clear();
+    // The cold items first, whole from the state store; their entries, if a block still has one, are left out.
+    long coldBelow = log.coldBelow();
+    java.util.TreeMap<Long, StoredItem> coldAbove = new java.util.TreeMap<>();
+    long cold = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = log.coldItems()) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        long offset = OrderedBytes.getLong(e.key.get(), 1);
+        StoredItem whole = OrdoSerdes.STORED_ITEM.decode(e.value);
+        if (offset >= coldBelow) {
+          coldAbove.put(offset, whole); // moved in a batch whose end the changelog lacks (at-least-once)
+        }
+        batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.ITEM.encode(whole.getItem())));
+        cold++;
+        if (batch.size() >= REBUILD_BATCH) {
+          items.putAll(batch);
+          batch.clear();
+        }
+      }
+    }
+    List<Long> lost = new ArrayList<>();
+    itemRebuild = ItemTableRebuild.run(log, source, highWater, o -> o < coldBelow || coldAbove.containsKey(o), (offset, item) -> {
+      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.ITEM.encode(item)));
+      if (batch.size() >= REBUILD_BATCH) {
+        items.putAll(batch);
+        batch.clear();
+      }
+    }, lost::add);
+    items.putAll(batch);
+    itemRebuild = new ItemTableRebuild.Result(itemRebuild.entries() + cold, itemRebuild.items() + cold, itemRebuild.lost());
+    for (long offset : lost) {
+      log.put(offset, null);
+    }
+    // Cold copies above the watermark are the first live items past it, in offset order (they are
+    // moved so): out of their blocks, and the watermark past them, as the lost batch would have left it.
+    for (Map.Entry<Long, StoredItem> e : coldAbove.entrySet()) {
+      log.moveToCold(e.getKey(), e.getValue());
+    }
+    if (!coldAbove.isEmpty()) {
+      log.raiseColdBelow(coldAbove.lastKey() + 1);
+    }
+  }
+
+  /**
+   * Moves the oldest live items to the cold part of the state log, whole, in offset order, while they
+   * are below {@code highWater - spanRecords} or were enqueued before {@code now - coldAfterMs}: an
+   * item whose record the items topic's retention may delete, or whose record a rebuild would have to
+   * read too far back for, no longer depends on it (decisions D54). At most {@code max} items.
+   *
+   * @return how many items it moved
+   */
+  public int coolDown(long now, long coldAfterMs, long spanRecords, int max) {
+    int moved = 0;
+    long from = log.coldBelow();
+    while (moved < max) {
+      Object[] first = log.firstLive(from, 64);
+      if (first == null) {
+        break;
+      }
+      long offset = (Long) first[0];
+      long enqueuedAt = first[1] instanceof StoredItem s ? s.getEnqueuedAt()
+          : ((dev.ordo.schema.ItemStateEntry) first[1]).getEnqueuedAt();
+      if (offset >= highWater - spanRecords && enqueuedAt >= now - coldAfterMs) {
+        break;
+      }
+      StoredItem item = get(offset);
+      if (item == null) {
+        throw new IllegalStateException("offset " + offset + " is live in the state log but not in the item table");
+      }
+      log.moveToCold(offset, item);
+      log.raiseColdBelow(offset + 1);
+      from = offset + 1;
+      moved++;
+    }
+    if (moved > 0) {
+      changes++;
+      changesUnmarked = true;
+    }
+    return moved;
+  }
+
+  /** Every live item below this offset is kept whole in the state store (0 without a state log). */
+  public long coldBelow() {
+    return log.coldBelow();
+  }
+
+  /** Items written to the item table per batch while it is rebuilt. */
+  private static final int REBUILD_BATCH = 1_024;
+
+  /** What the last rebuild of the item table from the state log found, or null when there was none. */
+  public ItemTableRebuild.Result lastItemTableRebuild() {
+    return itemRebuild;
   }
 
   /** Reads what {@link #closeIndex} left of the counts and the lease timers into memory. */
@@ -258,7 +491,7 @@ public final class PriorityStore implements QueueView {
   public void startGeneration() {
     generation = new byte[GENERATION_BYTES];
     new SecureRandom().nextBytes(generation);
-    items.put(ITEMS_GENERATION_KEY, generation);
+    state.put(ITEMS_GENERATION_KEY, generation);
   }
 
   /**
@@ -268,8 +501,11 @@ public final class PriorityStore implements QueueView {
    */
   public void closeIndex() {
     writes.flush();
-    if (generation == null || changesUnmarked || !itemWrites.isEmpty()) {
+    if (generation == null || changesUnmarked || !itemWrites.isEmpty() || !heldMeta.isEmpty() || log.hasChanges()) {
       return; // nothing to vouch for, or an item table that may lack changes: the next open rebuilds
+    }
+    if (state != items) {
+      items.put(ITEMS_VOUCH_KEY, vouch(generation, changes));
     }
     // What lives in memory goes to the store first, the generation that vouches for it last.
     deleteFamilyPrefix(new byte[] {KeyFamily.COUNTS});
@@ -389,7 +625,10 @@ public final class PriorityStore implements QueueView {
       while (n < budget && it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
         long offset = ItemKeySchema.offset(e.key.get());
-        StoredItem item = OrdoSerdes.STORED_ITEM.decode(e.value);
+        StoredItem item = join(offset, e.value);
+        if (item == null) {
+          continue; // gone from the state log: the table's delete is on its way
+        }
         index(offset, item, null);
         addCount(item, +1);
         fair.change(null, item);
@@ -431,11 +670,11 @@ public final class PriorityStore implements QueueView {
       return false;
     }
     highWater = offset;
-    itemWrites.putMeta(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(offset).array());
+    putMeta(ITEMS_HIGH_WATER_KEY, ByteBuffer.allocate(8).putLong(offset).array());
     return true;
   }
 
-  /** The highest offset of the items topic taken in so far, kept in the item table; -1: none. */
+  /** The highest offset of the items topic taken in so far, kept in the state store; -1: none. */
   public long intakeHighWater() {
     return highWater;
   }
@@ -457,8 +696,10 @@ public final class PriorityStore implements QueueView {
       while (out.size() < max && it.hasNext()) {
         KeyValue<Bytes, byte[]> e = it.next();
         long offset = ItemKeySchema.offset(e.key.get());
-        StoredItem known = decoded.get(offset);
-        out.add(Map.entry(offset, known != null ? known : OrdoSerdes.STORED_ITEM.decode(e.value)));
+        StoredItem item = join(offset, e.value);
+        if (item != null) {
+          out.add(Map.entry(offset, item));
+        }
       }
     }
     return out;
@@ -472,8 +713,16 @@ public final class PriorityStore implements QueueView {
    */
   public void markChanges() {
     if (changesUnmarked) {
-      itemWrites.putMeta(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
+      putMeta(ITEMS_CHANGES_KEY, ByteBuffer.allocate(8).putLong(changes).array());
       changesUnmarked = false;
+    }
+  }
+
+  /** A meta value of the state store: held until the next {@link #flushItemWrites}, or written at once when not holding. */
+  private void putMeta(Bytes key, byte[] value) {
+    heldMeta.put(key, value);
+    if (!holding) {
+      flushItemWrites();
     }
   }
 
@@ -485,6 +734,7 @@ public final class PriorityStore implements QueueView {
    */
   public void holdItemWrites() {
     itemWrites.holdUntilFlush();
+    holding = true;
   }
 
   /**
@@ -493,6 +743,24 @@ public final class PriorityStore implements QueueView {
    */
   public void flushItemWrites() {
     itemWrites.flush();
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(log.writes());
+    for (Map.Entry<Bytes, byte[]> e : heldMeta.entrySet()) {
+      batch.add(KeyValue.pair(e.getKey(), e.getValue()));
+    }
+    heldMeta.clear();
+    if (!batch.isEmpty()) {
+      state.putAll(batch);
+    }
+  }
+
+  /** The entries of a state log block's value (its record on the state store's changelog), in offset order. */
+  public static List<dev.ordo.schema.ItemStateEntry> stateBlockEntries(byte[] value) {
+    return StateLog.entriesOf(value);
+  }
+
+  /** Blocks of the state log written since the store was made (0 without a state log). */
+  public long stateBlocksWritten() {
+    return log.blocksWritten();
   }
 
   /**
@@ -519,16 +787,36 @@ public final class PriorityStore implements QueueView {
     if (known != null) {
       return known;
     }
+    Object state = log.stateOf(offset);
+    if (state == null || state instanceof StoredItem) {
+      return (StoredItem) state; // none, or whole (changed since the last commit, or cold)
+    }
+    Item item;
     if (itemWrites.holds(offset)) {
-      return itemWrites.heldItem(offset); // null: a held delete
+      item = itemWrites.heldItem(offset);
+    } else {
+      byte[] value = items.get(Bytes.wrap(ItemKeySchema.key(offset)));
+      item = value == null ? null : OrdoSerdes.ITEM.decode(value);
     }
-    byte[] value = items.get(Bytes.wrap(ItemKeySchema.key(offset)));
-    if (value == null) {
-      return null;
+    if (item == null) {
+      throw new IllegalStateException("offset " + offset + " is live in the state log but not in the item table");
     }
-    StoredItem item = OrdoSerdes.STORED_ITEM.decode(value);
-    decoded.put(offset, item);
-    return item;
+    StoredItem whole = StateEntries.itemOf((ItemStateEntry) state, item);
+    decoded.put(offset, whole);
+    return whole;
+  }
+
+  /** The item at {@code offset}, its state from the state log and {@code value} from the item table; null when gone. */
+  private StoredItem join(long offset, byte[] value) {
+    StoredItem known = decoded.get(offset);
+    if (known != null) {
+      return known;
+    }
+    Object state = log.stateOf(offset);
+    if (state == null || state instanceof StoredItem) {
+      return (StoredItem) state;
+    }
+    return StateEntries.itemOf((ItemStateEntry) state, OrdoSerdes.ITEM.decode(value));
   }
 
   /**
@@ -540,8 +828,17 @@ public final class PriorityStore implements QueueView {
       itemWrites.delete(offset);
       decoded.remove(offset);
     } else {
-      itemWrites.put(offset, after, before == null);
+      if (before == null || after.getItem() != before.getItem()) {
+        // What it was enqueued with: written when taken in. A change of state keeps the same item
+        // (Lifecycle), so a lease or a retry writes nothing here; the state is in the log.
+        byte[] encoded = before == null && offset == encodedOffset ? encodedItem : null;
+        itemWrites.put(offset, after.getItem(), encoded, before == null);
+      }
       decoded.put(offset, after);
+    }
+    log.put(offset, after);
+    if (!holding) {
+      flushItemWrites(); // without a commit to wait for, the state goes out with the item
     }
     changes++;
     changesUnmarked = true;
@@ -551,39 +848,19 @@ public final class PriorityStore implements QueueView {
     reindex(offset, before, after);
   }
 
-  /**
-   * Keeps the index up with a change of the item table that someone else wrote: a record of the
-   * table's changelog being restored into it ({@link RestoreFollower}). Call it before the table
-   * holds {@code after}, with what it held ({@code before}); nothing is written to the table.
-   */
-  void restored(long offset, StoredItem before, StoredItem after) {
-    decoded.remove(offset);
-    if (!indexed(offset)) {
-      return;
-    }
-    reindex(offset, before, after);
-  }
+  /** The offset {@link #encodedItem} is the item of, when it is about to be taken in. */
+  private long encodedOffset = -1;
+  private byte[] encodedItem;
 
   /**
-   * Vouches, as {@link #closeIndex} does, that the index store matches the item table as the table
-   * is now, with the table's own generation and count of changes: for a store that opened its index
-   * and since then only followed the table's restore ({@link #restored}), so the task's processor
-   * opens the index without a rebuild. False when it cannot (rebuilding, or a table never written).
+   * Says that the item about to be taken in at {@code offset} (by the next {@link #transition} from
+   * nothing there) is the single-object encoding {@code encoded}, exactly as the item table keeps it:
+   * its record's value, when the record has no Kafka headers to merge and no registry framing. The
+   * table then stores those bytes instead of encoding the item again.
    */
-  boolean vouchForRestoredTable() {
-    if (rebuilding || !itemWrites.isEmpty()) {
-      return false;
-    }
-    byte[] tableGeneration = items.get(ITEMS_GENERATION_KEY);
-    if (tableGeneration == null) {
-      return false;
-    }
-    byte[] tableChanges = items.get(ITEMS_CHANGES_KEY);
-    generation = tableGeneration;
-    changes = tableChanges == null ? 0 : ByteBuffer.wrap(tableChanges).getLong();
-    changesUnmarked = false;
-    closeIndex();
-    return true;
+  public void takingIn(long offset, byte[] encoded) {
+    encodedOffset = offset;
+    encodedItem = encoded;
   }
 
   /** Moves the index entries, counts and fair shares of an item from {@code before} to {@code after}. */

@@ -53,11 +53,11 @@ class ItemWritesTest {
   @Test
   void heldWritesAreReadFromTheHeapAndReachTheStoreInOneBatchMetaLast() {
     ItemWrites writes = holding(100, 1 << 20);
-    writes.put(1, ready("ns", "t", 0, 1), true);
+    writes.put(1, ready("ns", "t", 0, 1).getItem(), true);
     writes.putMeta(MARK, new byte[] {7});
-    writes.put(2, ready("ns", "t", 0, 2), true);
+    writes.put(2, ready("ns", "t", 0, 2).getItem(), true);
     assertTrue(writes.holds(1));
-    assertEquals(ready("ns", "t", 0, 1), writes.heldItem(1));
+    assertEquals(ready("ns", "t", 0, 1).getItem(), writes.heldItem(1));
     assertNull(rocks.kv.get(key(1)), "nothing reaches the store before the flush");
     assertTrue(batches.isEmpty());
 
@@ -66,7 +66,7 @@ class ItemWritesTest {
     List<KeyValue<Bytes, byte[]>> batch = batches.get(0);
     assertEquals(List.of(key(1), key(2), MARK), batch.stream().map(kv -> kv.key).toList(),
         "the items in the order written, the meta value after them");
-    assertEquals(ready("ns", "t", 0, 2), OrdoSerdes.STORED_ITEM.decode(rocks.kv.get(key(2))));
+    assertEquals(ready("ns", "t", 0, 2).getItem(), OrdoSerdes.ITEM.decode(rocks.kv.get(key(2))));
     assertFalse(writes.holds(1));
     assertTrue(writes.isEmpty());
   }
@@ -74,8 +74,8 @@ class ItemWritesTest {
   @Test
   void anItemTakenInAndDeletedBetweenTwoFlushesNeverReachesTheStore() {
     ItemWrites writes = holding(100, 1 << 20);
-    writes.put(5, ready("ns", "t", 0, 1), true);
-    writes.put(5, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]), false);
+    writes.put(5, ready("ns", "t", 0, 1).getItem(), true);
+    writes.put(5, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]).getItem(), false);
     writes.delete(5);
     assertFalse(writes.holds(5));
     writes.flush();
@@ -85,9 +85,9 @@ class ItemWritesTest {
 
   @Test
   void anItemOfTheStoreDeletedKeepsItsTombstone() {
-    rocks.kv.put(key(9), OrdoSerdes.STORED_ITEM.encode(ready("ns", "t", 0, 1)));
+    rocks.kv.put(key(9), OrdoSerdes.ITEM.encode(ready("ns", "t", 0, 1).getItem()));
     ItemWrites writes = holding(100, 1 << 20);
-    writes.put(9, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]), false);
+    writes.put(9, stored("ns", "t", 0, ItemState.LEASED, 1, 30_000L, null, new byte[16]).getItem(), false);
     writes.delete(9);
     assertTrue(writes.holds(9));
     assertNull(writes.heldItem(9), "held as deleted");
@@ -100,18 +100,18 @@ class ItemWritesTest {
   @Test
   void theBoundsFlush() {
     ItemWrites byCount = holding(2, 1 << 20);
-    byCount.put(1, ready("ns", "t", 0, 1), true);
-    byCount.put(2, ready("ns", "t", 0, 2), true);
+    byCount.put(1, ready("ns", "t", 0, 1).getItem(), true);
+    byCount.put(2, ready("ns", "t", 0, 2).getItem(), true);
     assertTrue(batches.isEmpty());
-    byCount.put(3, ready("ns", "t", 0, 3), true);
+    byCount.put(3, ready("ns", "t", 0, 3).getItem(), true);
     assertEquals(1, batches.size(), "the third write went over a bound of 2");
     assertEquals(3, batches.get(0).size());
 
     ItemWrites byBytes = holding(100, 40); // Items.ready has 16-byte payloads
-    byBytes.put(11, ready("ns", "t", 0, 1), true);
-    byBytes.put(12, ready("ns", "t", 0, 2), true);
+    byBytes.put(11, ready("ns", "t", 0, 1).getItem(), true);
+    byBytes.put(12, ready("ns", "t", 0, 2).getItem(), true);
     assertEquals(1, batches.size());
-    byBytes.put(13, ready("ns", "t", 0, 3), true);
+    byBytes.put(13, ready("ns", "t", 0, 3).getItem(), true);
     assertEquals(2, batches.size(), "48 payload bytes went over a bound of 40");
   }
 
@@ -119,8 +119,8 @@ class ItemWritesTest {
   void withoutHoldingEveryWriteIsAppliedAtOnce() {
     ItemWrites writes = new ItemWrites(recording, 100, 1 << 20);
     StoredItem item = ready("ns", "t", 0, 1);
-    writes.put(1, item, true);
-    assertEquals(item, OrdoSerdes.STORED_ITEM.decode(rocks.kv.get(key(1))));
+    writes.put(1, item.getItem(), true);
+    assertEquals(item.getItem(), OrdoSerdes.ITEM.decode(rocks.kv.get(key(1))));
     writes.putMeta(MARK, new byte[] {1});
     assertEquals(1, rocks.kv.get(MARK)[0]);
     writes.delete(1);
@@ -146,7 +146,42 @@ class ItemWritesTest {
       assertFalse(reopened.openIndex(), "rebuilt, not trusted");
 
       store.flushItemWrites();
-      assertEquals(ready("ns", "t", 0, 1), OrdoSerdes.STORED_ITEM.decode(rocks.kv.get(key(3))));
+      assertEquals(ready("ns", "t", 0, 1).getItem(), OrdoSerdes.ITEM.decode(rocks.kv.get(key(3))));
+    }
+  }
+
+  @Test
+  void theItemTableKeepsWhatAnItemCameInWithOnceAndItsStateComesFromTheStateLog() {
+    try (RocksKv state = RocksKv.open("item-writes-state"); RocksKv index = RocksKv.open("item-writes-index2")) {
+      PriorityStore store = new PriorityStore(state.kv, recording, index.kv, 0); // no decoded items kept: every read joins
+      store.openIndex();
+      store.holdItemWrites();
+      store.startGeneration();
+      StoredItem first = ready("ns", "t", 0, 1);
+      byte[] record = OrdoSerdes.ITEM.encode(first.getItem());
+      store.takingIn(3, record);
+      store.transition(3, null, first);
+      store.transition(4, null, ready("ns", "t", 0, 2)); // no encoding known: the table encodes it
+      store.markChanges();
+      store.flushItemWrites();
+      assertEquals(1, batches.size(), "the two items in one batch");
+      assertTrue(batches.get(0).stream().anyMatch(kv -> kv.key.equals(key(3)) && kv.value == record),
+          "the record's bytes themselves went to the table");
+
+      StoredItem before = store.get(3);
+      StoredItem leased = Items.leased(before, 60_000);
+      leased.setItem(before.getItem()); // as Lifecycle does: a change of state keeps the item itself
+      store.transition(3, before, leased);
+      store.markChanges();
+      store.flushItemWrites();
+      assertEquals(1, batches.size(), "a lease writes nothing to the item table");
+      assertEquals(leased, store.get(3), "joined: the item from the table, the state from the log");
+      assertEquals(ready("ns", "t", 0, 2), store.get(4));
+
+      store.transition(3, store.get(3), null);
+      store.flushItemWrites();
+      assertNull(store.get(3));
+      assertNull(rocks.kv.get(key(3)), "deleted from the table");
     }
   }
 

@@ -7,6 +7,7 @@ import dev.ordo.schema.DlqJob;
 import dev.ordo.schema.DlqMark;
 import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Item;
+import dev.ordo.schema.ItemStateEntry;
 import dev.ordo.schema.NamespacePolicy;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.schema.TopicStats;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class OrdoSerdes {
   public static final AvroCodec<Item> ITEM = new AvroCodec<>(Item.class);
   public static final AvroCodec<StoredItem> STORED_ITEM = new AvroCodec<>(StoredItem.class);
+  public static final AvroCodec<ItemStateEntry> ITEM_STATE_ENTRY = new AvroCodec<>(ItemStateEntry.class);
   public static final AvroCodec<Command> COMMAND = new AvroCodec<>(Command.class);
   public static final AvroCodec<Delivery> DELIVERY = new AvroCodec<>(Delivery.class);
   public static final AvroCodec<DelayedRecord> DELAYED_RECORD = new AvroCodec<>(DelayedRecord.class);

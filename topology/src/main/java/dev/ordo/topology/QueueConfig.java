@@ -99,10 +99,21 @@ public final class QueueConfig extends AbstractConfig {
       + " so that leasing or acking them needs no RocksDB read and no Avro decode. Counted as payload, metadata and"
       + " 400 bytes per item. 0 keeps none.";
 
+  public static final String COLD_AFTER_MS_CONFIG = "ordo.store.cold.after.ms";
+  private static final String COLD_AFTER_MS_DOC = "An item still in the queue this long after it was enqueued is"
+      + " copied whole into the state log (a cold item) and no longer depends on its record on the items topic, which"
+      + " the topic's retention may then delete. Keep it well under the items topic's retention.ms (7 days by"
+      + " default); the server refuses to start when it is not under half of it.";
+
+  public static final String COLD_SPAN_RECORDS_CONFIG = "ordo.store.cold.span.records";
+  private static final String COLD_SPAN_RECORDS_DOC = "An item this many offsets or more behind the newest item of"
+      + " its partition becomes cold too: how far back in the items topic a rebuild of the item table (a failover, a"
+      + " crash) reads at most.";
+
   public static final String ROCKSDB_MEMORY_BYTES_CONFIG = "ordo.store.rocksdb.memory.bytes";
   private static final String ROCKSDB_MEMORY_BYTES_DOC = "Off-heap memory of RocksDB for the whole process: one"
       + " block cache of this size shared by every RocksDB store of the instance (the item tables and indexes of"
-      + " its active tasks, the item tables of its standbys), holding data, index and filter blocks, with the"
+      + " its active tasks, the state logs of its standbys), holding data, index and filter blocks, with the"
       + " memtables charged against it (up to ordo.store.rocksdb.write.buffer.ratio of it, then RocksDB"
       + " flushes). Kafka Streams' defaults give each store its own 50 MB block cache and up to three 16 MB"
       + " memtables, and keep index and filter blocks outside any cache: unbounded in total, growing with the"
@@ -209,6 +220,8 @@ public final class QueueConfig extends AbstractConfig {
       .define(PURGE_RATE_CONFIG, Type.DOUBLE, 1_000.0, Range.between(0.001, 1_000_000), Importance.LOW, PURGE_RATE_DOC)
       .define(ITEM_CACHE_BYTES_CONFIG, Type.LONG, 16L << 20, Range.atLeast(0), Importance.LOW,
           ITEM_CACHE_BYTES_DOC)
+      .define(COLD_AFTER_MS_CONFIG, Type.LONG, 24L * 3600 * 1000, Range.atLeast(1), Importance.LOW, COLD_AFTER_MS_DOC)
+      .define(COLD_SPAN_RECORDS_CONFIG, Type.LONG, 1_000_000L, Range.atLeast(0), Importance.LOW, COLD_SPAN_RECORDS_DOC)
       .define(ROCKSDB_MEMORY_BYTES_CONFIG, Type.LONG, 256L << 20, Range.atLeast(0), Importance.MEDIUM,
           ROCKSDB_MEMORY_BYTES_DOC)
       .define(ROCKSDB_WRITE_BUFFER_RATIO_CONFIG, Type.DOUBLE, 0.5, Range.between(0.1, 0.9), Importance.LOW,

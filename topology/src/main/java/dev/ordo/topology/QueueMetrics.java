@@ -62,8 +62,14 @@ public final class QueueMetrics {
   /** Items indexed by index rebuilds (a crash or a moved task), and the rebuild steps that did it. */
   public static final String INDEX_REBUILT_ITEMS = "index.rebuilt.items";
   public static final String INDEX_REBUILD_STEPS = "index.rebuild.steps";
-  /** Tasks that started on an index kept up while their item table was restored: no rebuild (decisions D35). */
-  public static final String INDEX_KEPT_TASKS = "index.kept.tasks";
+  /** Tasks whose item table was rebuilt from the state log and the items topic (decisions D54). */
+  public static final String ITEM_TABLE_REBUILDS = "item.table.rebuilds";
+  /** Items put back into item tables by those rebuilds. */
+  public static final String ITEM_TABLE_REBUILT_ITEMS = "item.table.rebuilt.items";
+  /** Live items a rebuild found no record of on the items topic (deleted by its retention): lost. */
+  public static final String ITEMS_LOST = "items.lost";
+  /** Items moved to the cold part of the state log (old, or far behind their partition's newest). */
+  public static final String COLD_ITEMS = "items.cold";
   public static final String UNROUTABLE_REPLY = "refused.unroutable_reply";
   /** Dead letters written without the raw record they came of, which would have made them too large for Kafka. */
   public static final String DEAD_LETTER_TRIMMED = "dead_letter.trimmed";
@@ -87,7 +93,7 @@ public final class QueueMetrics {
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, PURGED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, FORBIDDEN, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
-      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, INDEX_KEPT_TASKS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
+      DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, ITEM_TABLE_REBUILDS, ITEM_TABLE_REBUILT_ITEMS, ITEMS_LOST, COLD_ITEMS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
       TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED, LEASE_EXPIRED_UNEXTENDED,
       returned(ReturnReason.SURPLUS), returned(ReturnReason.LATE), returned(ReturnReason.OVER_CAPACITY),
       returned(ReturnReason.CLOSING), returned(ReturnReason.CANCELLED));

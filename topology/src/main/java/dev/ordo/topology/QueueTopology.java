@@ -4,6 +4,7 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.store.PriorityStore;
 import dev.ordo.topology.internal.CommandTimestamps;
 import dev.ordo.topology.internal.IntakeClock;
+import dev.ordo.topology.internal.ItemSources;
 import dev.ordo.topology.internal.ItemTimestamps;
 import dev.ordo.topology.internal.CommitHook;
 import dev.ordo.topology.internal.EarlyAnswers;
@@ -51,12 +52,24 @@ public final class QueueTopology {
    */
   public static Topology build(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
       EarlyAnswers earlyAnswers) {
+    return build(config, metrics, meters, deliveriesPartitions, earlyAnswers, ItemSources.kafka(config));
+  }
+
+  /** The same, rebuilding item tables from {@code itemSources} (tests: the records they sent). */
+  public static Topology build(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
+      EarlyAnswers earlyAnswers, ItemSources itemSources) {
     ClusterTopics topics = config.topics();
-    // The item table: changelogged; its writes are held by the processor and written at each commit
-    // through the hook, which does the record cache's job at a fraction of its cost (decisions D15).
-    StoreBuilder<KeyValueStore<Bytes, byte[]>> store = Stores.keyValueStoreBuilder(
-            CommitHook.around(Stores.persistentKeyValueStore(PriorityStore.STORE_NAME)), Serdes.Bytes(),
+    // The state log: changelogged; its changes are held by the processor and written at each commit
+    // through the hook, one record per block of offsets changed (decisions D15, D54).
+    StoreBuilder<KeyValueStore<Bytes, byte[]>> state = Stores.keyValueStoreBuilder(
+            CommitHook.around(Stores.persistentKeyValueStore(PriorityStore.STATE_STORE_NAME)), Serdes.Bytes(),
             Serdes.ByteArray())
+        .withCachingDisabled();
+    // The item table: rebuilt from the state log and the items topic when it cannot be trusted, so no
+    // changelog (decisions D54); its writes are held by the processor as well.
+    StoreBuilder<KeyValueStore<Bytes, byte[]>> store = Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(PriorityStore.STORE_NAME), Serdes.Bytes(), Serdes.ByteArray())
+        .withLoggingDisabled()
         .withCachingDisabled();
     // The indexes are derived from the item table and rebuilt from it when needed: no changelog, and
     // no cache either (their keys are short-lived and the store reads them through its own head cache).
@@ -73,7 +86,9 @@ public final class QueueTopology {
     topology.addSource((org.apache.kafka.streams.AutoOffsetReset) null, "commands",
         new CommandTimestamps(config.intakeLeadMs(), intake, System::currentTimeMillis), new ByteArrayDeserializer(),
         new ByteArrayDeserializer(), topics.commands());
-    topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, meters, deliveriesPartitions, earlyAnswers), "items", "commands");
+    topology.addProcessor("queue", () -> new QueueProcessor(config, metrics, meters, deliveriesPartitions, earlyAnswers,
+        null, itemSources), "items", "commands");
+    topology.addStateStore(state, "queue");
     topology.addStateStore(store, "queue");
     topology.addStateStore(index, "queue");
     // Purge jobs' progress on the partition: changelogged, so a job goes on after a failover from what

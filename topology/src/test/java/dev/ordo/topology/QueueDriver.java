@@ -79,7 +79,9 @@ final class QueueDriver implements AutoCloseable {
     // RocksDB's memory bounded as QueueService bounds it (BoundedRocksDbMemory).
     props.putAll(QueueTopology.rocksDbDefaults(config));
     TopicMeters meters = new TopicMeters(registry, 100, Duration.ofMinutes(5), metrics, this::now);
-    driver = new TopologyTestDriver(QueueTopology.build(config, metrics, meters, 0), props, T0);
+    // A new state directory: the item table is never rebuilt from the items topic, and no older table is looked for.
+    driver = new TopologyTestDriver(QueueTopology.build(config, metrics, meters, 0,
+        dev.ordo.topology.internal.EarlyAnswers.NONE, (partition, app) -> dev.ordo.store.ItemSource.NONE), props, T0);
     items = driver.createInputTopic(topics.items(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
     commands = driver.createInputTopic(topics.commands(), new ByteArraySerializer(), new ByteArraySerializer(), T0, Duration.ZERO);
     deliveries = driver.createOutputTopic(topics.deliveries(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -249,8 +251,9 @@ final class QueueDriver implements AutoCloseable {
   }
 
   /** The values of the queue store's changelog records since the last call (null for tombstones). */
+  /** The values the state store's changelog got since the last call. */
   List<byte[]> changelogValues() {
-    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STATE_STORE_NAME
         + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
     return t.readValuesToList();
   }
@@ -270,7 +273,21 @@ final class QueueDriver implements AutoCloseable {
   }
 
   /** Keys of every record written to the queue store's changelog so far (tombstones included). */
+  /** The keys the state store's changelog got since the last call. */
   List<byte[]> changelogKeys() {
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STATE_STORE_NAME
+        + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return t.readRecordsToList().stream().map(TestRecord::key).toList();
+  }
+
+  /** The records the state store's changelog got since the last call. */
+  List<TestRecord<byte[], byte[]>> changelogRecords() {
+    return driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STATE_STORE_NAME + "-changelog",
+        new ByteArrayDeserializer(), new ByteArrayDeserializer()).readRecordsToList();
+  }
+
+  /** The records the item table's changelog got: none, it has none (decisions D54). */
+  List<byte[]> itemTableChangelogKeys() {
     TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + dev.ordo.store.PriorityStore.STORE_NAME
         + "-changelog", new ByteArrayDeserializer(), new ByteArrayDeserializer());
     return t.readRecordsToList().stream().map(TestRecord::key).toList();

@@ -19,6 +19,7 @@ import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.DelayedRecord;
 import dev.ordo.schema.DeliveredItem;
+import org.apache.kafka.streams.test.TestRecord;
 import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Demand;
 import dev.ordo.schema.NamespacePolicy;
@@ -583,32 +584,65 @@ class QueueTopologyTest {
   }
 
   @Test
-  void onlyTheItemTableReachesTheChangelogTheIndexesStayLocal() {
+  void onlyTheStateLogReachesTheChangelogTheItemTableAndTheIndexesStayLocal() {
     q.demand(ALICE, "t", 1);
     q.enqueue(item("t", 0).build());
     q.enqueue(item("t", 3).setTtlMs(60_000L).build());
     q.enqueue(item("t", 1).setDeliverAfter(q.now() + 5_000).build());
     List<byte[]> keys = q.changelogKeys();
     assertFalse(keys.isEmpty());
-    assertTrue(keys.stream().allMatch(k -> k[0] == KeyFamily.ITEM || k[0] == KeyFamily.META),
-        "only item and generation keys are changelogged");
+    assertTrue(keys.stream().allMatch(k -> k[0] == KeyFamily.STATE_BLOCK || k[0] == KeyFamily.META),
+        "only the state log's blocks and the generation, high-water and change marks are changelogged");
+    assertEquals(List.of(), q.itemTableChangelogKeys(), "the item table has no changelog");
     assertTrue(q.indexKeys().stream().anyMatch(k -> k[0] == KeyFamily.TIMER), "the timers are in the index store");
     assertTrue(q.indexKeys().stream().noneMatch(k -> k[0] == KeyFamily.COUNTS),
         "the counts stay in memory while the task runs (written at an orderly close)");
   }
 
   @Test
-  void theItemTablesWritesReachTheChangelogAtTheCommitTheMarksAfterTheItems() {
+  void theStateLogsChangesReachTheChangelogAtTheCommitOneRecordPerBlockTheMarksAfterThem() {
     // The test driver commits after every record; the commit hook writes out what the record changed.
     q.enqueue(item("t", 0).build());
     List<byte[]> keys = q.changelogKeys();
-    assertEquals(4, keys.size(), "the generation, the item, the high-water mark, the count of changes");
+    assertEquals(4, keys.size(), "the generation, the item's block, the high-water mark, the count of changes");
     assertArrayEquals(new byte[] {KeyFamily.META, 'i'}, keys.get(0), "a new generation first, before any change");
-    assertEquals(KeyFamily.ITEM, keys.get(1)[0]);
+    assertEquals(KeyFamily.STATE_BLOCK, keys.get(1)[0]);
     assertArrayEquals(new byte[] {KeyFamily.META, 'h'}, keys.get(2));
     assertArrayEquals(new byte[] {KeyFamily.META, 'c'}, keys.get(3), "the count of changes last");
     q.enqueue(item("t", 0).build());
-    assertEquals(3, q.changelogKeys().size(), "the next commit: the item and the two marks");
+    assertEquals(3, q.changelogKeys().size(), "the next commit: the block and the two marks");
+    q.demand(ALICE, "t", 2);
+    assertEquals(2, q.delivered().size());
+    List<byte[]> leased = q.changelogKeys();
+    assertEquals(1, leased.stream().filter(k -> k[0] == KeyFamily.STATE_BLOCK).count(),
+        "two items leased in one step: their block once");
+  }
+
+  @Test
+  void anOldItemTurnsColdWholeInTheStateLogAndIsServedAndAckedAsBefore() {
+    q = new QueueDriver(Map.of(QueueConfig.COLD_AFTER_MS_CONFIG, 2_000L, QueueConfig.DELAY_TIERS_CONFIG, "1h"));
+    String old = q.enqueue(item("t", 0).setDeliverAfter(q.now() + 5_000).build());
+    q.changelogKeys();
+    q.advance(Duration.ofMillis(1_500));
+    assertEquals(0, q.metrics.get(QueueMetrics.COLD_ITEMS), "not cold before its time");
+    q.advance(Duration.ofMillis(1_500));
+    assertEquals(1, q.metrics.get(QueueMetrics.COLD_ITEMS));
+    List<TestRecord<byte[], byte[]>> moved = q.changelogRecords();
+    List<byte[]> cold = moved.stream().filter(r -> r.key()[0] == KeyFamily.COLD_ITEM).map(TestRecord::value).toList();
+    assertEquals(1, cold.size(), "the item, whole");
+    assertEquals("p0", java.nio.charset.StandardCharsets.UTF_8.decode(
+        dev.ordo.serde.OrdoSerdes.STORED_ITEM.decode(cold.get(0)).getItem().getPayload()).toString());
+    assertTrue(moved.stream().anyMatch(r -> r.key()[0] == KeyFamily.STATE_BLOCK && r.value() == null),
+        "its block, left empty, deleted");
+    assertTrue(moved.stream().anyMatch(r -> java.util.Arrays.equals(r.key(), new byte[] {KeyFamily.META, 'k'})),
+        "the cold watermark moved");
+    q.demand(ALICE, Map.of("t", 5), Duration.ofMinutes(5));
+    q.advance(Duration.ofMillis(2_100));
+    DeliveredItem d = one();
+    assertEquals(old, d.getItemId(), "due and served as before");
+    q.ack(d);
+    assertTrue(q.changelogRecords().stream().anyMatch(r -> r.key()[0] == KeyFamily.COLD_ITEM && r.value() == null),
+        "the ack deletes the cold copy");
   }
 
   @Test

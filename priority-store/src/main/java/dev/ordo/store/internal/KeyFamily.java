@@ -20,6 +20,16 @@ public final class KeyFamily {
    * item table, {@code [0x50]['x']} in the index store (see PriorityStore#openIndex).
    */
   public static final byte META = 0x50;
+  /**
+   * The state log's blocks ({@code ordo-queue-state}, changelogged): {@code [0x60][block: 8]} → the
+   * block's live items with their states ({@link StateBlockKeySchema}).
+   */
+  public static final byte STATE_BLOCK = 0x60;
+  /**
+   * The state log's cold items ({@code ordo-queue-state}): {@code [0x68][offset: 8]} → the whole
+   * StoredItem (Avro), for items below the cold watermark, whose records the items topic may delete.
+   */
+  public static final byte COLD_ITEM = 0x68;
 
   /** The families derived from the item table: the ones the index store holds. */
   public static final byte[] INDEX_FAMILIES = {READY, GROUP_QUEUE, AGE, TIMER, OVERFLOW, COUNTS, GROUPS};

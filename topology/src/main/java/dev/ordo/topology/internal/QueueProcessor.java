@@ -94,6 +94,14 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final int deadLetterMaxBytes;
 
   private QueuePlanner planner;
+  /** {@link QueueConfig#COLD_AFTER_MS_CONFIG}, {@link QueueConfig#COLD_SPAN_RECORDS_CONFIG}. */
+  private final long coldAfterMs;
+  private final long coldSpanRecords;
+  private long cooledAt = Long.MIN_VALUE / 4;
+  static final long COOL_EVERY_MS = 1_000;
+  static final int COOL_MAX_ITEMS = 2_000;
+  /** The items topic read back, for a rebuild of the item table. */
+  private final ItemSources itemSources;
   /** Topics whose stats are due at the next publication. */
   private final Set<TopicRef> dirtyTopics = new LinkedHashSet<>();
   /** How many of {@link #dirtyTopics} belong to namespaces with an admission limit (their stats go out sooner). */
@@ -175,6 +183,15 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   /** {@code commitPacer}: a pacer of its own (tests), or null for the stream thread's. */
   QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
       EarlyAnswers earlyAnswers, CommitPacer commitPacer) {
+    this(config, metrics, meters, deliveriesPartitions, earlyAnswers, commitPacer, ItemSources.kafka(config));
+  }
+
+  /** {@code itemSources}: where the item table is rebuilt from when it must be ({@link ItemSources#kafka}). */
+  public QueueProcessor(QueueConfig config, QueueMetrics metrics, TopicMeters meters, int deliveriesPartitions,
+      EarlyAnswers earlyAnswers, CommitPacer commitPacer, ItemSources itemSources) {
+    this.itemSources = itemSources;
+    this.coldAfterMs = config.getLong(QueueConfig.COLD_AFTER_MS_CONFIG);
+    this.coldSpanRecords = config.getLong(QueueConfig.COLD_SPAN_RECORDS_CONFIG);
     this.commitPacer = commitPacer;
     this.earlyAnswers = earlyAnswers;
     this.config = config;
@@ -201,8 +218,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   @Override
   public void init(ProcessorContext<Out, byte[]> context) {
     this.context = context;
-    KeyValueStore<Bytes, byte[]> kv = context.getStateStore(PriorityStore.STORE_NAME);
-    PriorityStore opened = new PriorityStore(kv, context.getStateStore(PriorityStore.INDEX_STORE_NAME),
+    KeyValueStore<Bytes, byte[]> kv = context.getStateStore(PriorityStore.STATE_STORE_NAME);
+    PriorityStore opened = new PriorityStore(kv, context.getStateStore(PriorityStore.STORE_NAME),
+        context.getStateStore(PriorityStore.INDEX_STORE_NAME),
         config.getLong(QueueConfig.ITEM_CACHE_BYTES_CONFIG) / Math.max(1, deliveriesPartitions));
     if (CommitHook.attach(kv, () -> {
       opened.flushItemWrites();
@@ -210,8 +228,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     })) {
       opened.holdItemWrites();
     } else {
-      log.warn("The store {} has no commit hook: every item write goes to RocksDB and the changelog at once",
-          PriorityStore.STORE_NAME);
+      log.warn("The store {} has no commit hook: every change goes to RocksDB and the changelog at once",
+          PriorityStore.STATE_STORE_NAME);
     }
     this.store = opened;
     this.partition = context.taskId().partition();
@@ -221,12 +239,21 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     initializedAt = context.currentSystemTimeMs();
     purges = new PurgeJobs(context.getStateStore(PurgeJobs.STORE), partition,
         config.getDouble(QueueConfig.PURGE_RATE_CONFIG), initializedAt);
-    long followed = CommitHook.adoptRestoredIndex(kv);
-    boolean trusted = store.openIndex();
-    if (followed >= 0 && trusted) {
-      metrics.increment(QueueMetrics.INDEX_KEPT_TASKS);
-      log.info("Partition {}: the index was kept up while the item table was restored ({} item records); no rebuild",
-          partition, followed);
+    long opening = System.nanoTime();
+    boolean trusted = store.open(itemSources.open(partition, context.appConfigs()),
+        itemSources.legacy(partition, context.appConfigs()));
+    if (store.migratedItems() > 0) {
+      log.info("Partition {}: {} items of the item table an older version kept move into the state log",
+          partition, store.migratedItems());
+    }
+    var rebuilt = store.lastItemTableRebuild();
+    if (rebuilt != null) {
+      metrics.increment(QueueMetrics.ITEM_TABLE_REBUILDS);
+      metrics.add(QueueMetrics.ITEM_TABLE_REBUILT_ITEMS, rebuilt.items());
+      metrics.add(QueueMetrics.ITEMS_LOST, rebuilt.lost());
+      log.info("Partition {}: the item table was rebuilt from the state log and the items topic in {} ms: {} live"
+          + " items{}", partition, (System.nanoTime() - opening) / 1_000_000, rebuilt.items(),
+          rebuilt.lost() == 0 ? "" : ", " + rebuilt.lost() + " LOST (their records are gone from the items topic)");
     }
     if (!trusted) {
       rebuildStarted = System.nanoTime();
@@ -375,12 +402,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           metrics.increment(QueueMetrics.DUPLICATE_ENQUEUE);
           return null;
         }
-        Item item = wire.decode(OrdoSerdes.ITEM, record.value());
-        // The record's Kafka headers join the item (toArray() of no headers is a shared empty array,
-        // and merge then returns the item's own field: nothing is allocated for an item without headers).
-        Header[] headers = record.headers().toArray();
-        if (headers.length > 0) {
-          item.setHeaders(ItemHeaders.merge(item.getHeaders(), headers));
+        Item item = itemOf(wire, record.value(), record.headers());
+        if (!wire.confluent() && record.headers().toArray().length == 0) {
+          store.takingIn(meta.offset(), record.value()); // the item table keeps these bytes as they are
         }
         if (meters.enabled() && record.headers().lastHeader(REDRIVEN_FROM) != null) {
           meters.redriven(item.getNamespace(), item.getTopic());
@@ -437,6 +461,20 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void publishPurge(dev.ordo.schema.PurgeProgress progress, long now) {
     byte[] key = (progress.getJobId() + "/" + partition).getBytes(StandardCharsets.UTF_8);
     context.forward(new Record<>(new Out(topics.purges(), null, key), OrdoSerdes.PURGE_PROGRESS.encode(progress), now));
+  }
+
+  /**
+   * The item of a record of the items topic, as the queue takes it in: decoded, with the record's
+   * Kafka headers joined to it (toArray() of no headers is a shared empty array, and merge then
+   * returns the item's own field: nothing is allocated for an item without headers).
+   */
+  static Item itemOf(WireFormat wire, byte[] value, org.apache.kafka.common.header.Headers recordHeaders) {
+    Item item = wire.decode(OrdoSerdes.ITEM, value);
+    Header[] headers = recordHeaders.toArray();
+    if (headers.length > 0) {
+      item.setHeaders(ItemHeaders.merge(item.getHeaders(), headers));
+    }
+    return item;
   }
 
   /** Serves the open demands that want topics which got ready items. */
@@ -597,12 +635,28 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       apply(planner.onTimers(store, now), now);
       dispatch(now);
       stepPurges(now);
+      coolDown(now);
     } finally {
       flushAnswers(now);
       store.markChanges();
       flushIndexWrites(now);
     }
     settleContinuation();
+  }
+
+  /**
+   * Once a second, moves the items that are old or far behind the partition's newest to the cold part
+   * of the state log ({@code PriorityStore#coolDown}), a bounded number per pass.
+   */
+  private void coolDown(long now) {
+    if (now - cooledAt < COOL_EVERY_MS) {
+      return;
+    }
+    cooledAt = now;
+    int moved = store.coolDown(now, coldAfterMs, coldSpanRecords, COOL_MAX_ITEMS);
+    if (moved > 0) {
+      metrics.add(QueueMetrics.COLD_ITEMS, moved);
+    }
   }
 
   /**

@@ -68,7 +68,8 @@ class AnswerCommitTest {
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     context = new MockProcessorContext<>(props);
     context.setCurrentSystemTimeMs(T0);
-    for (String name : new String[] {PriorityStore.STORE_NAME, PriorityStore.INDEX_STORE_NAME, NamespaceStore.NAME}) {
+    for (String name : new String[] {PriorityStore.STATE_STORE_NAME, PriorityStore.STORE_NAME, PriorityStore.INDEX_STORE_NAME,
+        NamespaceStore.NAME}) {
       KeyValueStore<Bytes, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name),
           Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
       store.init(context.getStateStoreContext(), store);
@@ -77,7 +78,8 @@ class AnswerCommitTest {
     Map<String, Object> config = new HashMap<>();
     config.put(QueueConfig.CLUSTER_CONFIG, "ordo");
     config.put(QueueConfig.REPLY_COMMIT_GAP_CONFIG, gapMs);
-    processor = new QueueProcessor(new QueueConfig(config), metrics, dev.ordo.topology.TopicMeters.NONE, 1, early, new CommitPacer());
+    processor = new QueueProcessor(new QueueConfig(config), metrics, dev.ordo.topology.TopicMeters.NONE, 1, early, new CommitPacer(),
+        (partition, app) -> dev.ordo.store.ItemSource.NONE);
     processor.init(context);
   }
 

@@ -72,8 +72,8 @@ class InstanceKilledMidwayTest {
     kafka.createTopics(1, topics.namespaces());
     Path dir = Files.createTempDirectory("ordo-crash");
 
-    // No standbys: the survivor takes the victim's partitions over from the changelog, keeping their
-    // index up as it restores them (with a standby of every task on the survivor, the assignor may leave the victim
+    // No standbys: the survivor takes the victim's partitions over from their state logs' changelogs and
+    // the items topic (with a standby of every task on the survivor, the assignor may leave the victim
     // without active tasks, and the kill would take nothing over).
     Process victim = startInstanceProcess(kafka.bootstrapServers(), dir.resolve("victim"), "crash", 0);
     try (QueueService survivor = new QueueService(
@@ -114,13 +114,13 @@ class InstanceKilledMidwayTest {
             .until(() -> client.acked.containsAll(atLeastOnce));
         assertTrue(ackedAtKill < ITEMS - atMostOnce.size(), "the kill happened mid-way (" + ackedAtKill + " acked)");
         assertEquals(List.of(), client.duplicateAtMostOnce, "at-most-once items delivered twice");
-        // The partitions taken over were restored from their changelog (no standbys) with the index
-        // kept up during the restore (decisions D35): they started without a rebuild.
-        assertTrue(survivor.metrics().get(QueueMetrics.INDEX_KEPT_TASKS) >= 1
-                && survivor.metrics().get(QueueMetrics.INDEX_REBUILT_ITEMS) == 0,
-            "the survivor started the partitions it took over on the index kept during their restore: "
-                + survivor.metrics().get(QueueMetrics.INDEX_KEPT_TASKS) + " tasks, "
-                + survivor.metrics().get(QueueMetrics.INDEX_REBUILT_ITEMS) + " items rebuilt; the victim's last lines:\n"
+        // The partitions taken over had their item tables rebuilt from their state logs and the items
+        // topic (decisions D54), and no item was missing from the items topic.
+        assertTrue(survivor.metrics().get(QueueMetrics.ITEM_TABLE_REBUILDS) >= 1
+                && survivor.metrics().get(QueueMetrics.ITEMS_LOST) == 0,
+            "the survivor rebuilt the item tables of the partitions it took over, losing nothing: "
+                + survivor.metrics().get(QueueMetrics.ITEM_TABLE_REBUILDS) + " tables, "
+                + survivor.metrics().get(QueueMetrics.ITEMS_LOST) + " items lost; the victim's last lines:\n"
                 + String.join("\n", victimLog));
         for (String id : client.delivered.keySet()) {
           assertTrue(atLeastOnce.contains(id) || atMostOnce.contains(id), "delivered an item never enqueued: " + id);
