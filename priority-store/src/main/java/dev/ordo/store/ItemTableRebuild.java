@@ -1,6 +1,5 @@
 package dev.ordo.store;
 
-import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemStateEntry;
 import java.util.function.LongConsumer;
 
@@ -14,10 +13,13 @@ public final class ItemTableRebuild {
   /** What a rebuild found: live entries, items rebuilt, entries whose record was missing. */
   public record Result(long entries, long items, long lost) {}
 
-  /** Where the rebuilt items go, in offset order: what each was enqueued with (its state stays in the log). */
+  /**
+   * Where the rebuilt items go, in offset order: what each was enqueued with, encoded as the item
+   * table keeps it (its state stays in the log).
+   */
   @FunctionalInterface
   interface Sink {
-    void accept(long offset, Item item);
+    void accept(long offset, byte[] item);
   }
 
   private ItemTableRebuild() {}

@@ -373,7 +373,7 @@ public final class PriorityStore implements QueueView {
     }
     List<Long> lost = new ArrayList<>();
     itemRebuild = ItemTableRebuild.run(log, source, highWater, o -> o < coldBelow || coldAbove.containsKey(o), (offset, item) -> {
-      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.ITEM.encode(item)));
+      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), item));
       if (batch.size() >= REBUILD_BATCH) {
         items.putAll(batch);
         batch.clear();

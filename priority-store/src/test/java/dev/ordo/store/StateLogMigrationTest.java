@@ -76,7 +76,7 @@ class StateLogMigrationTest {
     assertFalse(moved.open((from, to, wanted, sink) -> {
       for (long o = from; o <= to; o++) {
         if (wanted.test(o)) {
-          sink.accept(o, Items.ready("ns", "t", 0, o).getItem());
+          sink.accept(o, OrdoSerdes.ITEM.encode(Items.ready("ns", "t", 0, o).getItem()));
         }
       }
     }));

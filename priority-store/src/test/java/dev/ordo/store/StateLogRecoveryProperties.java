@@ -97,7 +97,7 @@ class StateLogRecoveryProperties {
           if (handed++ == failAfter) {
             throw new IllegalStateException("the rebuild's reader died");
           }
-          sink.accept(e.getKey(), OrdoSerdes.ITEM.decode(e.getValue()));
+          sink.accept(e.getKey(), e.getValue());
         }
       }
     };

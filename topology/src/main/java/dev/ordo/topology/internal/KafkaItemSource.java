@@ -51,6 +51,17 @@ final class KafkaItemSource implements ItemSource {
     return new KafkaItemSource(config, new TopicPartition(topic, partition), wire);
   }
 
+  /**
+   * The record's item as the item table keeps it: its value as it is when the queue took it in as it
+   * is (no Kafka headers to merge, no registry framing), else decoded as at intake and encoded.
+   */
+  private byte[] tableValue(ConsumerRecord<byte[], byte[]> r) {
+    if (!wire.confluent() && r.headers().toArray().length == 0) {
+      return r.value();
+    }
+    return dev.ordo.serde.OrdoSerdes.ITEM.encode(QueueProcessor.itemOf(wire, r.value(), r.headers()));
+  }
+
   @Override
   public void read(long from, long to, LongPredicate wanted, ItemSink sink) {
     if (to < from) {
@@ -79,7 +90,7 @@ final class KafkaItemSource implements ItemSource {
           read++;
           if (wanted.test(r.offset())) {
             try {
-              sink.accept(r.offset(), QueueProcessor.itemOf(wire, r.value(), r.headers()));
+              sink.accept(r.offset(), tableValue(r));
             } catch (OrdoSerdeException e) {
               // It was taken in once, so it decoded then (a schema registry that is gone, say): counted as lost.
               log.error("{}@{}: the item does not decode any more: {}", partition, r.offset(), e.getMessage());

@@ -1,5 +1,6 @@
 package dev.ordo.topology.internal;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -64,12 +65,16 @@ class KafkaItemSourceTest {
     KafkaItemSource source = KafkaItemSource.of(app, topic, 0, WireFormat.SINGLE_OBJECT);
 
     Map<Long, Item> read = new LinkedHashMap<>();
+    Map<Long, byte[]> raw = new LinkedHashMap<>();
     List<Long> asked = new ArrayList<>();
     long last = committed.get(committed.size() - 1);
     source.read(committed.get(1), last, offset -> {
       asked.add(offset);
       return offset != committed.get(2);
-    }, read::put);
+    }, (offset, encoded) -> {
+      raw.put(offset, encoded);
+      read.put(offset, OrdoSerdes.ITEM.decode(encoded));
+    });
 
     assertEquals(List.of(committed.get(1), committed.get(2), committed.get(3), committed.get(4), committed.get(5)), asked,
         "asked about every committed record from the first offset on, in order, never the aborted one at " + aborted
@@ -80,6 +85,7 @@ class KafkaItemSourceTest {
     assertEquals("t3", new String(ItemHeaders.fromRecords(third.getHeaders()).lastValue("traceparent"),
         StandardCharsets.UTF_8), "the record's Kafka header joined the item, as at intake");
     assertNull(read.get(committed.get(5)).getHeaders(), "no headers, none added");
+    assertArrayEquals(item(5), raw.get(committed.get(5)), "a record without headers: its value as it came");
   }
 
   @Test
