@@ -276,13 +276,7 @@ public final class PriorityStore implements QueueView {
     kv.put(INDEX_GENERATION_KEY, null);
     if (!tableTrusted) {
       rebuildItemTable(source);
-      // The index at once too, while the table just written is in RocksDB's memtables and caches: in
-      // steps between records (below) a takeover's index waited for the task's first record and then
-      // for a punctuation per step, 2.7-3.4 s of a 10 s failover at a million items (D54).
       startRebuild();
-      while (rebuilding) {
-        rebuildStep(Integer.MAX_VALUE);
-      }
       return false;
     }
     boolean trusted = expected != null && Arrays.equals(expected, indexVouch);
