@@ -68,7 +68,8 @@ class AnswerCommitTest {
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     context = new MockProcessorContext<>(props);
     context.setCurrentSystemTimeMs(T0);
-    for (String name : new String[] {PriorityStore.STORE_NAME, PriorityStore.INDEX_STORE_NAME, NamespaceStore.NAME}) {
+    for (String name : new String[] {PriorityStore.STORE_NAME, PriorityStore.INDEX_STORE_NAME, NamespaceStore.NAME,
+        PurgeJobs.STORE, DedupWindow.STORE}) {
       KeyValueStore<Bytes, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name),
           Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
       store.init(context.getStateStoreContext(), store);
