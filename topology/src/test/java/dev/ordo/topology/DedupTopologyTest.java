@@ -112,6 +112,17 @@ class DedupTopologyTest {
   }
 
   @Test
+  void itemsWithoutAnIdLeaveTheWindowUntouchedAndAreNotAnswered() {
+    RecordHeaders traced = new RecordHeaders();
+    traced.add("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".getBytes(StandardCharsets.UTF_8));
+    q.enqueue(item("t", 0).build());
+    q.enqueue(item("t", 0).build(), traced);
+    assertTrue(q.changelog(DedupWindow.STORE).isEmpty(), "no write to the window");
+    assertTrue(q.enqueueAnswers().isEmpty(), "nobody asked");
+    assertEquals(2, drain("t").size());
+  }
+
+  @Test
   void anIdTheHeaderCannotHoldIsIgnoredAndTheItemTakenIn() {
     String tooLong = "x".repeat(Dedup.MAX_LENGTH + 1);
     q.enqueue(item("t", 0).build(), dedup(tooLong));
