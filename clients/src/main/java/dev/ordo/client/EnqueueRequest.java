@@ -28,6 +28,7 @@ public final class EnqueueRequest {
   private final Integer maxAttempts;
   private final String groupKey;
   private final String traceId;
+  private final String dedupId;
   private final ItemHeaders headers;
 
   private EnqueueRequest(Builder b) {
@@ -44,6 +45,7 @@ public final class EnqueueRequest {
     this.maxAttempts = b.maxAttempts;
     this.groupKey = b.groupKey;
     this.traceId = b.traceId;
+    this.dedupId = b.dedupId;
     this.headers = b.headers == null ? ItemHeaders.EMPTY : b.headers.build();
   }
 
@@ -114,6 +116,15 @@ public final class EnqueueRequest {
   }
 
   /**
+   * The deduplication ID, or null (decisions D57): the queue refuses this item when an item with the
+   * same ID (of the same namespace, topic and group key) was taken in within the namespace's window
+   * ({@code dedupWindowMs}, 5 minutes by default).
+   */
+  public String dedupId() {
+    return dedupId;
+  }
+
+  /**
    * The headers put on the item's Kafka record and kept with the item (delivered with it on every
    * lease, on the dead-letter topic, ...); {@link ItemHeaders#EMPTY} when none.
    */
@@ -135,7 +146,7 @@ public final class EnqueueRequest {
   @Override
   public String toString() {
     return "EnqueueRequest{" + namespace + "/" + topic + ", priority " + priority + ", " + payload.length + " bytes"
-        + (groupKey == null ? "" : ", group " + groupKey) + "}";
+        + (groupKey == null ? "" : ", group " + groupKey) + (dedupId == null ? "" : ", dedup " + dedupId) + "}";
   }
 
   /** Builds an {@link EnqueueRequest}; every setter returns the builder. */
@@ -153,6 +164,7 @@ public final class EnqueueRequest {
     private Integer maxAttempts;
     private String groupKey;
     private String traceId;
+    private String dedupId;
     private ItemHeaders.Builder headers;
 
     private Builder(String namespace, String topic, byte[] payload) {
@@ -216,6 +228,16 @@ public final class EnqueueRequest {
       return this;
     }
 
+    /**
+     * A deduplication ID (null: none): 1 to 128 printable ASCII characters, as SQS's
+     * MessageDeduplicationId. A second item with the same ID, namespace, topic and group key within the
+     * namespace's window is not enqueued; {@link QueueClient#enqueue} tells which item holds.
+     */
+    public Builder dedupId(String dedupId) {
+      this.dedupId = dedupId;
+      return this;
+    }
+
     public Builder traceId(String traceId) {
       this.traceId = traceId;
       return this;
@@ -274,6 +296,9 @@ public final class EnqueueRequest {
       if (groupKey != null) {
         Names.check("groupKey", groupKey);
       }
+      if (dedupId != null) {
+        dev.ordo.api.Dedup.check("dedupId", dedupId);
+      }
       if (traceId != null && traceId.length() > Names.MAX_LENGTH) {
         throw new IllegalArgumentException("traceId is longer than " + Names.MAX_LENGTH + " characters");
       }
@@ -316,7 +341,7 @@ public final class EnqueueRequest {
         && Objects.equals(delay, r.delay) && Objects.equals(deliverAfter, r.deliverAfter)
         && Objects.equals(lease, r.lease) && Objects.equals(ttl, r.ttl) && semantics == r.semantics
         && Objects.equals(maxAttempts, r.maxAttempts) && Objects.equals(groupKey, r.groupKey)
-        && Objects.equals(traceId, r.traceId) && headers.equals(r.headers);
+        && Objects.equals(traceId, r.traceId) && Objects.equals(dedupId, r.dedupId) && headers.equals(r.headers);
   }
 
   @Override

@@ -18,16 +18,36 @@ import java.util.Map;
  *     to its topic's backlog lane, served only when the fresh lane has nothing ready at its priority
  *     ({@code > 0}, whole milliseconds)
  * @param groups fair queueing among the namespace's group keys: weights and concurrency limits
+ * @param dedupWindow how long a deduplication ID refuses duplicates after its first item was taken in
+ *     (decisions D57; {@code 0} turns deduplication off, at most {@link #MAX_DEDUP_WINDOW}); null: 5 minutes
  */
 public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
-    Duration sidelineAfter, Groups groups) {
+    Duration sidelineAfter, Groups groups, Duration dedupWindow) {
+  /** The longest deduplication window a policy may set. */
+  public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(1);
+
   public NamespacePolicy {
+    if (dedupWindow != null && (dedupWindow.isNegative() || dedupWindow.compareTo(MAX_DEDUP_WINDOW) > 0)) {
+      throw new IllegalArgumentException("dedupWindowMs must be between 0 and " + MAX_DEDUP_WINDOW.toMillis()
+          + " (a day), got " + dedupWindow.toMillis());
+    }
     if (maxBacklog != null && maxBacklog < 1) {
       throw new IllegalArgumentException("maxBacklog must be at least 1, got " + maxBacklog);
     }
     if (sidelineAfter != null && sidelineAfter.toMillis() <= 0) {
       throw new IllegalArgumentException("sidelineAfterMs must be > 0, got " + sidelineAfter.toMillis());
     }
+  }
+
+  /** A policy without a deduplication window of its own (5 minutes). */
+  public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
+      Duration sidelineAfter, Groups groups) {
+    this(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, null);
+  }
+
+  /** This policy with {@code window} as its deduplication window (null: the default, 5 minutes). */
+  public NamespacePolicy withDedupWindow(Duration window) {
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, window);
   }
 
   /** A policy of defaults only. */
@@ -142,6 +162,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         .setGroupConcurrency(groups == null ? null : groups.concurrency())
         .setGroupConcurrencyOverrides(groups == null ? Map.of() : new java.util.HashMap<>(groups.concurrencyOverrides()))
         .setGroupWeights(groups == null ? Map.of() : new java.util.HashMap<>(groups.weights()))
+        .setDedupWindowMs(dedupWindow == null ? null : dedupWindow.toMillis())
         .setUpdatedAt(updatedAt)
         .build();
   }
@@ -153,6 +174,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         Rate.fromRecord(r.getAdmissionRate()), r.getMaxBacklog(), Rate.fromRecord(r.getDispatchRate()),
         r.getSidelineAfterMs() == null ? null : Duration.ofMillis(r.getSidelineAfterMs()),
         r.getGroupConcurrency() == null && r.getGroupConcurrencyOverrides().isEmpty() && r.getGroupWeights().isEmpty()
-            ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()));
+            ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()),
+        r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()));
   }
 }

@@ -151,6 +151,8 @@ public final class QueueClient implements AutoCloseable {
   private final Map<String, PendingDequeue> dequeues = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
   private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
+  /** Enqueues waiting for the queue's answer, by requester id ({@code <prefix>e<n>}). */
+  private final Map<String, PendingEnqueue> enqueues = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
   /** The partition that served this client's dequeues last, which its next ones prefer among equals. */
   private volatile int lastServed = -1;
@@ -173,6 +175,9 @@ public final class QueueClient implements AutoCloseable {
       this(itemId, kind, future, deadline, batched, null);
     }
   }
+
+  /** An enqueue waiting for the queue's answer (see {@link #enqueue}). */
+  private record PendingEnqueue(CompletableFuture<Enqueued> future, long deadline, String what) {}
 
   /** One ack of a batch (see {@link #ackBatched}). */
   private record PendingAck(String itemId, String leaseId, CompletableFuture<Outcome> future) {}
@@ -601,6 +606,51 @@ public final class QueueClient implements AutoCloseable {
     }
   }
 
+  // ---- enqueue with an answer ----
+
+  /**
+   * Enqueues through {@code producer} and waits for the queue's answer, which names the item that
+   * holds (decisions D57): for a request with a {@link EnqueueRequest#dedupId} refused as a duplicate,
+   * the first item's ID and {@code duplicate} true. Step by step:
+   * <ol>
+   *   <li>it takes a requester id of its own, {@code <client id>/<incarnation>/e<n>}, and registers;</li>
+   *   <li>the producer writes the item with the header {@value dev.ordo.api.Dedup#REPLY_HEADER} naming
+   *       this client's reply partition and that id (and the deduplication ID's header);</li>
+   *   <li>the partition that takes the item in answers on {@code <cluster>.deliveries}, at once
+   *       (an early answer, decisions D39): taken in, or a duplicate of the item it names.</li>
+   * </ol>
+   * A request without a deduplication ID does not wait: it completes with its own ID once Kafka has
+   * the record, as {@link QueueProducer#enqueue} does. Bad input throws as there; no answer within
+   * {@code ordo.client.request.timeout.ms} fails the future with a {@link TimeoutException} (the item
+   * may have been taken in).
+   */
+  public CompletableFuture<Enqueued> enqueue(QueueProducer producer, EnqueueRequest request, Duration backlogWait) {
+    if (request != null && request.dedupId() == null) {
+      return producer.enqueue(request, backlogWait).thenApplyAsync(id -> new Enqueued(id, false), callbacks);
+    }
+    if (!running) {
+      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+    }
+    String requesterId = requesterPrefix + "e" + sequence.incrementAndGet();
+    CompletableFuture<Enqueued> future = new CompletableFuture<>();
+    CompletableFuture<ItemId> sent;
+    enqueues.put(requesterId, new PendingEnqueue(future, time.milliseconds() + requestTimeoutMs,
+        request == null ? "" : request.namespace() + "/" + request.topic() + " " + request.dedupId()));
+    future.whenComplete((o, e) -> enqueues.remove(requesterId));
+    try {
+      sent = producer.enqueue(request, backlogWait, dev.ordo.api.Dedup.replyTo(replyPartition, requesterId));
+    } catch (RuntimeException e) {
+      enqueues.remove(requesterId);
+      throw e;
+    }
+    sent.whenComplete((id, e) -> {
+      if (e != null) {
+        callbacks.execute(() -> future.completeExceptionally(e));
+      }
+    });
+    return future;
+  }
+
   private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body) {
     return request(id, kind, body, false, null);
   }
@@ -955,7 +1005,15 @@ public final class QueueClient implements AutoCloseable {
       return;
     }
     String requesterId = delivery.getRequesterId();
-    if (delivery.getBody() instanceof Outcomes many && isOwn(requesterId, 'c')) {
+    if (delivery.getBody() instanceof dev.ordo.schema.Enqueued answer && isOwn(requesterId, 'e')) {
+      PendingEnqueue pending = enqueues.remove(requesterId);
+      if (pending == null) {
+        log.debug("The answer to enqueue {} ({}) arrived after its request timed out", requesterId, answer.getItemId());
+      } else {
+        Enqueued result = new Enqueued(ItemId.parse(answer.getItemId()), answer.getDuplicate());
+        callbacks.execute(() -> pending.future().complete(result));
+      }
+    } else if (delivery.getBody() instanceof Outcomes many && isOwn(requesterId, 'c')) {
       PendingOutcome pending = outcomes.remove(requesterId);
       if (pending == null || pending.parts() == null) {
         log.debug("Outcomes of {} acks arrived after their request timed out", many.getOutcomes().size());
@@ -1134,6 +1192,12 @@ public final class QueueClient implements AutoCloseable {
       callbacks.execute(() -> o.future().completeExceptionally(new TimeoutException("no outcome for " + o.kind()
           + " of item " + o.itemId() + " within " + requestTimeoutMs + " ms (it may still be applied)")));
     }
+    for (PendingEnqueue e : enqueues.values()) {
+      if (now >= e.deadline()) {
+        callbacks.execute(() -> e.future().completeExceptionally(new TimeoutException("no answer from the queue to"
+            + " the enqueue of " + e.what() + " within " + requestTimeoutMs + " ms (the item may have been taken in)")));
+      }
+    }
   }
 
   private void failPending() {
@@ -1146,6 +1210,9 @@ public final class QueueClient implements AutoCloseable {
     }
     for (PendingOutcome o : outcomes.values()) {
       o.future().completeExceptionally(closed);
+    }
+    for (PendingEnqueue e : enqueues.values()) {
+      e.future().completeExceptionally(closed);
     }
   }
 

@@ -31,8 +31,14 @@ import org.apache.kafka.common.utils.Utils;
  * Thread-safe; share one per process.
  *
  * <p>Partitioning: an item with a group key goes to the partition of the key's murmur2 hash (as
- * Kafka's own partitioner would), so a group's items share a partition and its fairness state;
- * other items use Kafka's sticky partitioner, which spreads them over all partitions batch by batch.
+ * Kafka's own partitioner would), so a group's items share a partition and its fairness state; an
+ * item with a deduplication ID and no group key to the partition of its namespace, topic and ID
+ * ({@link dev.ordo.api.Dedup#routingKey}), so its duplicates meet it there (decisions D57); other
+ * items use Kafka's sticky partitioner, which spreads them over all partitions batch by batch.
+ *
+ * <p>Deduplication: the queue refuses an item whose {@link EnqueueRequest#dedupId} it took in within
+ * the window, but the ID this producer returns is always its own record's. To learn the first
+ * item's ID of a duplicate, enqueue through {@link QueueClient#enqueue}.
  *
  * <p>The returned futures complete on the Kafka producer's I/O thread: do not block in stages
  * chained to them (use the {@code *Async} variants for heavy work).
@@ -106,12 +112,20 @@ public final class QueueProducer implements AutoCloseable {
    * ({@link Duration#ZERO}: fail at once, as the HTTP API does with a 429).
    */
   public CompletableFuture<ItemId> enqueue(EnqueueRequest request, Duration backlogWait) {
+    return enqueue(request, backlogWait, null);
+  }
+
+  /**
+   * {@link #enqueue(EnqueueRequest, Duration)} with the header {@value dev.ordo.api.Dedup#REPLY_HEADER}
+   * naming {@code replyTo}: the queue answers it when it takes the item in or refuses it as a duplicate.
+   */
+  CompletableFuture<ItemId> enqueue(EnqueueRequest request, Duration backlogWait, byte[] replyTo) {
     checkPayload(request);
     BacklogFullException full = awaitRoom(request.namespace(), backlogWait.toMillis());
     if (full != null) {
       return CompletableFuture.failedFuture(full);
     }
-    return send(request);
+    return send(request, replyTo);
   }
 
   /**
@@ -137,7 +151,7 @@ public final class QueueProducer implements AutoCloseable {
     }
     List<CompletableFuture<ItemId>> sends = new ArrayList<>(requests.size());
     for (EnqueueRequest r : requests) {
-      sends.add(send(r));
+      sends.add(send(r, null));
     }
     return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
         .thenApply(v -> sends.stream().map(CompletableFuture::join).toList());
@@ -228,7 +242,7 @@ public final class QueueProducer implements AutoCloseable {
     return backlog >= limit ? new BacklogFullException(namespace, backlog, limit) : null;
   }
 
-  private CompletableFuture<ItemId> send(EnqueueRequest r) {
+  private CompletableFuture<ItemId> send(EnqueueRequest r, byte[] replyTo) {
     Item item = Item.newBuilder()
         .setNamespace(r.namespace())
         .setTopic(r.topic())
@@ -243,16 +257,23 @@ public final class QueueProducer implements AutoCloseable {
         .setGroupKey(r.groupKey())
         .setTraceId(r.traceId())
         .build();
-    byte[] key = r.groupKey() == null ? null : r.groupKey().getBytes(StandardCharsets.UTF_8);
+    byte[] key = r.groupKey() != null ? r.groupKey().getBytes(StandardCharsets.UTF_8)
+        : r.dedupId() != null ? dev.ordo.api.Dedup.routingKey(r.namespace(), r.topic(), r.dedupId()) : null;
     Integer partition = key == null ? null : Utils.toPositive(Utils.murmur2(key)) % partitions();
     CompletableFuture<ItemId> result = new CompletableFuture<>();
     try {
       // The headers go on the Kafka record (where any Kafka tool sees them), not in the item's field.
       RecordHeaders headers = null;
-      if (!r.headers().isEmpty()) {
+      if (!r.headers().isEmpty() || r.dedupId() != null || replyTo != null) {
         headers = new RecordHeaders();
         for (ItemHeaders.Entry e : r.headers().entries()) {
           headers.add(e.name(), e.value());
+        }
+        if (r.dedupId() != null) {
+          headers.add(dev.ordo.api.Dedup.HEADER, r.dedupId().getBytes(StandardCharsets.UTF_8));
+        }
+        if (replyTo != null) {
+          headers.add(dev.ordo.api.Dedup.REPLY_HEADER, replyTo);
         }
       }
       producer.send(new ProducerRecord<>(topics.items(), partition, key, wire.encode(OrdoSerdes.ITEM, topics.items(), item), headers),

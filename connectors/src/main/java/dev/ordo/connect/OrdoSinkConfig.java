@@ -67,6 +67,13 @@ public final class OrdoSinkConfig extends AbstractConfig {
   public static final String TRACE_ID_DOC = "A trace or request id carried with the item; unset or absent: none."
       + SOURCE_SYNTAX;
 
+  public static final String DEDUP_ID_CONFIG = "ordo.dedup.id";
+  public static final String DEDUP_ID_DOC = "The item's deduplication ID (decisions D57): the queue refuses an item"
+      + " whose ID (of the same namespace, topic and group key) it took in within the namespace's window"
+      + " (dedupWindowMs, 5 minutes by default), so records a restarted task sends again are not enqueued twice."
+      + " Map it to something unique per source record (an event id field, or a header). 1 to 128 printable ASCII"
+      + " characters; anything else makes a bad record. Unset or absent: none." + SOURCE_SYNTAX;
+
   public static final String PAYLOAD_FORMAT_CONFIG = "ordo.payload.format";
   public static final String PAYLOAD_FORMAT_DOC = "How the record value (as the worker's value.converter made it)"
       + " becomes the payload. json: bytes and strings as they are, anything else (struct, map, array, number)"
@@ -116,6 +123,7 @@ public final class OrdoSinkConfig extends AbstractConfig {
       .define(MAX_ATTEMPTS_CONFIG, Type.STRING, null, source(ItemField.MAX_ATTEMPTS), Importance.LOW,
           MAX_ATTEMPTS_DOC)
       .define(TRACE_ID_CONFIG, Type.STRING, null, source(ItemField.TRACE_ID), Importance.LOW, TRACE_ID_DOC)
+      .define(DEDUP_ID_CONFIG, Type.STRING, null, source(ItemField.DEDUP_ID), Importance.MEDIUM, DEDUP_ID_DOC)
       .define(PAYLOAD_FORMAT_CONFIG, Type.STRING, "json",
           ConfigDef.CaseInsensitiveValidString.in("json", "bytes"), Importance.MEDIUM, PAYLOAD_FORMAT_DOC)
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM,
@@ -210,6 +218,11 @@ public final class OrdoSinkConfig extends AbstractConfig {
           parsed = FieldSource.parse((String) value);
         } catch (FieldSource.InvalidSource e) {
           throw new ConfigException(name, value, e.getMessage());
+        }
+        if (parsed instanceof FieldSource.Constant && field == ItemField.DEDUP_ID) {
+          // Every record would carry the same ID: all but one a window would be refused as duplicates.
+          throw new ConfigException(name, value, "a deduplication ID must come from the record (field:, key: or"
+              + " header:), not a constant");
         }
         if (parsed instanceof FieldSource.Constant c) {
           String wrong = field.checkConstant(c.value());

@@ -28,6 +28,7 @@ class OrdoSinkConfigTest {
     m.put("ordo.lease", "key:lease");
     m.put("ordo.max.attempts", "3");
     m.put("ordo.trace.id", "header:traceparent");
+    m.put("ordo.dedup.id", "field:event_id");
     m.put("ordo.payload.format", "bytes");
     m.put("ordo.payload.max.bytes", "2048");
     m.put("ordo.headers", "traceparent,x-tenant");
@@ -77,6 +78,7 @@ class OrdoSinkConfigTest {
     assertBad("ordo.priority", "high", "'high' is not an integer");
     assertBad("ordo.max.attempts", "1.5", "1.5");
     assertBad("ordo.ttl", "PT", "not an ISO-8601 duration");
+    assertBad("ordo.dedup.id", "same-for-all", "must come from the record");
     assertBad("ordo.group.key", "field:", "a field path is missing");
     assertBad("ordo.topic", "field:order..id", "empty part");
     assertBad("ordo.namespace", "header:", "a header name is missing");

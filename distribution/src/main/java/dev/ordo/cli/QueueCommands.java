@@ -121,6 +121,11 @@ final class QueueCommands {
     @Option(names = "--metadata", paramLabel = "M", description = "Metadata (text), which nacks may replace.")
     String metadata;
 
+    @Option(names = "--dedup-id", paramLabel = "ID",
+        description = "Deduplication ID (1-128 printable ASCII): a second item with it within the namespace's window"
+            + " (5 minutes by default) is not enqueued; the answer then names the first item, with duplicate true.")
+    String dedupId;
+
     @Option(names = "--header", paramLabel = "NAME=VALUE",
         description = "A header kept with the item and delivered with it (text, e.g. traceparent=00-...); repeat for"
             + " more, one value per name. Names starting with 'ordo.' are reserved.")
@@ -158,6 +163,7 @@ final class QueueCommands {
       }
       putIf(body, "groupKey", group);
       putIf(body, "metadata", metadata);
+      putIf(body, "dedupId", dedupId);
       if (headers != null && !headers.isEmpty()) {
         Map<String, String> h = new LinkedHashMap<>();
         for (String header : headers) {
@@ -538,6 +544,10 @@ final class QueueCommands {
         description = "Ready items older than this go to their topic's backlog lane, served after fresh items.")
     Long sidelineAfterMs;
 
+    @Option(names = "--dedup-window-ms", paramLabel = "MS",
+        description = "How long a deduplication ID refuses duplicates after its first item (default 300000; 0: off).")
+    Long dedupWindowMs;
+
     @Option(names = "--group-concurrency", paramLabel = "N",
         description = "At most N items of one group key leased at once.")
     Integer groupConcurrency;
@@ -569,6 +579,7 @@ final class QueueCommands {
       putIf(policy, "maxBacklog", maxBacklog);
       putRate(policy, "dispatchRate", dispatchRate, dispatchBurst);
       putIf(policy, "sidelineAfterMs", sidelineAfterMs);
+      putIf(policy, "dedupWindowMs", dedupWindowMs);
       putIf(policy, "groupConcurrency", groupConcurrency);
       putIf(policy, "groupConcurrencyOverrides", groupLimits);
       putIf(policy, "groupWeights", groupWeights);

@@ -177,8 +177,22 @@ class QueueCommandsTest {
     assertEquals(1, groups.get("groupConcurrencyOverrides").get("bob").asInt());
     assertEquals(2.0, groups.get("groupWeights").get("alice").asDouble());
     assertEquals(0.5, groups.get("groupWeights").get("bob").asDouble());
+    assertEquals(60_000, one(ordo("namespace", "set", "cli-ns", "--dedup-window-ms", "60000")).get("dedupWindowMs").asLong());
+    assertEquals(60_000, one(ordo("namespace", "get", "cli-ns")).get("dedupWindowMs").asLong());
+    assertRefused(ordo("namespace", "set", "cli-ns", "--dedup-window-ms", "-1"), OrdoMain.EXIT_USAGE, "dedupWindowMs");
     assertTrue(one(ordo("namespace", "delete", "cli-ns")).get("deleted").asBoolean());
     assertRefused(ordo("namespace", "get", "cli-ns"), OrdoMain.EXIT_UNKNOWN_ITEM, "has no policy");
+  }
+
+  @Test
+  void anEnqueueWithADedupIdSentTwiceNamesTheFirstItem() {
+    JsonNode first = one(ordo("enqueue", "--namespace", "dd", "--topic", "t", "--dedup-id", "job-7", "x"));
+    assertFalse(first.get("duplicate").asBoolean());
+    JsonNode again = one(ordo("enqueue", "--namespace", "dd", "--topic", "t", "--dedup-id", "job-7", "y"));
+    assertTrue(again.get("duplicate").asBoolean(), again::toString);
+    assertEquals(first.get("id").asText(), again.get("id").asText());
+    assertRefused(ordo("enqueue", "--namespace", "dd", "--topic", "t", "--dedup-id", "a b", "x"), OrdoMain.EXIT_USAGE,
+        "dedupId");
   }
 
   @Test

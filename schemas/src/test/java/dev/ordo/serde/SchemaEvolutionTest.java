@@ -156,6 +156,31 @@ class SchemaEvolutionTest {
   }
 
   @Test
+  void aPolicyWrittenBeforeDeduplicationIsReadWithTheDefaultWindow() throws Exception {
+    Schema v3 = HeadersSchemaCompatTest.history("NamespacePolicy-v3.avsc");
+    assertNull(v3.getField("dedupWindowMs"), "version 3 has no deduplication window");
+    dev.ordo.schema.NamespacePolicy policy = dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace("shop")
+        .setMaxBacklog(100L).setUpdatedAt(7L).setPausedAt(9L).setDedupWindowMs(60_000L).build();
+    dev.ordo.schema.NamespacePolicy read =
+        OrdoSerdes.NAMESPACE_POLICY.decode(HeadersSchemaCompatTest.writtenWith(v3, policy));
+    assertEquals(100L, read.getMaxBacklog());
+    assertEquals(9L, read.getPausedAt(), "the pause of version 3 is kept");
+    assertNull(read.getDedupWindowMs(), "the default window (5 minutes)");
+  }
+
+  @Test
+  void aDeliveryWrittenBeforeTheEnqueueAnswerIsReadByTheCurrentSchema() throws Exception {
+    Schema v5 = HeadersSchemaCompatTest.history("Delivery-v5.avsc");
+    assertNull(v5.getField("body").schema().getTypes().stream().filter(t -> t.getName().equals("Enqueued"))
+        .findFirst().orElse(null), "version 5 has no Enqueued answer");
+    dev.ordo.schema.Outcome outcome = new dev.ordo.schema.Outcome("1-7", dev.ordo.schema.CommandKind.ACK,
+        dev.ordo.schema.OutcomeResult.INVALID, null, null, null, null, null, "team-b");
+    dev.ordo.schema.Delivery delivery = new dev.ordo.schema.Delivery("c/1", outcome);
+    dev.ordo.schema.Delivery read = OrdoSerdes.DELIVERY.decode(HeadersSchemaCompatTest.writtenWith(v5, delivery));
+    assertEquals(delivery, read);
+  }
+
+  @Test
   void commandsWrittenWithVersionsFourAndFiveAreReadByTheCurrentSchema() throws Exception {
     dev.ordo.schema.Command ack = new dev.ordo.schema.Command(new dev.ordo.schema.Requester("c/1", 3), 1_000L,
         new dev.ordo.schema.Ack("2-40", "a1-ff"), true, null);

@@ -200,6 +200,14 @@ public final class QueueConfig extends AbstractConfig {
       + " takes stream-thread time from dispatch while a job runs, and a low one makes a large purge take long"
       + " (its progress is kept, so a restart or a failover only pauses it).";
 
+  public static final String DEDUP_MAX_ENTRIES_CONFIG = "ordo.dedup.max.entries";
+  public static final String DEDUP_MAX_ENTRIES_DOC = "Deduplication IDs each partition's window holds at most"
+      + " (decisions D57). The window lives in RocksDB (the process's bounded RocksDB memory, ordo.store.rocksdb.memory.bytes,"
+      + " caches it; the rest is on disk and in its changelog), about 100 bytes an ID. At the cap, the IDs nearest the"
+      + " end of their window are forgotten early to make room (counted: ordo_queue_events_total{event=\"dedup.evicted\"}):"
+      + " an item then refused as a duplicate is taken in, never lost, so a cap too low shows as duplicates enqueued."
+      + " Size it to the items with an ID a partition takes in during the longest namespace window.";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(CLUSTER_CONFIG, Type.STRING, "ordo", Importance.HIGH, CLUSTER_DOC)
       .define(LEASE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(1), Importance.MEDIUM, LEASE_MS_DOC)
@@ -217,6 +225,7 @@ public final class QueueConfig extends AbstractConfig {
       .define(DISPATCH_STEP_CONFIG, Type.INT, DEFAULT_DISPATCH_STEP, Range.atLeast(0), Importance.LOW, DISPATCH_STEP_DOC)
       .define(DELAY_TIERS_CONFIG, Type.STRING, "", Importance.MEDIUM, DELAY_TIERS_DOC)
       .define(TTL_DEAD_LETTER_CONFIG, Type.BOOLEAN, false, Importance.LOW, TTL_DEAD_LETTER_DOC)
+      .define(DEDUP_MAX_ENTRIES_CONFIG, Type.LONG, 1_000_000L, Range.atLeast(1), Importance.LOW, DEDUP_MAX_ENTRIES_DOC)
       .define(PURGE_RATE_CONFIG, Type.DOUBLE, 1_000.0, Range.between(0.001, 1_000_000), Importance.LOW, PURGE_RATE_DOC)
       .define(ITEM_CACHE_BYTES_CONFIG, Type.LONG, 16L << 20, Range.atLeast(0), Importance.LOW,
           ITEM_CACHE_BYTES_DOC)

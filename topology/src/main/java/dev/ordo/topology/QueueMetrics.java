@@ -14,7 +14,14 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class QueueMetrics {
   public static final String ENQUEUED = "enqueued";
+  /** An items record read again (its offset was taken in already): not an item, a replay. */
   public static final String DUPLICATE_ENQUEUE = "enqueue.duplicate";
+  /** Items refused as duplicates of an earlier one with their deduplication ID, within its window (decisions D57). */
+  public static final String DEDUP_DUPLICATE = "dedup.duplicate";
+  /** Deduplication IDs forgotten because their window ended. */
+  public static final String DEDUP_EXPIRED = "dedup.expired";
+  /** Deduplication IDs forgotten before their window ended: the partition's window was at ordo.dedup.max.entries. */
+  public static final String DEDUP_EVICTED = "dedup.evicted";
   public static final String DISPATCHED = "dispatched";
   public static final String ACKED = "acked";
   public static final String NACKED = "nacked";
@@ -90,7 +97,7 @@ public final class QueueMetrics {
   public static final String TICKS = "ticks";
 
   /** Every counter above, for exporters. */
-  public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DISPATCHED, ACKED, NACKED, EXTENDED,
+  public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DEDUP_DUPLICATE, DEDUP_EXPIRED, DEDUP_EVICTED, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, PURGED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, FORBIDDEN, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
       OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
       DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, ITEM_TABLE_REBUILDS, ITEM_TABLE_REBUILT_ITEMS, ITEMS_LOST, COLD_ITEMS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,

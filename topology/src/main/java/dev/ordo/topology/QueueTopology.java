@@ -96,6 +96,11 @@ public final class QueueTopology {
     topology.addStateStore(Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(dev.ordo.topology.internal.PurgeJobs.STORE), Serdes.Bytes(),
             Serdes.ByteArray()).withCachingDisabled(), "queue");
+    // Deduplication IDs taken in, until their window ends: changelogged, so a duplicate is refused
+    // after a restart or a failover, and committed with the intake it guards (decisions D57).
+    topology.addStateStore(Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(dev.ordo.topology.internal.DedupWindow.STORE), Serdes.Bytes(),
+            Serdes.ByteArray()).withCachingDisabled(), "queue");
     topology.addSink("out", Out.TOPIC, Out.KEY_SERIALIZER, new ByteArraySerializer(), Out.PARTITIONER, "queue");
     // Namespace policies: every instance holds them all, read by every partition's processor.
     topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(NamespaceStore.NAME),

@@ -49,6 +49,8 @@ public final class TopicMeters {
   private final Map<TopicKey, Topic> topics = new ConcurrentHashMap<>();
   private final Counter folded;
   private final java.util.Set<Integer> rebuildingPartitions = ConcurrentHashMap.newKeySet();
+  /** Each partition's deduplication window: entries held (decisions D57). */
+  private final Map<Integer, Long> dedupEntries = new ConcurrentHashMap<>();
 
   private record TopicKey(String namespace, String topic) {}
 
@@ -81,6 +83,10 @@ public final class TopicMeters {
     Gauge.builder("ordo.index.rebuilding.partitions", rebuildingPartitions, java.util.Set::size)
         .description("Partitions of this instance whose index is being rebuilt (dispatch waits for it);"
             + " progress: ordo_queue_events_total{event=\"index.rebuilt.items\"}")
+        .register(registry);
+    Gauge.builder("ordo.dedup.entries", dedupEntries, m -> m.values().stream().mapToLong(Long::longValue).sum())
+        .description("Deduplication IDs held in the windows of this instance's partitions (each capped by"
+            + " ordo.dedup.max.entries; at the cap the oldest are forgotten early, counted as event dedup.evicted)")
         .register(registry);
     for (String event : QueueMetrics.EVENTS) {
       FunctionCounter.builder("ordo.queue.events", metrics, m -> m.get(event))
@@ -183,6 +189,20 @@ public final class TopicMeters {
     }
   }
 
+  /** An item of the topic was refused as a duplicate of an earlier one in its deduplication window (decisions D57). */
+  public void duplicate(String namespace, String topic) {
+    if (registry != null) {
+      topic(namespace, topic).duplicates.increment();
+    }
+  }
+
+  /** How many deduplication IDs the partition's window holds now. */
+  public void dedupEntries(int partition, long entries) {
+    if (registry != null) {
+      dedupEntries.put(partition, entries);
+    }
+  }
+
   /** An item of the topic in {@code state} was deleted by a purge job. */
   public void purged(String namespace, String topic, String state) {
     if (registry == null) {
@@ -226,6 +246,7 @@ public final class TopicMeters {
   public void forgetPartition(int partition) {
     if (registry != null) {
       topics.values().forEach(t -> t.partitions.remove(partition));
+      dedupEntries.remove(partition);
     }
   }
 
@@ -285,6 +306,7 @@ public final class TopicMeters {
     final Counter ttlExpired;
     final Counter staleLeases;
     final Counter redriven;
+    final Counter duplicates;
     final Counter extended;
     final DistributionSummary attemptsPerAck;
     volatile long lastActive;
@@ -328,6 +350,10 @@ public final class TopicMeters {
       fixed.add(ttlExpired);
       fixed.add(staleLeases);
       fixed.add(redriven);
+      duplicates = Counter.builder("ordo.items.duplicate")
+          .description("Items refused as duplicates: their deduplication ID was taken in within the window")
+          .tags(tags).register(registry);
+      fixed.add(duplicates);
       extended = Counter.builder("ordo.extends").description("Leases extended").tags(tags).register(registry);
       attemptsPerAck = DistributionSummary.builder("ordo.attempts.per.ack")
           .description("Deliveries an item took until it was acked")

@@ -58,6 +58,7 @@ final class QueueDriver implements AutoCloseable {
   private long nextOffset = 0;
   private final List<DeliveredItem> delivered = new ArrayList<>();
   private final List<Outcome> outcomes = new ArrayList<>();
+  private final List<dev.ordo.schema.Enqueued> enqueued = new ArrayList<>();
 
   QueueDriver() {
     this(Map.of());
@@ -216,6 +217,21 @@ final class QueueDriver implements AutoCloseable {
     return out;
   }
 
+  /** The answers to enqueues that asked for one (header ordo.reply.to) since the last call. */
+  List<dev.ordo.schema.Enqueued> enqueueAnswers() {
+    drainDeliveries();
+    List<dev.ordo.schema.Enqueued> out = new ArrayList<>(enqueued);
+    enqueued.clear();
+    return out;
+  }
+
+  /** The records of a store's changelog since the last call (key, value; null for a tombstone). */
+  List<org.apache.kafka.streams.KeyValue<byte[], byte[]>> changelog(String store) {
+    TestOutputTopic<byte[], byte[]> t = driver.createOutputTopic("ordo-test-" + store + "-changelog",
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    return t.readKeyValuesToList();
+  }
+
   List<Outcome> outcomes() {
     drainDeliveries();
     List<Outcome> out = new ArrayList<>(outcomes);
@@ -239,6 +255,8 @@ final class QueueDriver implements AutoCloseable {
         delivered.addAll(many.getItems());
       } else if (d.getBody() instanceof dev.ordo.schema.Outcomes many) {
         outcomes.addAll(many.getOutcomes());
+      } else if (d.getBody() instanceof dev.ordo.schema.Enqueued answer) {
+        enqueued.add(answer);
       } else {
         outcomes.add((Outcome) d.getBody());
       }

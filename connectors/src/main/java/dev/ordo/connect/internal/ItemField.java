@@ -20,7 +20,8 @@ public enum ItemField {
       (b, v) -> b.groupKey((String) v)),
   LEASE(OrdoSinkConfig.LEASE_CONFIG, false, Values::duration, (b, v) -> b.lease((Duration) v)),
   MAX_ATTEMPTS(OrdoSinkConfig.MAX_ATTEMPTS_CONFIG, false, Values::integer, (b, v) -> b.maxAttempts((Integer) v)),
-  TRACE_ID(OrdoSinkConfig.TRACE_ID_CONFIG, false, Values::text, (b, v) -> b.traceId((String) v));
+  TRACE_ID(OrdoSinkConfig.TRACE_ID_CONFIG, false, Values::text, (b, v) -> b.traceId((String) v)),
+  DEDUP_ID(OrdoSinkConfig.DEDUP_ID_CONFIG, false, v -> checkedDedupId(Values.text(v)), (b, v) -> b.dedupId((String) v));
 
   /** Converts a mapped value to a field's type, or says why it can't. */
   @FunctionalInterface
@@ -61,6 +62,14 @@ public enum ItemField {
 
   private static String checkedName(String field, String text) throws WrongType {
     String problem = dev.ordo.api.Names.problem(field, text);
+    if (problem != null) {
+      throw new WrongType(problem);
+    }
+    return text;
+  }
+
+  private static String checkedDedupId(String text) throws WrongType {
+    String problem = dev.ordo.api.Dedup.problem("dedupId", text);
     if (problem != null) {
       throw new WrongType(problem);
     }

@@ -126,6 +126,21 @@ class RecordMapperTest {
   }
 
   @Test
+  void theDeduplicationIdComesFromItsSourceAndABadOneRejectsTheRecord() {
+    RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.dedup.id", "field:event_id"));
+    assertEquals("evt-1", item(mapper.map(record(null, Map.of("event_id", "evt-1"), new ConnectHeaders()))).dedupId());
+    assertEquals("42", item(mapper.map(record(null, Map.of("event_id", 42), new ConnectHeaders()))).dedupId(),
+        "a number as its text");
+    assertNull(item(mapper.map(record(null, Map.of("other", 1), new ConnectHeaders()))).dedupId(), "absent: none");
+    assertEquals("ordo.dedup.id: field 'event_id': dedupId is longer than 128 characters (129)",
+        rejected(mapper.map(record(null, Map.of("event_id", "e".repeat(129)), new ConnectHeaders()))));
+    ConnectHeaders headers = new ConnectHeaders();
+    headers.addString("msg-id", "m-7");
+    RecordMapper byHeader = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "t", "ordo.dedup.id", "header:msg-id"));
+    assertEquals("m-7", item(byHeader.map(record(null, Map.of(), headers))).dedupId());
+  }
+
+  @Test
   void aValueOfTheWrongTypeRejectsTheRecordWithTheSettingFieldAndValue() {
     RecordMapper mapper = mapper(Map.of("ordo.namespace", "n", "ordo.topic", "field:t",
         "ordo.priority", "field:p", "ordo.ttl", "field:ttl"));

@@ -142,7 +142,10 @@ final class BatchApi {
         continue;
       }
       try {
-        pending.add(new Pending(null, producer.enqueue((EnqueueRequest) c, java.time.Duration.ZERO), null));
+        EnqueueRequest request = (EnqueueRequest) c;
+        // With a deduplication ID the answer is the queue's (which item holds, decisions D57).
+        pending.add(new Pending(null, request.dedupId() == null ? producer.enqueue(request, java.time.Duration.ZERO)
+            : client.enqueue(producer, request, java.time.Duration.ZERO), null));
       } catch (PayloadTooLargeException e) {
         pending.add(Pending.refused(null, 413, e.getMessage()));
       } catch (dev.ordo.client.HeadersTooLargeException e) {
@@ -229,6 +232,14 @@ final class BatchApi {
       m.put("id", id.toString());
       m.put("result", "ENQUEUED");
       m.put("status", 201);
+      return m;
+    }
+    if (value instanceof dev.ordo.client.Enqueued e) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("id", e.id().toString());
+      m.put("result", e.duplicate() ? "DUPLICATE" : "ENQUEUED");
+      m.put("status", e.duplicate() ? 200 : 201);
+      m.put("duplicate", e.duplicate());
       return m;
     }
     Outcome o = (Outcome) value;

@@ -22,7 +22,7 @@ import java.util.Set;
  */
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
-      "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs"));
+      "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs", "dedupWindowMs"));
   static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
@@ -82,6 +82,7 @@ public final class NamespaceApi {
     Long maxBacklog = b.number("maxBacklog", 1);
     NamespacePolicy.Rate dispatch = rate(b, "dispatchRate");
     Long sidelineAfterMs = b.number("sidelineAfterMs", 1);
+    Long dedupWindowMs = b.number("dedupWindowMs", 0);
     Long concurrency = b.number("groupConcurrency", 1);
     if (concurrency != null && concurrency > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("groupConcurrency must be at most " + Integer.MAX_VALUE + ", got " + concurrency);
@@ -103,7 +104,8 @@ public final class NamespaceApi {
     NamespacePolicy.Groups groups = concurrency == null && overrides.isEmpty() && weights.isEmpty() ? null
         : new NamespacePolicy.Groups(concurrency == null ? null : concurrency.intValue(), overrides, weights);
     return new NamespacePolicy(defaults, admission, maxBacklog, dispatch,
-        sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs), groups);
+        sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs), groups,
+        dedupWindowMs == null ? null : Duration.ofMillis(dedupWindowMs));
   }
 
   /** A JSON object of group key → value, in order; empty when absent. Group keys are checked as names. */
@@ -178,6 +180,7 @@ public final class NamespaceApi {
           policy.dispatchRate().burst()));
     }
     putIf(m, "sidelineAfterMs", policy.sidelineAfter() == null ? null : policy.sidelineAfter().toMillis());
+    putIf(m, "dedupWindowMs", policy.dedupWindow() == null ? null : policy.dedupWindow().toMillis());
     NamespacePolicy.Groups g = policy.groups();
     if (g != null) {
       putIf(m, "groupConcurrency", g.concurrency());

@@ -3,6 +3,7 @@ package dev.ordo.server.http;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.BacklogFullException;
 import dev.ordo.client.EnqueueRequest;
+import dev.ordo.client.Enqueued;
 import dev.ordo.client.NackOptions;
 import dev.ordo.client.HeadersTooLargeException;
 import dev.ordo.client.PayloadTooLargeException;
@@ -65,7 +66,7 @@ public final class QueueApi {
 
   static final Set<String> ENQUEUE_FIELDS = fields("payload", "payloadBase64", "priority", "delayMs", "leaseMs",
       "ttlMs", "maxAttempts", "atMostOnce", "groupKey", "metadata", "metadataBase64",
-      "headers", "headersBase64");
+      "headers", "headersBase64", "dedupId");
   static final Set<String> DEQUEUE_FIELDS = fields("topics", "waitMs");
   static final Set<String> ACK_FIELDS = fields("lease");
   static final Set<String> NACK_FIELDS = fields("lease", "delayMs", "metadata", "metadataBase64", "error", "deadLetter");
@@ -111,6 +112,9 @@ public final class QueueApi {
     JsonBody b = JsonBody.parse(r.body(), ENQUEUE_FIELDS);
     EnqueueRequest request = enqueueRequest(b, r.pathParam("ns"), r.pathParam("topic"),
         r.header("x-request-id").orElse(null));
+    if (request.dedupId() != null) {
+      return enqueueOnce(request);
+    }
     CompletableFuture<ItemId> sent;
     try {
       sent = producer.enqueue(request, Duration.ZERO); // a full backlog answers 429 at once
@@ -123,6 +127,31 @@ public final class QueueApi {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("id", id.toString());
     return HttpResponse.json(201, body).withHeader("Location", "/v1/items/" + id);
+  }
+
+  /**
+   * An enqueue with a deduplication ID (decisions D57): waits for the queue's answer, which names the
+   * item that holds. Taken in: 201 with its ID, as any enqueue; a duplicate within the window: 200
+   * with the first item's ID and {@code "duplicate": true}, nothing enqueued.
+   */
+  private HttpResponse enqueueOnce(EnqueueRequest request) throws ApiException {
+    CompletableFuture<Enqueued> answer;
+    try {
+      answer = client.enqueue(producer, request, Duration.ZERO);
+    } catch (PayloadTooLargeException e) {
+      throw new ApiException(413, e.getMessage());
+    } catch (HeadersTooLargeException e) {
+      throw new ApiException(400, e.getMessage());
+    }
+    return enqueued(await(answer, SLACK, "the enqueue"));
+  }
+
+  /** The answer to an enqueue with a deduplication ID: 201 taken in, 200 a duplicate of the item named. */
+  static HttpResponse enqueued(Enqueued e) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("id", e.id().toString());
+    body.put("duplicate", e.duplicate());
+    return HttpResponse.json(e.duplicate() ? 200 : 201, body).withHeader("Location", "/v1/items/" + e.id());
   }
 
   /** The item an enqueue's fields describe (every field checked; IllegalArgumentException names a bad one). */
@@ -153,6 +182,7 @@ public final class QueueApi {
       builder.atMostOnce();
     }
     builder.groupKey(b.string("groupKey"));
+    builder.dedupId(b.string("dedupId"));
     builder.metadata(bytes(b, "metadata", false));
     headers(b, builder);
     if (traceId != null) {

@@ -386,8 +386,17 @@ async function namespacePage(page, ns) {
   replace(page, el('h1', {}, el('a', { href: '#/topics' }, 'Topics'), ' / ', el('span', { id: 'namespace' }, ns)),
     pauseBox(ns, null, !!(listed && listed.paused)),
     el('h2', {}, 'Policy'),
-    el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'), edit);
+    el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'),
+    el('p', { id: 'dedup-window' }, dedupWindowText(policy)), edit);
   return false;
+}
+
+/** The deduplication window a namespace's items get (docs/queue.md, "Deduplication"). */
+function dedupWindowText(policy) {
+  const ms = policy && policy.dedupWindowMs != null ? policy.dedupWindowMs : null;
+  if (ms === 0) return 'Deduplication: off (dedupWindowMs 0): items with a deduplication ID are all taken in.';
+  const shown = ms == null ? '300000 ms (5 minutes, the default)' : ms + ' ms';
+  return 'Deduplication window: ' + shown + ': an item whose dedupId was taken in within it is refused as a duplicate.';
 }
 
 // ---- dead letters ----

@@ -145,12 +145,15 @@ class WebConsoleSignInTest {
     signIn(adminToken);
     browser.awaitText("#principal", "shop-admin");
     browser.awaitText("#namespace", "shop");
+    browser.awaitTextContaining("#dedup-window", "300000 ms (5 minutes, the default)");
     browser.js("document.querySelector('#policy-edit textarea').value = arguments[0];",
-        "{\"defaults\": {\"maxAttempts\": 7}}");
+        "{\"defaults\": {\"maxAttempts\": 7}, \"dedupWindowMs\": 60000}");
     browser.click(By.id("policy-save"));
     browser.awaitTextContaining("#policy", "\"maxAttempts\": 7");
+    browser.awaitTextContaining("#dedup-window", "Deduplication window: 60000 ms");
     Reply policy = call("GET", "/v1/namespaces/shop/policy", null);
     assertEquals(7, policy.json().get("defaults").get("maxAttempts").asInt(), policy.text());
+    assertEquals(60_000, policy.json().get("dedupWindowMs").asLong(), policy.text());
 
     open("/#/namespaces/other");
     browser.awaitTextContaining("#refused", "'operate'");

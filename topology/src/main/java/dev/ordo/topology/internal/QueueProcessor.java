@@ -160,6 +160,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private PriorityStore store;
   /** The purge jobs running on this partition (decisions D56). */
   private PurgeJobs purges;
+  /** The deduplication IDs taken in on this partition, within their windows (decisions D57). */
+  private DedupWindow dedup;
+  /** The namespace policies (the planner reads the same): for the deduplication window. */
+  private Policies policies;
   private int partition = -1;
   private boolean generationStarted;
   /** When the running index rebuild started (System.nanoTime), for its log line. */
@@ -233,12 +237,14 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     this.store = opened;
     this.partition = context.taskId().partition();
-    this.planner = new QueuePlanner(settings, partition, new SplittableRandom(),
-        new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs),
+    this.policies = new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs);
+    this.planner = new QueuePlanner(settings, partition, new SplittableRandom(), policies,
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
     initializedAt = context.currentSystemTimeMs();
     purges = new PurgeJobs(context.getStateStore(PurgeJobs.STORE), partition,
         config.getDouble(QueueConfig.PURGE_RATE_CONFIG), initializedAt);
+    dedup = new DedupWindow(context.getStateStore(DedupWindow.STORE), config.getLong(QueueConfig.DEDUP_MAX_ENTRIES_CONFIG));
+    meters.dedupEntries(partition, dedup.size());
     long opening = System.nanoTime();
     boolean trusted = store.open(itemSources.open(partition, context.appConfigs()),
         itemSources.legacy(partition, context.appConfigs()));
@@ -293,7 +299,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /** Arms the fine tick when the task needs it ({@link Ticks#needsFine}), cancels it when not. */
   private void settleTicks(long now) {
-    boolean fine = Ticks.needsFine(store.rebuilding(), planner.throttling() || purges.running(), store.hasOverflow(),
+    boolean fine = Ticks.needsFine(store.rebuilding(), planner.throttling() || purges.running() || dedup.behind(),
+        store.hasOverflow(),
         limitedStatsWaiting(), store.nextTimerDue(), now, coarseMs);
     if (fine && fineTick == null) {
       fineTick = context.schedule(Duration.ofMillis(fineMs), PunctuationType.WALL_CLOCK_TIME, this::onTick);
@@ -402,14 +409,24 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
           metrics.increment(QueueMetrics.DUPLICATE_ENQUEUE);
           return null;
         }
-        Item item = itemOf(wire, record.value(), record.headers());
-        if (!wire.confluent() && record.headers().toArray().length == 0) {
-          store.takingIn(meta.offset(), record.value()); // the item table keeps these bytes as they are
+        Item item = wire.decode(OrdoSerdes.ITEM, record.value()); // with its headers as itemOf does, below
+        // The record's Kafka headers join the item (toArray() of no headers is a shared empty array).
+        Header[] headers = record.headers().toArray();
+        if (headers.length == 0) {
+          if (!wire.confluent()) {
+            store.takingIn(meta.offset(), record.value()); // the item table keeps these bytes as they are
+          }
+          return planner.onItem(meta.offset(), record.timestamp(), item, store, now);
         }
+        item.setHeaders(ItemHeaders.merge(item.getHeaders(), headers));
         if (meters.enabled() && record.headers().lastHeader(REDRIVEN_FROM) != null) {
           meters.redriven(item.getNamespace(), item.getTopic());
         }
-        return planner.onItem(meta.offset(), record.timestamp(), item, store, now);
+        IntakeHeaders intake = IntakeHeaders.of(headers);
+        if (intake == null) {
+          return planner.onItem(meta.offset(), record.timestamp(), item, store, now);
+        }
+        return onItemWithId(item, intake, record, meta, now);
       }
       Command command = wire.decode(OrdoSerdes.COMMAND, record.value());
       if (command.getBody() instanceof dev.ordo.schema.Purge purge) {
@@ -437,6 +454,63 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       deadLetterRaw(DeadLetterReason.INVALID, "internal error: " + e, record, meta, now);
     }
     return null;
+  }
+
+  /**
+   * An item whose record carries a deduplication ID or asks for an answer (decisions D57): refused
+   * when its ID was taken in within its namespace's window (counted, answered with the first item's
+   * ID, nothing else: not an error, not a dead letter); else planned as any item, its ID remembered
+   * when the queue took it in, and answered with its own ID. The window's writes go to the task's
+   * store, in the same transaction as the intake.
+   */
+  private Effects onItemWithId(Item item, IntakeHeaders intake, Record<byte[], byte[]> record, RecordMetadata meta,
+      long now) {
+    String ns = item.getNamespace();
+    String topic = item.getTopic();
+    long windowMs = intake.dedupId() == null ? 0 : DedupRules.windowMs(policies.policy(ns));
+    if (windowMs > 0) {
+      DedupWindow.First first = dedup.first(ns, topic, item.getGroupKey(), intake.dedupId(), now);
+      if (first != null) {
+        metrics.increment(QueueMetrics.DEDUP_DUPLICATE);
+        meters.duplicate(ns, topic);
+        answerEnqueue(intake, meta.offset(), first.offset(), true, now);
+        return null;
+      }
+    }
+    Effects effects = planner.onItem(meta.offset(), record.timestamp(), item, store, now);
+    if (windowMs > 0 && effects.refusal() == null) {
+      int evicted = dedup.remember(ns, topic, item.getGroupKey(), intake.dedupId(), meta.offset(), now, windowMs);
+      if (evicted > 0) {
+        metrics.add(QueueMetrics.DEDUP_EVICTED, evicted);
+      }
+      meters.dedupEntries(partition, dedup.size());
+    }
+    answerEnqueue(intake, meta.offset(), meta.offset(), false, now);
+    return effects;
+  }
+
+  /** Tells the requester that asked (header ordo.reply.to) which item holds, if one asked and can be reached. */
+  private void answerEnqueue(IntakeHeaders intake, long recordOffset, long itemOffset, boolean duplicate, long now) {
+    if (intake.replyTo() == null) {
+      return;
+    }
+    if (deliveriesPartitions > 0 && intake.replyTo().partition() >= deliveriesPartitions) {
+      metrics.increment(QueueMetrics.UNROUTABLE_REPLY);
+      return;
+    }
+    send(new Requester(intake.replyTo().requesterId(), intake.replyTo().partition()),
+        new dev.ordo.schema.Enqueued(new ItemId(partition, recordOffset).toString(),
+            new ItemId(partition, itemOffset).toString(), duplicate),
+        true, now);
+  }
+
+  /** Forgets the deduplication IDs whose window ended, a bounded step at a time. */
+  private void expireDedup(long now) {
+    int expired = dedup.expire(now, DedupWindow.EXPIRE_STEP);
+    if (expired > 0) {
+      metrics.add(QueueMetrics.DEDUP_EXPIRED, expired);
+      meters.dedupEntries(partition, dedup.size());
+    }
   }
 
   /**
@@ -636,6 +710,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       dispatch(now);
       stepPurges(now);
       coolDown(now);
+      expireDedup(now);
     } finally {
       flushAnswers(now);
       store.markChanges();

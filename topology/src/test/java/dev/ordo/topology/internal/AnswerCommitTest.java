@@ -69,7 +69,7 @@ class AnswerCommitTest {
     context = new MockProcessorContext<>(props);
     context.setCurrentSystemTimeMs(T0);
     for (String name : new String[] {PriorityStore.STATE_STORE_NAME, PriorityStore.STORE_NAME, PriorityStore.INDEX_STORE_NAME,
-        NamespaceStore.NAME, PurgeJobs.STORE}) {
+        NamespaceStore.NAME, PurgeJobs.STORE, DedupWindow.STORE}) {
       KeyValueStore<Bytes, byte[]> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name),
           Serdes.Bytes(), Serdes.ByteArray()).withLoggingDisabled().withCachingDisabled().build();
       store.init(context.getStateStoreContext(), store);

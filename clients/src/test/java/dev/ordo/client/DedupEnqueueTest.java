@@ -1,0 +1,110 @@
+package dev.ordo.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.api.ItemId;
+import dev.ordo.schema.DeliveredItem;
+import dev.ordo.testing.KafkaCluster;
+import dev.ordo.testing.RealKafka;
+import dev.ordo.topology.QueueMetrics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Deduplication IDs through the Java client against a real cluster and queue (decisions D57). */
+@KafkaCluster
+class DedupEnqueueTest {
+  private static TestQueue queue;
+  private static QueueProducer producer;
+  private static QueueClient client;
+
+  @BeforeAll
+  static void startQueue(RealKafka kafka) throws Exception {
+    queue = TestQueue.start(kafka, "dedup");
+    producer = new QueueProducer(queue.producerConfig());
+    client = new QueueClient(queue.clientConfig());
+  }
+
+  @AfterAll
+  static void stopQueue() throws Exception {
+    client.close();
+    producer.close();
+    queue.close();
+  }
+
+  private static EnqueueRequest.Builder item(String topic, String payload) {
+    return EnqueueRequest.builder("dd", topic, payload.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Dequeues until nothing more comes (5 s for the first, then 1 s); acks what came. */
+  private static List<DeliveredItem> drain(String topic) throws Exception {
+    List<DeliveredItem> all = new ArrayList<>();
+    while (true) {
+      List<DeliveredItem> got = client.dequeue("dd", topic, 10, Duration.ofSeconds(all.isEmpty() ? 5 : 1)).get(30, TimeUnit.SECONDS);
+      if (got.isEmpty()) {
+        return all;
+      }
+      all.addAll(got);
+      for (DeliveredItem d : got) {
+        client.ack(d).get(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
+  void aSecondEnqueueWithTheSameIdIsRefusedAndNamesTheFirstItem() throws Exception {
+    long before = queue.metrics().get(QueueMetrics.DEDUP_DUPLICATE);
+    Enqueued first = client.enqueue(producer, item("orders", "a").dedupId("order-42").build(), Duration.ZERO)
+        .get(30, TimeUnit.SECONDS);
+    assertFalse(first.duplicate());
+    Enqueued second = client.enqueue(producer, item("orders", "b").dedupId("order-42").build(), Duration.ZERO)
+        .get(30, TimeUnit.SECONDS);
+    assertTrue(second.duplicate(), second::toString);
+    assertEquals(first.id(), second.id(), "the first item's ID");
+    Enqueued other = client.enqueue(producer, item("orders", "c").dedupId("order-43").build(), Duration.ZERO)
+        .get(30, TimeUnit.SECONDS);
+    assertFalse(other.duplicate());
+    assertNotEquals(first.id(), other.id());
+
+    List<DeliveredItem> items = drain("orders");
+    assertEquals(List.of("a", "c"), items.stream()
+        .map(d -> StandardCharsets.UTF_8.decode(d.getPayload()).toString()).sorted().toList(),
+        "the duplicate was not enqueued");
+    assertEquals(1, queue.metrics().get(QueueMetrics.DEDUP_DUPLICATE) - before);
+  }
+
+  @Test
+  void theProducerSendsAnIdsDuplicatesToOnePartitionAndTheQueueRefusesThemToo() throws Exception {
+    List<ItemId> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(producer.enqueue(item("plain", "p" + i).dedupId("same").build()).get(30, TimeUnit.SECONDS));
+    }
+    assertEquals(1, ids.stream().map(ItemId::partition).distinct().count(), "one partition: " + ids);
+    assertEquals(1, drain("plain").size(), "four duplicates refused");
+  }
+
+  @Test
+  void withoutAnIdTheClientDoesNotWaitForTheQueue() throws Exception {
+    Enqueued e = client.enqueue(producer, item("free", "x").build(), Duration.ZERO).get(30, TimeUnit.SECONDS);
+    assertFalse(e.duplicate());
+    assertEquals(1, drain("free").size());
+  }
+
+  @Test
+  void anIdLongerThan128CharactersOrNotPrintableAsciiIsRefusedAtOnce() {
+    IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+        () -> item("t", "x").dedupId("x".repeat(129)).build());
+    assertTrue(tooLong.getMessage().contains("dedupId is longer than 128"), tooLong.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> item("t", "x").dedupId("a b").build());
+    assertThrows(IllegalArgumentException.class, () -> item("t", "x").dedupId("").build());
+  }
+}
