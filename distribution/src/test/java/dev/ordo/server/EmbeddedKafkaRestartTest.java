@@ -45,7 +45,7 @@ class EmbeddedKafkaRestartTest {
     try (OrdoServer first = start()) {
       assertTrue(first.embeddedKafka());
       assertEquals(stateDir.toRealPath().resolve("kafka"), first.kafkaDataDir().orElseThrow());
-      assertEquals(14, first.createdTopics().size(), first.createdTopics().toString());
+      assertEquals(15, first.createdTopics().size(), first.createdTopics().toString());
       topic = first.layout().topics().items();
       produce(first.bootstrapServers(), topic, "before-restart", 20);
       assertEquals(20, consume(first.bootstrapServers(), topic, 20).size());

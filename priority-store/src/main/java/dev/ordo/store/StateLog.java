@@ -242,6 +242,27 @@ final class StateLog {
     }
   }
 
+  /** The entry of {@code offset} in its block's value, or null when the block has none for it. */
+  static ItemStateEntry entryAt(byte[] value, long offset) {
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(value);
+    if (in.get() != FORMAT) {
+      throw new IllegalStateException("a state log block of format " + value[0] + ", not " + FORMAT);
+    }
+    int n = in.getInt();
+    int wanted = slotOf(offset);
+    for (int k = 0; k < n; k++) {
+      int slot = in.get() & 0xff;
+      int length = in.getInt();
+      if (slot == wanted) {
+        byte[] e = new byte[length];
+        in.get(e);
+        return OrdoSerdes.ITEM_STATE_ENTRY.decode(e);
+      }
+      in.position(in.position() + length);
+    }
+    return null;
+  }
+
   /** The entries of a block's value, in offset order. */
   static List<ItemStateEntry> entriesOf(byte[] value) {
     java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(value);

@@ -102,26 +102,46 @@ public final class ItemLookup {
     }
     HostInfo owner = instances.owner(ks, PriorityStore.STORE_NAME, id.partition());
     if (owner.equals(instances.self())) {
-      return local(ks, id, StoreReader.itemKey(id.offset()));
+      return local(ks, id);
     }
     instances.refuseSecondHop(request.header(FORWARDED_FROM), owner, "a look-up of partition " + id.partition());
     return instances.forward(owner, "/v1/items/" + id, "partition " + id.partition(), request);
   }
 
-  private HttpResponse local(KafkaStreams ks, ItemId id, Bytes key) throws ApiException {
+  private HttpResponse local(KafkaStreams ks, ItemId id) throws ApiException {
     int p = id.partition();
-    StateQueryRequest<byte[]> query = StateQueryRequest.inStore(PriorityStore.STORE_NAME)
-        .withQuery(KeyQuery.<Bytes, byte[]>withKey(key))
-        .withPartitions(Set.of(p))
-        .requireActive();
-    byte[] value = PartitionQueries.result(ks, query, p);
+    StoredItem item;
+    try {
+      item = StoreReader.item((store, key) -> {
+        StateQueryRequest<byte[]> query = StateQueryRequest.inStore(store)
+            .withQuery(KeyQuery.<Bytes, byte[]>withKey(key))
+            .withPartitions(Set.of(p))
+            .requireActive();
+        try {
+          return PartitionQueries.result(ks, query, p);
+        } catch (ApiException e) {
+          throw new QueryFailed(e);
+        }
+      }, id.offset());
+    } catch (QueryFailed e) {
+      throw e.cause;
+    }
     String self = Instances.address(instances.self());
-    if (value == null) {
+    if (item == null) {
       return HttpResponse.error(404, "unknown item " + id + ": not in partition " + p
           + "'s store (acked, cancelled, expired, dead-lettered, not processed yet or never enqueued)")
           .withHeader(SERVED_BY, self);
     }
-    StoredItem item = StoreReader.decodeItem(value);
     return HttpResponse.ok(Views.stored(id.toString(), item)).withHeader(SERVED_BY, self);
+  }
+
+  /** An {@link ApiException} of a query, carried out of the store reader's lookup. */
+  private static final class QueryFailed extends RuntimeException {
+    final ApiException cause;
+
+    QueryFailed(ApiException cause) {
+      super(cause);
+      this.cause = cause;
+    }
   }
 }

@@ -200,16 +200,17 @@ public final class PeekApi {
 
       @Override
       public StoredItem item(long offset) {
-        StateQueryRequest<byte[]> q = StateQueryRequest.inStore(PriorityStore.STORE_NAME)
-            .withQuery(KeyQuery.<Bytes, byte[]>withKey(StoreReader.itemKey(offset)))
-            .withPartitions(Set.of(partition))
-            .requireActive();
-        try {
-          byte[] value = PartitionQueries.result(ks, q, partition);
-          return value == null ? null : StoreReader.decodeItem(value);
-        } catch (ApiException e) {
-          throw new Failed(e);
-        }
+        return StoreReader.item((store, key) -> {
+          StateQueryRequest<byte[]> q = StateQueryRequest.inStore(store)
+              .withQuery(KeyQuery.<Bytes, byte[]>withKey(key))
+              .withPartitions(Set.of(partition))
+              .requireActive();
+          try {
+            return PartitionQueries.result(ks, q, partition);
+          } catch (ApiException e) {
+            throw new Failed(e);
+          }
+        }, offset);
       }
     };
   }
