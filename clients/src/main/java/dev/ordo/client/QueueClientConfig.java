@@ -98,6 +98,13 @@ public final class QueueClientConfig extends AbstractConfig {
   private final String clientId;
   private final WireFormat wire;
 
+  public static final String BUSY_WINDOW_CONFIG = "ordo.client.busy.window.ms";
+  public static final String BUSY_WINDOW_DOC = "The sliding window of ordo_consumer_busy_ratio (decisions D58): the"
+      + " fraction of this window a lease consumer's handler slots spent running handlers (the HTTP API: the"
+      + " fraction a consumer group held items with none of its workers waiting in a dequeue). Longer smooths"
+      + " bursts, shorter shows a change sooner; an autoscaler should look at a window longer than a worker's"
+      + " start-up time.";
+
   public QueueClientConfig(Map<String, ?> props) {
     super(CONFIG, props);
     this.topics = new ClusterTopics(getString(CLUSTER_CONFIG));
@@ -132,7 +139,8 @@ public final class QueueClientConfig extends AbstractConfig {
         .define(DEMAND_REFRESH_CONFIG, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
             DEMAND_REFRESH_DOC)
         .define(DEQUEUE_MAX_ITEMS_CONFIG, Type.INT, 1_000, Range.between(1, 1_000_000), Importance.LOW,
-            DEQUEUE_MAX_ITEMS_DOC);
+            DEQUEUE_MAX_ITEMS_DOC)
+        .define(BUSY_WINDOW_CONFIG, Type.LONG, 60_000L, Range.between(100, 3_600_000), Importance.LOW, BUSY_WINDOW_DOC);
   }
 
   public static ConfigDef configDef() {
@@ -178,6 +186,10 @@ public final class QueueClientConfig extends AbstractConfig {
 
   public int dequeueMaxItems() {
     return getInt(DEQUEUE_MAX_ITEMS_CONFIG);
+  }
+
+  public Duration busyWindow() {
+    return Duration.ofMillis(getLong(BUSY_WINDOW_CONFIG));
   }
 
   /** Settings of the reply consumer: assigned (no group), read_committed, no commits. */
