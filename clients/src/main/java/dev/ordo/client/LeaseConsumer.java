@@ -4,6 +4,7 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Backoff;
+import dev.ordo.client.internal.SpareCapacity;
 import dev.ordo.client.internal.CreditSplit;
 import dev.ordo.client.internal.InFlightLimit;
 import dev.ordo.client.internal.Job;
@@ -123,6 +124,8 @@ public final class LeaseConsumer implements AutoCloseable {
   private final double heartbeatFraction;
   private final Backoff backoff;
   private final Time time = Time.SYSTEM;
+  /** Empty dequeues and busy ratio (decisions D58). */
+  private final SpareCapacity spare;
 
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final Map<String, Job> jobs = new ConcurrentHashMap<>();
@@ -184,6 +187,8 @@ public final class LeaseConsumer implements AutoCloseable {
     this.heartbeatFraction = config.heartbeatFraction();
     this.backoff = config.backoff();
     this.client = new QueueClient(config.clientConfig());
+    this.spare = new SpareCapacity(topicNames, config.workers(), config.clientConfig().busyWindow().toMillis(),
+        time.milliseconds());
   }
 
   // ---- high level ----
@@ -231,7 +236,28 @@ public final class LeaseConsumer implements AutoCloseable {
 
   /** A snapshot of what this consumer did so far. */
   public LeaseConsumerStats stats() {
-    return counters.snapshot(jobs.size(), window.limit());
+    return counters.snapshot(jobs.size(), window.limit(), spare.emptyDequeues(), spare.busyRatio(time.milliseconds()));
+  }
+
+  /**
+   * Exports this consumer's spare capacity to {@code registry}, by namespace, topic (each it serves) and
+   * group: {@code ordo_consumer_empty_dequeues_total} and {@code ordo_consumer_busy_ratio} (decisions
+   * D58); and its embedded client's Kafka metrics ({@link QueueClient#bindMetrics}).
+   */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    client.bindMetrics(registry);
+    for (String topic : spare.topics()) {
+      String[] tags = {"namespace", namespace, "topic", topic, "group", config.groupId()};
+      io.micrometer.core.instrument.FunctionCounter.builder("ordo.consumer.empty.dequeues", spare,
+              SpareCapacity::emptyDequeues)
+          .description("Polls that brought no item to an idle consumer (nothing running or waiting), for each topic served")
+          .tags(tags).register(registry);
+      io.micrometer.core.instrument.Gauge.builder("ordo.consumer.busy.ratio", spare,
+              s -> s.busyRatio(topic, time.milliseconds()))
+          .description("Fraction of the handler slots' time spent running handlers of the topic's items over"
+              + " the recent window (1: saturated, 0: spare capacity)")
+          .tags(tags).register(registry);
+    }
   }
 
   /** This consumer's requester id, {@code <group>/m-<random>}. */
@@ -304,7 +330,9 @@ public final class LeaseConsumer implements AutoCloseable {
       consumer.subscribe(List.of(topics.deliveries()), new Rebalance());
       while (!stopPolling) {
         try {
-          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(jobs.isEmpty() ? POLL : POLL_BUSY)) {
+          var records = consumer.poll(jobs.isEmpty() ? POLL : POLL_BUSY);
+          spare.polled(records.count(), state.get() == State.RUNNING && jobs.isEmpty()); // an idle poll's full wait
+          for (ConsumerRecord<byte[], byte[]> r : records) {
             onDelivery(r);
           }
         } catch (WakeupException e) {
@@ -588,12 +616,15 @@ public final class LeaseConsumer implements AutoCloseable {
     Throwable failure = null;
     boolean bound = job.bind(Thread.currentThread());
     if (bound) {
+      String topic = job.item().getTopic();
+      spare.handlerStarted(topic, time.milliseconds());
       try {
         handler.handle(new LeasedItem(job));
         ok = true;
       } catch (Throwable t) {
         failure = t;
       } finally {
+        spare.handlerEnded(topic, time.milliseconds());
         job.unbind();
       }
     }
@@ -813,9 +844,10 @@ public final class LeaseConsumer implements AutoCloseable {
     final AtomicLong leaseLost = new AtomicLong();
     final AtomicLong heartbeats = new AtomicLong();
 
-    LeaseConsumerStats snapshot(int running, int window) {
+    LeaseConsumerStats snapshot(int running, int window, long emptyDequeues, double busyRatio) {
       return new LeaseConsumerStats(delivered.get(), adopted.get(), acked.get(), ackRefused.get(), nacked.get(),
-          deadLettered.get(), released.get(), leaseLost.get(), heartbeats.get(), running, window);
+          deadLettered.get(), released.get(), leaseLost.get(), heartbeats.get(), running, window, emptyDequeues,
+          busyRatio);
     }
   }
 }

@@ -15,6 +15,10 @@ package dev.ordo.client;
  * @param running handlers running now
  * @param window how many items it asks the queue to hold leased to it now: {@code max.in.flight}, or
  *     fewer while more would only queue ({@link LeaseConsumer#window})
+ * @param emptyDequeues polls that brought no item while the consumer was idle (decisions D58)
+ * @param busyRatio the fraction of its handler slots' time spent running handlers over the last
+ *     {@code ordo.client.busy.window.ms}: near 1 saturated, near 0 spare capacity (decisions D58)
  */
 public record LeaseConsumerStats(long delivered, long adopted, long acked, long ackRefused, long nacked,
-    long deadLettered, long released, long leaseLost, long heartbeats, int running, int window) {}
+    long deadLettered, long released, long leaseLost, long heartbeats, int running, int window, long emptyDequeues,
+    double busyRatio) {}

@@ -6,6 +6,7 @@ import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
 import dev.ordo.client.internal.Commands;
 import dev.ordo.client.internal.DemandPlan;
+import dev.ordo.client.internal.PartitionBreakers;
 import dev.ordo.client.internal.PendingDequeue;
 import dev.ordo.client.internal.Selection;
 import dev.ordo.client.internal.StatsView;
@@ -147,6 +148,8 @@ public final class QueueClient implements AutoCloseable {
   private final Producer<byte[], byte[]> producer;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final StatsView stats;
+  /** A dequeue breaker per queue partition: one that stops answering is left out for a while (D58). */
+  private final PartitionBreakers breakers;
   private final ExecutorService callbacks;
   private final Map<String, PendingDequeue> dequeues = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
@@ -221,6 +224,7 @@ public final class QueueClient implements AutoCloseable {
     this.requesterPrefix = clientId + "/" + Long.toHexString(new java.security.SecureRandom().nextLong() & 0xffffffffL) + "/";
     this.wire = config.wireFormat();
     this.stats = new StatsView(topics.topicStats(), wire);
+    this.breakers = new PartitionBreakers(config.breakerTimeouts(), config.breakerOpen().toMillis());
     AtomicInteger callbackThreads = new AtomicInteger();
     this.callbacks = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, clientId + "-callbacks-" + callbackThreads.incrementAndGet());
@@ -352,17 +356,19 @@ public final class QueueClient implements AutoCloseable {
   private void sendDemands(PendingDequeue q, Map<String, Integer> counts, long now) {
     int partitions = partitions();
     unreserve(q); // a new plan counts on items anew
+    Set<Integer> allowed = breakers.allowed(partitions, now); // a partition whose breaker is open is not asked
     List<DemandPlan.Entry> ready = stats.caughtUp().isDone() ? stats.readyEntries(q.namespace()) : List.of();
+    ready = ready.stream().filter(e -> allowed.contains(e.partition())).toList();
     DemandPlan plan = DemandPlan.fromStats(counts, ready, partitions, new DemandPlan.Sticky(lastServed, stickyMs));
     if (plan.asks().isEmpty() || q.rounds() >= MAX_EXACT_ROUNDS) {
-      longPoll(q, counts, now);
+      longPoll(q, counts, now, allowed);
       return;
     }
     // What the stats do not cover is asked of every partition, as a long poll's share: of the partitions
     // asked once, within their once demand (they may hold more than their stats said); of the others,
     // as standing demands.
     Map<Integer, Map<String, Integer>> once = new java.util.TreeMap<>(plan.asks());
-    DemandPlan shares = plan.exact() ? null : DemandPlan.longPoll(uncovered(counts, plan), allPartitions(partitions));
+    DemandPlan shares = plan.exact() ? null : DemandPlan.longPoll(uncovered(counts, plan), List.copyOf(allowed));
     if (shares != null) {
       shares.asks().forEach((p, share) -> once.computeIfPresent(p, (x, asked) -> merged(asked, share)));
     }
@@ -391,14 +397,6 @@ public final class QueueClient implements AutoCloseable {
     return left;
   }
 
-  private static List<Integer> allPartitions(int n) {
-    List<Integer> all = new ArrayList<>(n);
-    for (int p = 0; p < n; p++) {
-      all.add(p);
-    }
-    return all;
-  }
-
   private static Map<String, Integer> merged(Map<String, Integer> a, Map<String, Integer> b) {
     Map<String, Integer> out = new java.util.TreeMap<>(a);
     b.forEach((key, n) -> out.merge(key, n, Integer::sum));
@@ -410,10 +408,15 @@ public final class QueueClient implements AutoCloseable {
    * those whose once demand has items on their way (what comes from those is the once demand's).
    */
   private void longPoll(PendingDequeue q, Map<String, Integer> counts, long now) {
+    longPoll(q, counts, now, breakers.allowed(partitions(), now));
+  }
+
+  /** {@link #longPoll(PendingDequeue, Map, long)} on the partitions of {@code allowed} (their breakers closed). */
+  private void longPoll(PendingDequeue q, Map<String, Integer> counts, long now, Set<Integer> allowed) {
     List<Integer> free = new ArrayList<>();
     Set<Integer> awaiting = q.awaitingOnce();
     for (int p = 0, n = partitions(); p < n; p++) {
-      if (!awaiting.contains(p)) {
+      if (!awaiting.contains(p) && allowed.contains(p)) {
         free.add(p);
       }
     }
@@ -1055,6 +1058,7 @@ public final class QueueClient implements AutoCloseable {
       if (delivery.getBody() instanceof Outcome o && o.getCommand() == CommandKind.DEMAND && o.getPartition() != null) {
         if (q != null) {
           int partition = o.getPartition();
+          breakers.answered(partition, time.milliseconds());
           for (String key : q.answeredOnce(partition, o.getGranted() == null ? -1 : o.getGranted())) {
             stats.exhausted(q.namespace(), key, partition); // it had fewer than its stats showed
           }
@@ -1063,6 +1067,7 @@ public final class QueueClient implements AutoCloseable {
       }
       for (DeliveredItem item : Deliveries.items(delivery)) {
         int from = ItemId.parse(item.getItemId()).partition();
+        breakers.answered(from, time.milliseconds());
         stats.taken(item.getNamespace(), item.getTopic(), from);
         lastServed = from;
         if (q != null) {
@@ -1141,7 +1146,17 @@ public final class QueueClient implements AutoCloseable {
       sendDemands(q, q.stillWanted(), now);
       q.refreshed(now + refreshMs);
     } else if (q.roundOverdue(now)) {
-      // Answers slow or lost: long-poll for what they do not cover; what they bring still counts.
+      // Answers slow or lost: each silent partition is a timeout for its breaker; one that opened is not
+      // waited for any longer (decisions D58). Long-poll for what the rest do not cover; what they bring
+      // still counts.
+      Set<Integer> tripped = new java.util.TreeSet<>();
+      for (int p : q.awaitingOnce()) {
+        breakers.timedOut(p, now);
+        if (breakers.tripped(p)) {
+          tripped.add(p);
+        }
+      }
+      q.abandon(tripped);
       longPoll(q, q.stillUncovered(), now);
       q.refreshed(now + refreshMs);
     } else if (!q.lingering().isEmpty() && q.refreshDue(now)) {
@@ -1228,6 +1243,27 @@ public final class QueueClient implements AutoCloseable {
   public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
     clientMeters.bind(registry, producer);
     clientMeters.bind(registry, consumer);
+    for (int p = 0, n = partitions(); p < n; p++) {
+      int partition = p;
+      String[] tags = {"client", clientId, "partition", Integer.toString(p)};
+      io.micrometer.core.instrument.Gauge.builder("ordo.client.partition.breaker.state", breakers,
+              b -> b.state(partition).code)
+          .description("The dequeue breaker of a queue partition: 0 closed (asked), 1 open (left out: it did not"
+              + " answer), 2 half-open (probed)")
+          .tags(tags).register(registry);
+      io.micrometer.core.instrument.Gauge.builder("ordo.client.partition.breaker.state.seconds", breakers,
+              b -> b.inStateMs(partition, time.milliseconds()) / 1000.0)
+          .description("How long the partition's dequeue breaker has been in its state (0: never opened)")
+          .tags(tags).register(registry);
+      io.micrometer.core.instrument.FunctionCounter.builder("ordo.client.partition.breaker.opens", breakers,
+              b -> b.opens(partition))
+          .description("Times the partition's dequeue breaker opened: its answers timed out")
+          .tags(tags).register(registry);
+      io.micrometer.core.instrument.FunctionCounter.builder("ordo.client.partition.breaker.probes", breakers,
+              b -> b.probes(partition))
+          .description("Dequeues that probed the partition while its breaker was half-open")
+          .tags(tags).register(registry);
+    }
   }
 
   private final dev.ordo.client.internal.ClientMeters clientMeters = new dev.ordo.client.internal.ClientMeters();

@@ -98,6 +98,26 @@ public final class QueueClientConfig extends AbstractConfig {
   private final String clientId;
   private final WireFormat wire;
 
+  public static final String BUSY_WINDOW_CONFIG = "ordo.client.busy.window.ms";
+  public static final String BUSY_WINDOW_DOC = "The sliding window of ordo_consumer_busy_ratio (decisions D58): the"
+      + " fraction of this window a lease consumer's handler slots spent running handlers (the HTTP API: the"
+      + " fraction a consumer group held items with none of its workers waiting in a dequeue). Longer smooths"
+      + " bursts, shorter shows a change sooner; an autoscaler should look at a window longer than a worker's"
+      + " start-up time.";
+
+  public static final String BREAKER_TIMEOUTS_CONFIG = "ordo.client.partition.breaker.timeouts";
+  public static final String BREAKER_TIMEOUTS_DOC = "A dequeue's breaker per queue partition (decisions D58): after"
+      + " this many dequeue rounds in a row in which the partition did not answer in time, the client stops asking"
+      + " it (dequeues are served by the other partitions) until a probe finds it answering again. A hung owner (a"
+      + " stuck stream thread, a GC pause, a stalled broker) then no longer holds every dequeue for its wait. 0"
+      + " turns the breaker off: every partition is always asked.";
+
+  public static final String BREAKER_OPEN_CONFIG = "ordo.client.partition.breaker.open.ms";
+  public static final String BREAKER_OPEN_DOC = "How long an open breaker keeps its partition out of dequeues"
+      + " before one dequeue probes it again; doubled after each failed probe, up to 8 times this. Shorter finds a"
+      + " recovered partition sooner, at the cost of a probing dequeue waiting on a partition still hung"
+      + " (it is served by the others meanwhile, only its items from that partition are missed).";
+
   public QueueClientConfig(Map<String, ?> props) {
     super(CONFIG, props);
     this.topics = new ClusterTopics(getString(CLUSTER_CONFIG));
@@ -132,7 +152,11 @@ public final class QueueClientConfig extends AbstractConfig {
         .define(DEMAND_REFRESH_CONFIG, Type.LONG, 1_000L, Range.between(10, 60_000), Importance.LOW,
             DEMAND_REFRESH_DOC)
         .define(DEQUEUE_MAX_ITEMS_CONFIG, Type.INT, 1_000, Range.between(1, 1_000_000), Importance.LOW,
-            DEQUEUE_MAX_ITEMS_DOC);
+            DEQUEUE_MAX_ITEMS_DOC)
+        .define(BUSY_WINDOW_CONFIG, Type.LONG, 60_000L, Range.between(100, 3_600_000), Importance.LOW, BUSY_WINDOW_DOC)
+        .define(BREAKER_TIMEOUTS_CONFIG, Type.INT, 3, Range.between(0, 1_000), Importance.LOW, BREAKER_TIMEOUTS_DOC)
+        .define(BREAKER_OPEN_CONFIG, Type.LONG, 5_000L, Range.between(10, 3_600_000), Importance.LOW,
+            BREAKER_OPEN_DOC);
   }
 
   public static ConfigDef configDef() {
@@ -178,6 +202,19 @@ public final class QueueClientConfig extends AbstractConfig {
 
   public int dequeueMaxItems() {
     return getInt(DEQUEUE_MAX_ITEMS_CONFIG);
+  }
+
+  public Duration busyWindow() {
+    return Duration.ofMillis(getLong(BUSY_WINDOW_CONFIG));
+  }
+
+  /** Rounds in a row a partition may leave unanswered before its breaker opens; 0: no breaker. */
+  public int breakerTimeouts() {
+    return getInt(BREAKER_TIMEOUTS_CONFIG);
+  }
+
+  public Duration breakerOpen() {
+    return Duration.ofMillis(getLong(BREAKER_OPEN_CONFIG));
   }
 
   /** Settings of the reply consumer: assigned (no group), read_committed, no commits. */

@@ -29,6 +29,9 @@ class ClientConfigTest {
       Map.entry(QueueClientConfig.DEQUEUE_MIN_WAIT_CONFIG, 99L),
       Map.entry(QueueClientConfig.DEMAND_REFRESH_CONFIG, 444L),
       Map.entry(QueueClientConfig.DEQUEUE_MAX_ITEMS_CONFIG, 50),
+      Map.entry(QueueClientConfig.BUSY_WINDOW_CONFIG, 30_000L),
+      Map.entry(QueueClientConfig.BREAKER_TIMEOUTS_CONFIG, 2),
+      Map.entry(QueueClientConfig.BREAKER_OPEN_CONFIG, 750L),
       Map.entry(QueueClientConfig.SCHEMA_REGISTRY_URL_CONFIG, "http://registry:8081"));
 
   private static final Map<String, Object> CONSUMER = Map.ofEntries(
@@ -68,6 +71,9 @@ class ClientConfigTest {
     assertEquals(Duration.ofMillis(99), c.dequeueMinWait());
     assertEquals(Duration.ofMillis(444), c.demandRefresh());
     assertEquals(50, c.dequeueMaxItems());
+    assertEquals(Duration.ofSeconds(30), c.busyWindow());
+    assertEquals(2, c.breakerTimeouts());
+    assertEquals(Duration.ofMillis(750), c.breakerOpen());
     assertEquals("http://registry:8081", c.wireFormat().registry().url());
     assertEquals("read_committed", c.consumerConfigs().get("isolation.level"));
     assertEquals("all", c.producerConfigs().get("acks"));

@@ -157,6 +157,15 @@ public final class PendingDequeue {
     lingerShare.remove(partition);
   }
 
+  /**
+   * Stops waiting for what {@code partitions} were asked once (their breaker opened: decisions D58):
+   * the dequeue may end without their answer. An item they send afterwards is still taken while the
+   * dequeue is open, and otherwise handed over or given back as any late item.
+   */
+  public synchronized void abandon(Set<Integer> partitions) {
+    onceAsks.keySet().removeAll(partitions);
+  }
+
   /** Partitions whose once demand has items on their way: a long poll leaves them out. */
   public synchronized Set<Integer> awaitingOnce() {
     Set<Integer> out = new java.util.TreeSet<>();

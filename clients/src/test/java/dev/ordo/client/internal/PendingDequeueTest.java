@@ -32,6 +32,21 @@ class PendingDequeueTest {
   }
 
   @Test
+  void aPartitionAbandonedForItsOpenBreakerIsNoLongerWaitedFor() {
+    PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 2), 10_000, 1_000);
+    q.askedOnce(Map.of(0, Map.of("t", 2)), 0, 500);
+    assertTrue(q.roundOverdue(500));
+    assertFalse(q.shouldFinish(10_000, GATHER, GRACE), "a partition asked once is waited for past the deadline");
+    q.abandon(Set.of(0));
+    assertEquals(Map.of("t", 2), q.stillUncovered(), "what it owed is asked of the others");
+    q.longPolled(Map.of(1, Map.of("t", 2)), 500);
+    q.offer(item("1-1"), 1, 600);
+    assertTrue(q.shouldFinish(600 + GATHER, GATHER, GRACE), "served by the others, it ends after the gather window");
+    q.offer(item("0-1"), 0, 700); // the hung partition's item, late: still taken while open
+    assertEquals(2, q.received().size());
+  }
+
+  @Test
   void aPartitionThatAnsweredShortIsWaitedForUntilWhatItGrantedCame() {
     PendingDequeue q = new PendingDequeue("r", "ns", Map.of("t", 5), 10_000, 1_000);
     q.askedOnce(Map.of(0, Map.of("t", 5)), 0, 500);

@@ -48,6 +48,7 @@ public final class AccessRules {
     rule("GET /v1/cluster", new Access.Somewhere(OPERATE), false);
     rule("GET /v1/console/series", new Access.Somewhere(OPERATE), false);
     rule("GET /v1/console/rates", new Access.Somewhere(OPERATE), false);
+    rule("GET /v1/console/consumers", new Access.Somewhere(OPERATE), false);
     rule("GET /v1/dlq", new Access.Somewhere(OPERATE), false);
     rule("GET /v1/dlq/{id}", new Access.Somewhere(OPERATE), false);
     rule("POST /v1/dlq/redrive", new Access.Somewhere(OPERATE), true);

@@ -85,7 +85,11 @@ public final class HttpApiComponent implements ServerComponent {
     pauses = new dev.ordo.server.http.internal.PauseTable(ctx.kafkaClientConfig(), ctx.topics().namespaces(),
         ctx.meters());
     pauses.start();
-    new QueueApi(producer, client, new ItemLookup(streams, instances, ctx.partitions()), pauses::of)
+    // Spare capacity of the workers that dequeue over HTTP: empty dequeues and busy ratio (decisions D58).
+    long busyWindowMs = new QueueClientConfig(clientConfig).busyWindow().toMillis();
+    var consumers = new dev.ordo.server.http.internal.HttpConsumerMeters(busyWindowMs, ctx.meters(),
+        org.apache.kafka.common.utils.Time.SYSTEM);
+    new QueueApi(producer, client, new ItemLookup(streams, instances, ctx.partitions()), pauses::of, consumers)
         .register(ctx.http());
     new PeekApi(streams, instances, ctx.partitions()).register(ctx.http());
     new ClusterApi(streams, instances.self(), ctx.topics().cluster(), ctx.partitions()).register(ctx.http());

@@ -76,8 +76,9 @@ public final class ConsoleComponent implements ServerComponent {
     http.get("/console/{file}", r -> asset(assets, r.pathParam("file")));
     http.get("/v1/console/series", this::series);
     http.get("/v1/console/rates", this::rates);
-
     MeterRegistry meters = ctx.meters();
+    http.get("/v1/console/consumers", r -> consumers(r, meters));
+
     sampler = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread t = new Thread(runnable, "ordo-console-sampler");
       t.setDaemon(true);
@@ -181,6 +182,37 @@ public final class ConsoleComponent implements ServerComponent {
     body.put("historyMs", historyMs);
     body.put("topics", topics);
     return HttpResponse.ok(body);
+  }
+
+  /**
+   * {@code GET /v1/console/consumers?namespace=&topic=}: the spare capacity of the consumer groups
+   * that dequeue the topic over this instance's HTTP API (decisions D58), from its meters
+   * {@code ordo.consumer.busy.ratio} and {@code ordo.consumer.empty.dequeues}: by group, its busy
+   * ratio and its empty dequeues so far.
+   */
+  static HttpResponse consumers(HttpRequest r, MeterRegistry meters) {
+    String namespace = r.queryParam("namespace").orElseThrow(
+        () -> new IllegalArgumentException("namespace is missing: ?namespace=..&topic=.."));
+    String topic = r.queryParam("topic").orElseThrow(
+        () -> new IllegalArgumentException("topic is missing: ?namespace=..&topic=.."));
+    Names.check("namespace", namespace);
+    Names.check("topic", topic);
+    Caller caller = r.caller();
+    if (!caller.may(Permission.OPERATE, namespace)) {
+      return HttpResponse.error(403, caller.missing(Permission.OPERATE, "namespace '" + namespace + "'"));
+    }
+    Map<String, Map<String, Object>> groups = new java.util.TreeMap<>();
+    for (var gauge : meters.find("ordo.consumer.busy.ratio").tags("namespace", namespace, "topic", topic).gauges()) {
+      String group = gauge.getId().getTag("group");
+      groups.computeIfAbsent(group, g -> new LinkedHashMap<>(Map.of("group", g))).put("busyRatio", gauge.value());
+    }
+    for (var counter : meters.find("ordo.consumer.empty.dequeues").tags("namespace", namespace, "topic", topic)
+        .functionCounters()) {
+      String group = counter.getId().getTag("group");
+      groups.computeIfAbsent(group, g -> new LinkedHashMap<>(Map.of("group", g)))
+          .put("emptyDequeues", (long) counter.count());
+    }
+    return HttpResponse.ok(Map.of("namespace", namespace, "topic", topic, "consumers", List.copyOf(groups.values())));
   }
 
   /** The series the charts read (for tests). */

@@ -53,9 +53,17 @@ final class BatchApi {
   private final QueueClient client;
 
   BatchApi(QueueProducer producer, QueueClient client) {
+    this(producer, client, null);
+  }
+
+  /** @param consumers told of the items settled and extended (decisions D58); null: none */
+  BatchApi(QueueProducer producer, QueueClient client, dev.ordo.server.http.internal.HttpConsumerMeters consumers) {
     this.producer = producer;
     this.client = client;
+    this.consumers = consumers;
   }
+
+  private final dev.ordo.server.http.internal.HttpConsumerMeters consumers;
 
   void register(HttpRouter router) {
     router.post("/v1/items/ack", QueueApi.guarded(this::ack));
@@ -98,6 +106,12 @@ final class BatchApi {
     }
     List<CompletableFuture<Outcome>> futures = good.isEmpty() ? List.of()
         : client.within(r.caller().scope(Permission.CONSUME)).ackAll(good);
+    if (consumers != null) {
+      for (int i = 0; i < futures.size(); i++) {
+        Map.Entry<ItemId, String> e = good.get(i);
+        futures.get(i).thenAccept(o -> QueueApi.observe(consumers, e.getKey().toString(), e.getValue(), false, o));
+      }
+    }
     for (int i = 0; i < futures.size(); i++) {
       pending.set(goodAt.get(i), new Pending(good.get(i).getKey().toString(), futures.get(i), null));
     }
@@ -105,15 +119,15 @@ final class BatchApi {
   }
 
   HttpResponse nack(HttpRequest r) {
-    return each(r, NACK_ENTRY, QueueApi.NACK);
+    return each(r, NACK_ENTRY, QueueApi.observed(QueueApi.NACK, consumers));
   }
 
   HttpResponse extend(HttpRequest r) {
-    return each(r, EXTEND_ENTRY, QueueApi.EXTEND);
+    return each(r, EXTEND_ENTRY, QueueApi.observed(QueueApi.EXTEND, consumers));
   }
 
   HttpResponse release(HttpRequest r) {
-    return each(r, ACK_ENTRY, QueueApi.RELEASE);
+    return each(r, ACK_ENTRY, QueueApi.observed(QueueApi.RELEASE, consumers));
   }
 
   /** {@code POST /v1/namespaces/{ns}/items}: each entry an enqueue's fields plus its {@code topic}. */

@@ -8,6 +8,7 @@ import dev.ordo.client.NackOptions;
 import dev.ordo.client.HeadersTooLargeException;
 import dev.ordo.client.PayloadTooLargeException;
 import dev.ordo.client.QueueClient;
+import dev.ordo.server.http.internal.HttpConsumerMeters;
 import dev.ordo.client.QueueProducer;
 import dev.ordo.client.TopicActivity;
 import dev.ordo.schema.DeliveredItem;
@@ -76,18 +77,27 @@ public final class QueueApi {
   private final QueueClient client;
   private final ItemLookup lookup;
   private final java.util.function.Function<String, dev.ordo.client.NamespacePause> pauses;
+  /** What the HTTP workers do, for their spare capacity's meters (decisions D58); null: not measured. */
+  private final HttpConsumerMeters consumers;
 
   public QueueApi(QueueProducer producer, QueueClient client, ItemLookup lookup) {
-    this(producer, client, lookup, ns -> new dev.ordo.client.NamespacePause(ns, null, Map.of()));
+    this(producer, client, lookup, ns -> new dev.ordo.client.NamespacePause(ns, null, Map.of()), null);
   }
 
   /** @param pauses what of a namespace is paused, for the listings' {@code paused} fields */
   public QueueApi(QueueProducer producer, QueueClient client, ItemLookup lookup,
       java.util.function.Function<String, dev.ordo.client.NamespacePause> pauses) {
+    this(producer, client, lookup, pauses, null);
+  }
+
+  /** @param consumers what the workers dequeuing over HTTP do, for their spare capacity's meters; null: none */
+  public QueueApi(QueueProducer producer, QueueClient client, ItemLookup lookup,
+      java.util.function.Function<String, dev.ordo.client.NamespacePause> pauses, HttpConsumerMeters consumers) {
     this.producer = producer;
     this.client = client;
     this.lookup = lookup;
     this.pauses = pauses;
+    this.consumers = consumers;
   }
 
   /** Registers every endpoint on {@code router}. */
@@ -96,14 +106,14 @@ public final class QueueApi {
     router.post("/v1/namespaces/{ns}/dequeue", guarded(this::dequeue));
     router.get("/v1/namespaces/{ns}/topics", guarded(this::topics));
     router.get("/v1/namespaces", guarded(this::namespaces));
-    router.post("/v1/items/{id}/ack", guarded(single(ACK_FIELDS, ACK)));
-    router.post("/v1/items/{id}/nack", guarded(single(NACK_FIELDS, NACK)));
-    router.post("/v1/items/{id}/extend", guarded(single(EXTEND_FIELDS, EXTEND)));
-    router.post("/v1/items/{id}/release", guarded(single(ACK_FIELDS, RELEASE)));
-    router.post("/v1/items/{id}/cancel", guarded(single(Set.of(), CANCEL)));
-    router.delete("/v1/items/{id}", guarded(single(Set.of(), CANCEL)));
+    router.post("/v1/items/{id}/ack", guarded(single(ACK_FIELDS, observed(ACK, consumers))));
+    router.post("/v1/items/{id}/nack", guarded(single(NACK_FIELDS, observed(NACK, consumers))));
+    router.post("/v1/items/{id}/extend", guarded(single(EXTEND_FIELDS, observed(EXTEND, consumers))));
+    router.post("/v1/items/{id}/release", guarded(single(ACK_FIELDS, observed(RELEASE, consumers))));
+    router.post("/v1/items/{id}/cancel", guarded(single(Set.of(), observed(CANCEL, consumers))));
+    router.delete("/v1/items/{id}", guarded(single(Set.of(), observed(CANCEL, consumers))));
     router.get("/v1/items/{id}", guarded(lookup::lookup));
-    new BatchApi(producer, client).register(router);
+    new BatchApi(producer, client, consumers).register(router);
   }
 
   // ---- endpoints ----
@@ -204,8 +214,28 @@ public final class QueueApi {
     if (wait > MAX_WAIT_MS) {
       throw new IllegalArgumentException("waitMs must be at most " + MAX_WAIT_MS + ", got " + wait);
     }
-    List<DeliveredItem> items = await(client.dequeue(namespace, topics, Duration.ofMillis(wait)),
-        Duration.ofMillis(wait).plus(SLACK), "the dequeue");
+    if (consumers == null) {
+      List<DeliveredItem> items = await(client.dequeue(namespace, topics, Duration.ofMillis(wait)),
+          Duration.ofMillis(wait).plus(SLACK), "the dequeue");
+      return HttpResponse.ok(Map.of("items", items.stream().map(Views::delivered).toList()));
+    }
+    // The group the caller names (a label of the server's metrics, so a bounded name), else its principal
+    // (principals are few and made by admins).
+    String group = r.header(HttpConsumerMeters.GROUP_HEADER).orElse(null);
+    if (group == null) {
+      group = r.caller().principal();
+    } else if (!HttpConsumerMeters.isGroupName(group)) {
+      throw new IllegalArgumentException(HttpConsumerMeters.GROUP_HEADER + " must be 1 to 64 letters, digits, '.', '_'"
+          + " or '-' (it is a label of the server's metrics), got '" + group + "'");
+    }
+    consumers.dequeueStarted(namespace, topics.keySet(), group);
+    List<DeliveredItem> items = List.of();
+    try {
+      items = await(client.dequeue(namespace, topics, Duration.ofMillis(wait)),
+          Duration.ofMillis(wait).plus(SLACK), "the dequeue");
+    } finally {
+      consumers.dequeueEnded(namespace, topics.keySet(), group, items);
+    }
     return HttpResponse.ok(Map.of("items", items.stream().map(Views::delivered).toList()));
   }
 
@@ -275,6 +305,42 @@ public final class QueueApi {
   };
 
   static final ItemCommand CANCEL = (client, id, b) -> () -> client.cancel(id);
+
+  /**
+   * {@code command}, telling {@code consumers} (when not null) what the queue answered: an extend it
+   * applied moves the item's lease end; any other command it answered (applied, stale lease, unknown
+   * item) means the caller no longer holds the item on that lease (decisions D58). A command refused
+   * for its namespace, or not answered, changes nothing.
+   */
+  static ItemCommand observed(ItemCommand command, HttpConsumerMeters consumers) {
+    if (consumers == null) {
+      return command;
+    }
+    return (client, id, b) -> {
+      Supplier<CompletableFuture<Outcome>> send = command.check(client, id, b);
+      String lease = b.string("lease");
+      boolean extend = command == EXTEND;
+      return () -> {
+        CompletableFuture<Outcome> sent = send.get();
+        sent.thenAccept(o -> observe(consumers, id.toString(), lease, extend, o));
+        return sent;
+      };
+    };
+  }
+
+  /** Tells {@code consumers} what an answered command means for the item's holder (see {@link #observed}). */
+  static void observe(HttpConsumerMeters consumers, String itemId, String lease, boolean extend, Outcome o) {
+    if (o == null || o.getForbiddenNamespace() != null || o.getResult() == dev.ordo.schema.OutcomeResult.INVALID) {
+      return;
+    }
+    if (!extend) {
+      consumers.settled(itemId, lease);
+    } else if (o.getResult() != dev.ordo.schema.OutcomeResult.APPLIED) {
+      consumers.settled(itemId, lease);
+    } else if (o.getLeaseExpiresAt() != null) {
+      consumers.extended(itemId, lease, o.getLeaseExpiresAt());
+    }
+  }
 
   /** {@code POST /v1/items/{id}/<command>}: the item's ID from the path, the command's fields from the body. */
   private ApiHandler single(Set<String> fields, ItemCommand command) {

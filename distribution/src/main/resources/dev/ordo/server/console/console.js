@@ -210,10 +210,11 @@ async function topicsPage(page) {
 
 /** #/topics/{ns}/{topic}: the topic's counts, its charts and its head (the next items to be leased). */
 async function topicPage(page, ns, topic) {
-  const [topics, series, peek] = await Promise.all([
+  const [topics, series, peek, consumers] = await Promise.all([
     api('/v1/namespaces/' + enc(ns) + '/topics'),
     api('/v1/console/series?namespace=' + enc(ns) + '&topic=' + enc(topic)),
-    api('/v1/namespaces/' + enc(ns) + '/topics/' + enc(topic) + '/peek?n=20')]);
+    api('/v1/namespaces/' + enc(ns) + '/topics/' + enc(topic) + '/peek?n=20'),
+    api('/v1/console/consumers?namespace=' + enc(ns) + '&topic=' + enc(topic))]);
   const t = topics.topics.find(x => x.topic === topic) ||
     { ready: 0, delayed: 0, leased: 0, parked: 0, overflow: 0, headPriority: null, oldestReadyAgeMs: 0 };
   const cards = el('div', { class: 'cards', id: 'counts' },
@@ -232,7 +233,25 @@ async function topicPage(page, ns, topic) {
     el('h2', {}, 'Head: the next items to be leased'),
     peek.unavailable && peek.unavailable.length
       ? el('p', { class: 'muted' }, 'Partitions not answering (rebalancing): ' + peek.unavailable.join(', ')) : null,
-    head);
+    head,
+    el('h2', {}, 'Consumers: spare capacity'),
+    consumersTable(consumers.consumers));
+}
+
+/**
+ * The consumer groups dequeuing the topic over this instance's HTTP API: busy ratio (near 1: saturated,
+ * add workers; near 0 with empty dequeues rising: idle, the queue is empty) and empty dequeues.
+ */
+function consumersTable(groups) {
+  if (!groups.length) {
+    return el('p', { id: 'consumers', class: 'muted' }, 'No consumer has dequeued this topic over this instance\'s HTTP API.');
+  }
+  return el('table', { id: 'consumers' },
+    el('thead', {}, el('tr', {}, ['group', 'busy', 'empty dequeues'].map(h => el('th', {}, h)))),
+    el('tbody', {}, groups.map(g => el('tr', { 'data-group': g.group },
+      el('td', {}, g.group),
+      el('td', { class: 'num', 'data-field': 'busyRatio' }, Math.round((g.busyRatio || 0) * 100) + '%'),
+      el('td', { class: 'num', 'data-field': 'emptyDequeues' }, g.emptyDequeues || 0)))));
 }
 
 /**

@@ -103,6 +103,31 @@ class WebConsoleTest {
   }
 
   @Test
+  void topicPageShowsTheSpareCapacityOfTheGroupsThatDequeueIt() throws Exception {
+    enqueue("farm", "harvest", "one job", 5);
+    assertEquals(1, dequeueAs("farm", "harvest", "pickers", 20_000).size(), "the item, held");
+    assertEquals(0, dequeueAs("farm", "harvest", "pickers", 500).size(), "an empty dequeue");
+    JsonNode listed = server.get("/v1/console/consumers?namespace=farm&topic=harvest").json();
+    assertEquals("pickers", listed.get("consumers").get(0).get("group").asText(), listed::toString);
+    assertEquals(1, listed.get("consumers").get(0).get("emptyDequeues").asLong(), listed::toString);
+    assertEquals(400, server.get("/v1/console/consumers?namespace=farm").status());
+    open("/#/topics/farm/harvest");
+    awaitText("#consumers tr[data-group='pickers'] td[data-field='emptyDequeues']", "1");
+    assertTrue(text("#consumers tr[data-group='pickers'] td[data-field='busyRatio']").endsWith("%"));
+  }
+
+  private static JsonNode dequeueAs(String ns, String topic, String group, long waitMs) throws Exception {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.address() + "/v1/namespaces/" + ns + "/dequeue"))
+            .header("Content-Type", "application/json").header("X-Ordo-Consumer-Group", group)
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                "{\"topics\": {\"" + topic + "\": 1}, \"waitMs\": " + waitMs + "}"))
+            .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).get("items");
+  }
+
+  @Test
   void topicPagePausesAndResumesTheTopicWithItsButton() {
     enqueue("ops", "exports", "nightly export", 5);
     open("/#/topics/ops/exports");
