@@ -78,9 +78,15 @@ public final class NemesisRun {
    * @param clockSkew how far instance {@code b}'s clock is set off when its clock is the fault
    */
   public record Options(Duration duration, long seed, int partitions, int rate, Duration faultEvery,
-      Duration clockSkew, List<String> serverJvmOptions) {
+      Duration clockSkew, List<String> serverJvmOptions, Duration drainMax) {
     public Options {
       serverJvmOptions = List.copyOf(serverJvmOptions);
+    }
+
+    /** The bench mode's options: the drain after the faults waits up to 90 s. */
+    public Options(Duration duration, long seed, int partitions, int rate, Duration faultEvery, Duration clockSkew,
+        List<String> serverJvmOptions) {
+      this(duration, seed, partitions, rate, faultEvery, clockSkew, serverJvmOptions, Duration.ofSeconds(90));
     }
   }
 
@@ -216,7 +222,7 @@ public final class NemesisRun {
       awaitRestarts();
       heal();
       log.printf("nemesis: faults over; draining (%,d items enqueued)%n", enqueued.get());
-      drain(Duration.ofSeconds(90));
+      drain(o.drainMax());
       working.set(false);
       for (Thread t : threads) {
         t.join(30_000);

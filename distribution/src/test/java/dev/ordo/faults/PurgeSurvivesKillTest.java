@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
  * another instance, with none of the first one's state, finishes it from the progress the partitions
  * committed with their deletions (decisions D56). The counts are exact, so nothing was purged twice
  * (a deletion redone after the kill would count again) and nothing missed; the leased items are left
- * alone; newer items and other topics are untouched. {@code PurgeSurvivesServerStopTest} is the same
- * job across a clean stop.
+ * alone; newer items and other topics are untouched. The API's refusals of bad purge requests are
+ * checked on the second instance.
  */
 @KafkaCluster
 class PurgeSurvivesKillTest {
@@ -104,6 +104,19 @@ class PurgeSurvivesKillTest {
           .forEach(i -> others.add(i.get("payload").asText()));
       assertEquals(List.of("other-0", "other-1", "other-2"), others.stream().sorted().toList(),
           "another topic is untouched");
+      assertTrue(second.get("/metrics").text().contains("ordo_items_purged_total{"), "purges are on /metrics");
+
+      // The API's answers to bad and unknown requests, and a new job's first answer.
+      assertEquals(404, second.post(NS + "/topics/nope/purge", "{}").status(), "a topic without items");
+      Reply bad = second.post(NS + "/topics/old/purge", "{\"enqueuedBefore\": \"yesterday\"}");
+      assertEquals(400, bad.status(), bad::text);
+      assertTrue(bad.error().contains("enqueuedBefore"), bad::text);
+      assertEquals(400, second.post(NS + "/topics/old/purge", "{\"includeLeased\": 1}").status());
+      assertEquals(404, second.get(NS + "/topics/old/purges/t-000000000000").status());
+      Reply next = second.post(NS + "/topics/old/purge", Map.of("enqueuedBefore", "2001-01-01T00:00:00Z"));
+      assertEquals(202, next.status(), next::text);
+      assertEquals("PENDING", next.json().get("status").asText(), next::text);
+      assertTrue(next.header("Location").endsWith("/purges/" + next.json().get("job").asText()), next::text);
     }
   }
 

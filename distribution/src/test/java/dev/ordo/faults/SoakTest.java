@@ -12,8 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The soak's 2-minute version ({@code ordo bench --soak} runs 30 minutes): mixed load over two
- * {@code ordo server} processes, one restarted every 40 s (SIGTERM, then SIGKILL in turn). Every
+ * The soak's 70-second version ({@code ordo bench --soak} runs 30 minutes): mixed load over two
+ * {@code ordo server} processes, one restarted every 25 s (SIGTERM, then SIGKILL in turn). Every
  * item must end as its settings say: acked, or dead-lettered for its attempts or its TTL; no delayed
  * item early. The memory samples are printed; their trend is read over the long run, not asserted.
  */
@@ -22,7 +22,7 @@ class SoakTest {
   @Test
   void everyItemEndsAsItsSettingsSayThroughRestarts(RealKafka kafka) throws Exception {
     Path dir = Files.createTempDirectory("ordo-soak-test");
-    SoakRun.Options options = new SoakRun.Options(Duration.ofMinutes(2), 50, Duration.ofSeconds(40),
+    SoakRun.Options options = new SoakRun.Options(Duration.ofSeconds(70), 50, Duration.ofSeconds(25),
         Duration.ofSeconds(20), 4, List.of("-Xmx384m"), java.util.Map.of());
 
     SoakRun.Result r = SoakRun.run(kafka.bootstrapServers(), "soak-test", options, dir, System.out);
