@@ -169,6 +169,24 @@ class SchemaEvolutionTest {
   }
 
   @Test
+  void aPolicyWrittenBeforeTopicWeightsAndOrderedGroupsIsReadWithTheirDefaults() throws Exception {
+    Schema v4 = HeadersSchemaCompatTest.history("NamespacePolicy-v4.avsc");
+    assertNull(v4.getField("topicWeights"), "version 4 has no topic weights");
+    dev.ordo.schema.NamespacePolicy policy = dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace("shop")
+        .setMaxBacklog(100L).setUpdatedAt(7L).setDedupWindowMs(60_000L).setTopicWeights(java.util.Map.of("a", 3.0))
+        .setOrdered(true).setShards(2).build();
+    dev.ordo.schema.NamespacePolicy read =
+        OrdoSerdes.NAMESPACE_POLICY.decode(HeadersSchemaCompatTest.writtenWith(v4, policy));
+    assertEquals(60_000L, read.getDedupWindowMs(), "the window of version 4 is kept");
+    assertEquals(java.util.Map.of(), read.getTopicWeights(), "every topic of weight 1");
+    assertNull(read.getOrdered(), "not ordered");
+    assertEquals(java.util.Map.of(), read.getOrderedTopics());
+    assertNull(read.getGroupRate(), "no group rate");
+    assertNull(read.getGroupRateOverrides());
+    assertNull(read.getShards(), "one partition per group key");
+  }
+
+  @Test
   void aDeliveryWrittenBeforeTheEnqueueAnswerIsReadByTheCurrentSchema() throws Exception {
     Schema v5 = HeadersSchemaCompatTest.history("Delivery-v5.avsc");
     assertNull(v5.getField("body").schema().getTypes().stream().filter(t -> t.getName().equals("Enqueued"))
