@@ -83,6 +83,8 @@ public final class QueuePlanner {
   private final Admission admission;
   private final NamespaceLoad load;
   private final DispatchLimit dispatchLimit = new DispatchLimit();
+  /** The topics' turns of namespaces with topic weights (docs/queue.md, "Topic weights"): soft state. */
+  private final TopicTurns topicTurns = new TopicTurns();
   /**
    * (namespace, topic) pairs whose open demand waits for the namespace's dispatch rate: each timer run
    * offers them to dispatch again once a lease is allowed.
@@ -174,6 +176,21 @@ public final class QueuePlanner {
       return SLOT_UNIT;
     }
     return Math.max(1, Math.round(SLOT_UNIT / weight));
+  }
+
+  /**
+   * The topic weights a demand is served by (docs/queue.md, "Topic weights"): its namespace's
+   * {@code topicWeights} when the policy sets some and the demand spans several topics ({@code *}, or
+   * more than one key); else null, and the demand is served as without weights.
+   */
+  Map<String, Double> topicWeights(DemandBook.Open open) {
+    Map<String, Integer> keys = open.remaining();
+    if (keys.size() < 2 && !keys.containsKey(DemandBook.ANY_TOPIC)) {
+      return null;
+    }
+    dev.ordo.schema.NamespacePolicy policy = policies.policy(open.namespace());
+    Map<String, Double> weights = policy == null ? null : policy.getTopicWeights();
+    return weights == null || weights.isEmpty() ? null : weights;
   }
 
   /** Items of the topic arriving on this partition a second, recently (published with its stats). */
@@ -432,7 +449,11 @@ public final class QueuePlanner {
     }
     for (TopicRef nsTopic : touched) {
       for (DemandBook.Open open : demands.wanting(nsTopic.namespace(), nsTopic.topic())) {
-        plan.serveTopic(open, nsTopic.topic());
+        if (topicWeights(open) != null) {
+          plan.serve(open); // its topics share by weight: all of them at once
+        } else {
+          plan.serveTopic(open, nsTopic.topic());
+        }
         demands.afterServing(open);
       }
     }
@@ -833,6 +854,11 @@ public final class QueuePlanner {
 
     /** Hands out what an open demand asks for, in priority order. */
     void serve(DemandBook.Open open) {
+      Map<String, Double> weights = topicWeights(open);
+      if (weights != null) {
+        serveShared(open, weights);
+        return;
+      }
       for (String topic : new ArrayList<>(open.remaining().keySet())) {
         if (!DemandBook.ANY_TOPIC.equals(topic)) {
           serveTopic(open, topic);
@@ -859,6 +885,48 @@ public final class QueuePlanner {
         }
       }
       open.served(DemandBook.ANY_TOPIC, serveMerged(open, topics, any));
+    }
+
+    /**
+     * Serves a demand that spans several topics of a namespace with topic weights (docs/queue.md,
+     * "Topic weights"): one merge over every ready topic it takes (its named topics, and all for
+     * {@code *}), in priority order, the topics of one priority and lane taking turns by weight.
+     * Each named topic's own count is drawn first, then the any-topic count.
+     */
+    void serveShared(DemandBook.Open open, Map<String, Double> weights) {
+      String namespace = open.namespace();
+      Map<String, Integer> own = new HashMap<>();
+      long total = 0;
+      for (Map.Entry<String, Integer> e : open.remaining().entrySet()) {
+        total += e.getValue();
+        if (!DemandBook.ANY_TOPIC.equals(e.getKey())) {
+          own.put(e.getKey(), e.getValue());
+        }
+      }
+      int any = open.remaining().getOrDefault(DemandBook.ANY_TOPIC, 0);
+      int n = (int) Math.min(total, open.allowed());
+      List<String> topics = new ArrayList<>();
+      for (TopicCounts t : view.topics(namespace)) {
+        if (t.ready() > 0 && (any > 0 || own.getOrDefault(t.topic(), 0) > 0) && !pauses.holds(namespace, t.topic())) {
+          topics.add(t.topic());
+        }
+      }
+      if (n <= 0 || topics.isEmpty()) {
+        return;
+      }
+      int allowed = allowance(namespace, n);
+      for (String topic : topics) {
+        if (allowed < n) {
+          throttled.add(new TopicRef(namespace, topic));
+        }
+        sideline(namespace, topic);
+      }
+      TopicTurns.Share share = new TopicTurns.Share(topicTurns, namespace, weights, own, any);
+      serveMerged(open, topics, allowed, share);
+      share.takenOwn().forEach(open::served);
+      if (share.takenAny() > 0) {
+        open.served(DemandBook.ANY_TOPIC, share.takenAny());
+      }
     }
 
     /** Serves one topic of a demand: first its own count for the topic, then its any-topic count. */
@@ -897,6 +965,11 @@ public final class QueuePlanner {
      * backlog-lane places.
      */
     int serveMerged(DemandBook.Open open, List<String> topics, int n) {
+      return serveMerged(open, topics, n, null);
+    }
+
+    /** {@link #serveMerged(DemandBook.Open, List, int)}, the topics taking turns by weight under {@code share} (null: none). */
+    int serveMerged(DemandBook.Open open, List<String> topics, int n, TopicTurns.Share share) {
       if (n <= 0 || topics.isEmpty()) {
         return 0;
       }
@@ -908,7 +981,7 @@ public final class QueuePlanner {
           return 0;
         }
       }
-      ReadyMerge merge = new ReadyMerge(open.namespace(), topics, n);
+      ReadyMerge merge = new ReadyMerge(open.namespace(), topics, n, share);
       int served = 0;
       ReadyMerge.Candidate c;
       while (served < n && (c = merge.next()) != null) {
@@ -931,6 +1004,9 @@ public final class QueuePlanner {
         } else if (here) {
           lease(c.entry().offset(), item, item, open.requester(), open.urgent());
           served++;
+          if (share != null) {
+            share.leased(c.topic(), c.entry().priority());
+          }
         }
         if (group != null && c.fromStore() && (c.source() == ReadyMerge.GROUP || !item.getFlat())) {
           merge.continueGroup(c, group); // a queued item: its group's next queued one joins
@@ -984,6 +1060,8 @@ public final class QueuePlanner {
           new java.util.PriorityQueue<>((a, b) -> a.entry().compareTo(b.entry()));
       private final Map<String, Window> windows = new java.util.LinkedHashMap<>();
       private final Map<List<Object>, GroupCursor> groups = new HashMap<>();
+      /** With topic weights: the candidates per topic, taken by turns ({@link TopicTurns.Merge}); else null. */
+      private final TopicTurns.Merge<Candidate> weighted;
 
       /** How far a topic's ready index has been read. */
       private final class Window {
@@ -1001,7 +1079,7 @@ public final class QueuePlanner {
           List<ReadyEntry> entries = view.readyHead(namespace, topic, size);
           for (ReadyEntry e : entries) {
             if (last == null || e.compareTo(last) > 0) {
-              queue.add(new Candidate(e, topic, true, READY_INDEX));
+              add(new Candidate(e, topic, true, READY_INDEX));
             }
           }
           exhausted = entries.size() < size;
@@ -1039,8 +1117,9 @@ public final class QueuePlanner {
         }
       }
 
-      ReadyMerge(String namespace, List<String> topics, int n) {
+      ReadyMerge(String namespace, List<String> topics, int n, TopicTurns.Share share) {
         this.namespace = namespace;
+        this.weighted = share == null ? null : new TopicTurns.Merge<>(share, Candidate::entry);
         for (String topic : topics) {
           Window w = new Window(topic, n);
           windows.put(topic, w);
@@ -1048,14 +1127,33 @@ public final class QueuePlanner {
           List<ReadyEntry> moved = sidelinedPerTopic == null ? null : sidelinedPerTopic.get(new TopicRef(namespace, topic));
           if (moved != null) {
             for (ReadyEntry m : moved) {
-              queue.add(new Candidate(m, topic, false, MOVED));
+              add(new Candidate(m, topic, false, MOVED));
             }
           }
         }
       }
 
+      private void add(Candidate c) {
+        if (weighted != null) {
+          weighted.add(c.topic(), c);
+        } else {
+          queue.add(c);
+        }
+      }
+
       /** The next candidate in dequeue order, or null when there is none. */
       Candidate next() {
+        if (weighted != null) {
+          for (Window w : windows.values()) {
+            // As below, per topic: each topic's head must be known to take turns among them.
+            Candidate head;
+            while (!w.exhausted && weighted.takes(w.topic)
+                && ((head = weighted.peek(w.topic)) == null || w.last == null || w.last.compareTo(head.entry()) < 0)) {
+              w.load();
+            }
+          }
+          return weighted.poll();
+        }
         for (Window w : windows.values()) {
           // Entries not read yet sort after the window's last: read on while that is before the smallest.
           while (!w.exhausted && (queue.isEmpty() || w.last == null || w.last.compareTo(queue.peek().entry()) < 0)) {
@@ -1076,7 +1174,7 @@ public final class QueuePlanner {
         }
         ReadyEntry next = cursor.take();
         if (next != null) {
-          queue.add(new Candidate(next, c.topic(), true, GROUP));
+          add(new Candidate(next, c.topic(), true, GROUP));
         }
       }
     }
