@@ -20,9 +20,12 @@ import java.util.Map;
  * @param groups fair queueing among the namespace's group keys: weights and concurrency limits
  * @param dedupWindow how long a deduplication ID refuses duplicates after its first item was taken in
  *     (decisions D57; {@code 0} turns deduplication off, at most {@link #MAX_DEDUP_WINDOW}); null: 5 minutes
+ * @param topicWeights per topic, its weight within the namespace ({@code > 0}, finite; default 1): a dequeue over
+ *     several topics ({@code *}, or a lease consumer's topics) shares its items between the ready topics by
+ *     weight, within the priority order (docs/queue.md, "Topic weights"); never null (empty: no weights)
  */
 public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
-    Duration sidelineAfter, Groups groups, Duration dedupWindow) {
+    Duration sidelineAfter, Groups groups, Duration dedupWindow, Map<String, Double> topicWeights) {
   /** The longest deduplication window a policy may set. */
   public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(1);
 
@@ -37,6 +40,32 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
     if (sidelineAfter != null && sidelineAfter.toMillis() <= 0) {
       throw new IllegalArgumentException("sidelineAfterMs must be > 0, got " + sidelineAfter.toMillis());
     }
+    if (topicWeights == null) {
+      topicWeights = Map.of();
+    } else {
+      topicWeights.forEach((topic, w) -> {
+        String badName = dev.ordo.api.Names.problem("topic", topic);
+        if (badName != null) {
+          throw new IllegalArgumentException("topicWeights: " + badName);
+        }
+        if (w == null || !(w > 0) || Double.isInfinite(w)) {
+          throw new IllegalArgumentException("topicWeights." + topic + " must be a finite number > 0, got " + w);
+        }
+      });
+      topicWeights = Map.copyOf(topicWeights);
+    }
+  }
+
+  /** A policy without topic weights. */
+  public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
+      Duration sidelineAfter, Groups groups, Duration dedupWindow) {
+    this(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow, null);
+  }
+
+  /** This policy with {@code weights} as its topic weights (null or empty: none, every topic weight 1). */
+  public NamespacePolicy withTopicWeights(Map<String, Double> weights) {
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow,
+        weights);
   }
 
   /** A policy without a deduplication window of its own (5 minutes). */
@@ -47,7 +76,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
 
   /** This policy with {@code window} as its deduplication window (null: the default, 5 minutes). */
   public NamespacePolicy withDedupWindow(Duration window) {
-    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, window);
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, window,
+        topicWeights);
   }
 
   /** A policy of defaults only. */
@@ -163,6 +193,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         .setGroupConcurrencyOverrides(groups == null ? Map.of() : new java.util.HashMap<>(groups.concurrencyOverrides()))
         .setGroupWeights(groups == null ? Map.of() : new java.util.HashMap<>(groups.weights()))
         .setDedupWindowMs(dedupWindow == null ? null : dedupWindow.toMillis())
+        .setTopicWeights(new java.util.HashMap<>(topicWeights))
         .setUpdatedAt(updatedAt)
         .build();
   }
@@ -175,6 +206,18 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         r.getSidelineAfterMs() == null ? null : Duration.ofMillis(r.getSidelineAfterMs()),
         r.getGroupConcurrency() == null && r.getGroupConcurrencyOverrides().isEmpty() && r.getGroupWeights().isEmpty()
             ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()),
-        r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()));
+        r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()),
+        r.getTopicWeights() == null ? Map.of() : validWeights(r.getTopicWeights()));
+  }
+
+  /** The weights of a stored record, those a policy could not hold (written by hand, say) left out. */
+  private static Map<String, Double> validWeights(Map<String, Double> stored) {
+    Map<String, Double> out = new java.util.HashMap<>();
+    stored.forEach((topic, w) -> {
+      if (w != null && w > 0 && !w.isInfinite() && dev.ordo.api.Names.problem("topic", topic) == null) {
+        out.put(topic, w);
+      }
+    });
+    return out;
   }
 }

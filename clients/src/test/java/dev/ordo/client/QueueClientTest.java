@@ -384,7 +384,8 @@ class QueueClientTest {
         queue.topics.cluster())) {
       NamespacePolicy first = new NamespacePolicy(new NamespacePolicy.Defaults(60_000L, null, 3, false, 1_024),
           new NamespacePolicy.Rate(50, 5), 1_000L, new NamespacePolicy.Rate(20, 2), Duration.ofSeconds(30),
-          new NamespacePolicy.Groups(4, Map.of("big", 8), Map.of("big", 3.0)));
+          new NamespacePolicy.Groups(4, Map.of("big", 8), Map.of("big", 3.0)))
+          .withTopicWeights(Map.of("urgent", 3.0));
       admin.set("admin-ns", first);
       assertEquals(java.util.Optional.of(first), admin.get("admin-ns"));
       NamespacePolicy second = new NamespacePolicy(null, null, 10L, null, null);

@@ -560,6 +560,11 @@ final class QueueCommands {
         description = "A group key's weight in fair queueing, default 1 (repeatable).")
     Map<String, Double> groupWeights;
 
+    @Option(names = "--topic-weight", paramLabel = "TOPIC=WEIGHT",
+        description = "A topic's weight within the namespace, default 1: a dequeue over several topics shares its "
+            + "items between the ready topics by weight, within priority order (repeatable).")
+    Map<String, Double> topicWeights;
+
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
@@ -583,6 +588,7 @@ final class QueueCommands {
       putIf(policy, "groupConcurrency", groupConcurrency);
       putIf(policy, "groupConcurrencyOverrides", groupLimits);
       putIf(policy, "groupWeights", groupWeights);
+      putIf(policy, "topicWeights", topicWeights);
       return policy;
     }
 

@@ -177,6 +177,11 @@ class QueueCommandsTest {
     assertEquals(1, groups.get("groupConcurrencyOverrides").get("bob").asInt());
     assertEquals(2.0, groups.get("groupWeights").get("alice").asDouble());
     assertEquals(0.5, groups.get("groupWeights").get("bob").asDouble());
+    JsonNode topics = one(ordo("namespace", "set", "cli-ns", "--topic-weight", "emails=3", "--topic-weight", "sms=1"));
+    assertEquals(3.0, topics.get("topicWeights").get("emails").asDouble());
+    assertEquals(1.0, one(ordo("namespace", "get", "cli-ns")).get("topicWeights").get("sms").asDouble());
+    assertRefused(ordo("namespace", "set", "cli-ns", "--topic-weight", "emails=0"), OrdoMain.EXIT_USAGE,
+        "topicWeights.emails");
     assertEquals(60_000, one(ordo("namespace", "set", "cli-ns", "--dedup-window-ms", "60000")).get("dedupWindowMs").asLong());
     assertEquals(60_000, one(ordo("namespace", "get", "cli-ns")).get("dedupWindowMs").asLong());
     assertRefused(ordo("namespace", "set", "cli-ns", "--dedup-window-ms", "-1"), OrdoMain.EXIT_USAGE, "dedupWindowMs");

@@ -22,7 +22,8 @@ import java.util.Set;
  */
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
-      "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs", "dedupWindowMs"));
+      "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs", "dedupWindowMs",
+      "topicWeights"));
   static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
@@ -101,26 +102,38 @@ public final class NamespaceApi {
       }
       weights.put(group, v.doubleValue());
     });
+    Map<String, Double> topicWeights = new LinkedHashMap<>();
+    nameMap(b, "topicWeights", "topic").forEach((topic, v) -> {
+      if (!v.isNumber() || !(v.doubleValue() > 0) || Double.isInfinite(v.doubleValue())) {
+        throw new IllegalArgumentException("topicWeights." + topic + " must be a finite number > 0, got " + v);
+      }
+      topicWeights.put(topic, v.doubleValue());
+    });
     NamespacePolicy.Groups groups = concurrency == null && overrides.isEmpty() && weights.isEmpty() ? null
         : new NamespacePolicy.Groups(concurrency == null ? null : concurrency.intValue(), overrides, weights);
     return new NamespacePolicy(defaults, admission, maxBacklog, dispatch,
         sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs), groups,
-        dedupWindowMs == null ? null : Duration.ofMillis(dedupWindowMs));
+        dedupWindowMs == null ? null : Duration.ofMillis(dedupWindowMs), topicWeights);
   }
 
   /** A JSON object of group key → value, in order; empty when absent. Group keys are checked as names. */
   private static Map<String, JsonNode> groupMap(JsonBody b, String field) {
+    return nameMap(b, field, "group key");
+  }
+
+  /** A JSON object of name → value, in order; empty when absent. The names are checked as {@code what}. */
+  private static Map<String, JsonNode> nameMap(JsonBody b, String field, String what) {
     JsonNode node = b.node(field);
     Map<String, JsonNode> out = new LinkedHashMap<>();
     if (node == null) {
       return out;
     }
     if (!node.isObject()) {
-      throw new IllegalArgumentException(field + " must be an object of group key to value, got " + node);
+      throw new IllegalArgumentException(field + " must be an object of " + what + " to value, got " + node);
     }
     node.fields().forEachRemaining(e -> {
       try {
-        dev.ordo.api.Names.check("group key", e.getKey());
+        dev.ordo.api.Names.check(what, e.getKey());
       } catch (IllegalArgumentException bad) {
         throw new IllegalArgumentException(field + ": " + bad.getMessage(), bad);
       }
@@ -190,6 +203,9 @@ public final class NamespaceApi {
       if (!g.weights().isEmpty()) {
         m.put("groupWeights", new java.util.TreeMap<>(g.weights()));
       }
+    }
+    if (!policy.topicWeights().isEmpty()) {
+      m.put("topicWeights", new java.util.TreeMap<>(policy.topicWeights()));
     }
     return m;
   }

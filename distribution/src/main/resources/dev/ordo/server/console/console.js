@@ -406,8 +406,17 @@ async function namespacePage(page, ns) {
     pauseBox(ns, null, !!(listed && listed.paused)),
     el('h2', {}, 'Policy'),
     el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'),
-    el('p', { id: 'dedup-window' }, dedupWindowText(policy)), edit);
+    el('p', { id: 'dedup-window' }, dedupWindowText(policy)),
+    el('p', { id: 'topic-weights' }, topicWeightsText(policy)), edit);
   return false;
+}
+
+/** How a dequeue over several of the namespace's topics shares its items (docs/queue.md, "Topic weights"). */
+function topicWeightsText(policy) {
+  const weights = policy && policy.topicWeights ? Object.entries(policy.topicWeights) : [];
+  if (!weights.length) return 'Topic weights: none: a dequeue over several topics takes them in priority and ready order.';
+  return 'Topic weights: ' + weights.map(([t, w]) => t + ' ' + w).join(', ') + ' (other topics 1): a dequeue over '
+    + 'several topics shares its items between the ready topics by weight, within each priority.';
 }
 
 /** The deduplication window a namespace's items get (docs/queue.md, "Deduplication"). */

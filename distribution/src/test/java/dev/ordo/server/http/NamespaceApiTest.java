@@ -70,13 +70,16 @@ class NamespaceApiTest {
         .json().get("items").size());
 
     Reply groups = server.put("/v1/namespaces/tenant-a/policy", "{\"groupConcurrency\": 4, "
-        + "\"groupConcurrencyOverrides\": {\"bob\": 1}, \"groupWeights\": {\"alice\": 3, \"bob\": 0.5}}");
+        + "\"groupConcurrencyOverrides\": {\"bob\": 1}, \"groupWeights\": {\"alice\": 3, \"bob\": 0.5}, "
+        + "\"topicWeights\": {\"emails\": 3, \"sms\": 1}}");
     assertEquals(200, groups.status(), groups::text);
     JsonNode g = server.get("/v1/namespaces/tenant-a/policy").json();
     assertEquals(4, g.get("groupConcurrency").asInt());
     assertEquals(1, g.get("groupConcurrencyOverrides").get("bob").asInt());
     assertEquals(3.0, g.get("groupWeights").get("alice").asDouble());
     assertEquals(0.5, g.get("groupWeights").get("bob").asDouble());
+    assertEquals(3.0, g.get("topicWeights").get("emails").asDouble());
+    assertEquals(1.0, g.get("topicWeights").get("sms").asDouble());
     assertFalse(g.has("defaults"), "a PUT replaces the whole policy");
 
     Reply deleted = server.delete("/v1/namespaces/tenant-a/policy");
@@ -108,6 +111,8 @@ class NamespaceApiTest {
         {"{\"groupWeights\": {\"a\": 0}}", "groupWeights.a"},
         {"{\"groupWeights\": [2]}", "groupWeights must be an object"},
         {"{\"groupConcurrency\": 0}", "groupConcurrency"},
+        {"{\"topicWeights\": {\"emails\": 0}}", "topicWeights.emails"},
+        {"{\"topicWeights\": [2]}", "topicWeights must be an object"},
         {"{\"groupConcurrencyOverrides\": {\"bob\": 1.5}}", "groupConcurrencyOverrides.bob"}}) {
       Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
       assertEquals(400, r.status(), c[0] + ": " + r.text());

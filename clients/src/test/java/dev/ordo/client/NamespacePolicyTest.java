@@ -1,0 +1,59 @@
+package dev.ordo.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The Java policy's topic weights: checked, and carried to and from the stored record. */
+class NamespacePolicyTest {
+  @Test
+  void topicWeightsGoToTheRecordAndBack() {
+    NamespacePolicy policy = new NamespacePolicy(null, null, 10L, null, Duration.ofSeconds(5),
+        new NamespacePolicy.Groups(null, Map.of(), Map.of("bob", 2.0)))
+        .withTopicWeights(Map.of("emails", 3.0, "sms", 0.5));
+    dev.ordo.schema.NamespacePolicy record = policy.toRecord("ns", 1L);
+    assertEquals(Map.of("emails", 3.0, "sms", 0.5), record.getTopicWeights());
+    NamespacePolicy back = NamespacePolicy.fromRecord(record);
+    assertEquals(policy, back);
+    assertEquals(Map.of("emails", 3.0, "sms", 0.5), back.topicWeights());
+  }
+
+  @Test
+  void aPolicyWithoutTopicWeightsHasNoneAndWritesAnEmptyMap() {
+    NamespacePolicy policy = new NamespacePolicy(null, null, 10L, null, null);
+    assertEquals(Map.of(), policy.topicWeights());
+    assertEquals(Map.of(), policy.toRecord("ns", 1L).getTopicWeights());
+    assertEquals(policy, NamespacePolicy.fromRecord(policy.toRecord("ns", 1L)));
+    assertEquals(policy, policy.withTopicWeights(null));
+    assertEquals(Map.of("t", 2.0), policy.withDedupWindow(Duration.ofSeconds(1))
+        .withTopicWeights(Map.of("t", 2.0)).withDedupWindow(null).topicWeights(), "kept by the other withers");
+  }
+
+  @Test
+  void badWeightsAreRefusedNamingTheField() {
+    NamespacePolicy policy = new NamespacePolicy(null);
+    for (double bad : new double[] {0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> policy.withTopicWeights(Map.of("emails", bad)));
+      assertTrue(e.getMessage().startsWith("topicWeights.emails must be a finite number > 0"), e.getMessage());
+    }
+    Map<String, Double> nullWeight = new HashMap<>();
+    nullWeight.put("emails", null);
+    assertThrows(IllegalArgumentException.class, () -> policy.withTopicWeights(nullWeight));
+    IllegalArgumentException name = assertThrows(IllegalArgumentException.class,
+        () -> policy.withTopicWeights(Map.of("a/b", 1.0)));
+    assertTrue(name.getMessage().startsWith("topicWeights: topic"), name.getMessage());
+  }
+
+  @Test
+  void aStoredRecordWithAWeightNoPolicyCouldHoldIsReadWithoutIt() {
+    dev.ordo.schema.NamespacePolicy record = new NamespacePolicy(null).toRecord("ns", 1L);
+    record.setTopicWeights(new HashMap<>(Map.of("good", 2.0, "bad", -1.0)));
+    assertEquals(Map.of("good", 2.0), NamespacePolicy.fromRecord(record).topicWeights());
+  }
+}

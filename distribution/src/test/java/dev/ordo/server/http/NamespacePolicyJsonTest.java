@@ -1,0 +1,50 @@
+package dev.ordo.server.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ordo.client.NamespacePolicy;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The policy's JSON (docs/http-api.md, "Namespace policies") without a server: topic weights. */
+class NamespacePolicyJsonTest {
+  private static NamespacePolicy parse(String json) {
+    return NamespaceApi.parse(json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void topicWeightsAreReadAndShown() {
+    NamespacePolicy p = parse("{\"topicWeights\": {\"emails\": 3, \"sms\": 0.5}, \"groupWeights\": {\"bob\": 2}}");
+    assertEquals(Map.of("emails", 3.0, "sms", 0.5), p.topicWeights());
+    Map<String, Object> view = NamespaceApi.view("ns", p);
+    assertEquals(Map.of("emails", 3.0, "sms", 0.5), view.get("topicWeights"));
+    assertEquals(Map.of("bob", 2.0), view.get("groupWeights"));
+  }
+
+  @Test
+  void aPolicyWithoutTopicWeightsShowsNone() {
+    NamespacePolicy p = parse("{\"maxBacklog\": 5}");
+    assertEquals(Map.of(), p.topicWeights());
+    assertFalse(NamespaceApi.view("ns", p).containsKey("topicWeights"));
+    assertEquals(Map.of(), parse("{\"topicWeights\": {}}").topicWeights());
+  }
+
+  @Test
+  void badTopicWeightsAreRefusedNamingTheField() {
+    for (String[] c : new String[][] {
+        {"{\"topicWeights\": {\"emails\": 0}}", "topicWeights.emails must be a finite number > 0"},
+        {"{\"topicWeights\": {\"emails\": -2}}", "topicWeights.emails"},
+        {"{\"topicWeights\": {\"emails\": \"3\"}}", "topicWeights.emails"},
+        {"{\"topicWeights\": {\"emails\": null}}", "topicWeights.emails"},
+        {"{\"topicWeights\": {\"emails\": 1e999}}", "topicWeights.emails"},
+        {"{\"topicWeights\": [3]}", "topicWeights must be an object of topic to value"},
+        {"{\"topicWeights\": {\"a/b\": 1}}", "topicWeights: topic"}}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(c[0]), c[0]);
+      assertTrue(e.getMessage().contains(c[1]), c[0] + ": " + e.getMessage());
+    }
+  }
+}
