@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ordo.client.QueueClient;
+import dev.ordo.client.QueueClientConfig;
+import dev.ordo.schema.DeliveredItem;
 import dev.ordo.server.TestServer;
 import dev.ordo.server.TestServer.Reply;
 import dev.ordo.testing.KafkaCluster;
@@ -13,7 +16,10 @@ import dev.ordo.testing.RealKafka;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,6 +91,76 @@ class NamespaceApiTest {
     Reply deleted = server.delete("/v1/namespaces/tenant-a/policy");
     assertEquals(200, deleted.status(), deleted::text);
     assertEquals(404, server.get("/v1/namespaces/tenant-a/policy").status());
+  }
+
+  /**
+   * Topic weights (docs/queue.md, "Topic weights") on a real cluster: a namespace-wide dequeue shares
+   * its items 3:1 between topics of weights 3 and 1, over HTTP and over a {@link QueueClient}, and the
+   * turns outlive a dequeue. All items share a group key, so they sit on one partition, where the share
+   * is exact. The weight-1 topic's items are the older; without the weights the ready order (each
+   * topic's group slots) takes one of each topic in turn: 20 and 20 of 40, not 30 and 10 (measured with
+   * the planner's weights switched off).
+   */
+  @Test
+  void aDequeueOverEveryTopicSharesItsItemsByTopicWeight(RealKafka kafka) throws Exception {
+    Reply put = server.put("/v1/namespaces/tenant-w/policy", "{\"topicWeights\": {\"a\": 3}}");
+    assertEquals(200, put.status(), put::text);
+    assertEquals(3.0, put.json().get("topicWeights").get("a").asDouble(), put::text);
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> server.get("/v1/namespaces/tenant-w/policy").json().path("topicWeights").has("a"));
+
+    List<Map<String, Object>> entries = new ArrayList<>();
+    for (String topic : List.of("b", "a")) { // b first: the older items
+      for (int i = 0; i < 50; i++) {
+        entries.add(Map.of("topic", topic, "payload", topic + i, "groupKey", "one-partition"));
+      }
+    }
+    Reply enqueued = server.post("/v1/namespaces/tenant-w/items", Map.of("items", entries));
+    assertEquals(200, enqueued.status(), enqueued::text);
+    for (JsonNode r : enqueued.json().get("results")) {
+      assertEquals(201, r.get("status").asInt(), r::toString);
+    }
+    // The dequeue asks the partitions the stats show items on: wait until they show all hundred.
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+      JsonNode topics = server.get("/v1/namespaces/tenant-w/topics").json().get("topics");
+      assertEquals(2, topics.size(), topics::toString);
+      for (JsonNode t : topics) {
+        assertEquals(50, t.get("ready").asLong(), topics::toString);
+      }
+    });
+
+    List<Map<String, String>> leases = new ArrayList<>();
+    JsonNode got = server.post("/v1/namespaces/tenant-w/dequeue", Map.of("topics", Map.of("*", 40), "waitMs", 5000))
+        .json().get("items");
+    Map<String, Integer> http = new java.util.TreeMap<>();
+    List<String> payloads = new ArrayList<>();
+    for (JsonNode item : got) {
+      http.merge(item.get("topic").asText(), 1, Integer::sum);
+      payloads.add(item.get("payload").asText());
+      leases.add(Map.of("id", item.get("id").asText(), "lease", item.get("lease").asText()));
+    }
+    assertEquals(Map.of("a", 30, "b", 10), http, "3:1 over HTTP: " + payloads);
+
+    // The Java path, a client of its own on the same partition: the turns outlive a dequeue, 3:1 again.
+    try (QueueClient client = new QueueClient(Map.of("bootstrap.servers", kafka.bootstrapServers(),
+        QueueClientConfig.CLUSTER_CONFIG, "nspol"))) {
+      List<DeliveredItem> items = client.dequeue("tenant-w", Map.of("*", 20), Duration.ofSeconds(5))
+          .get(30, TimeUnit.SECONDS);
+      Map<String, Integer> java = new java.util.TreeMap<>();
+      for (DeliveredItem item : items) {
+        java.merge(item.getTopic(), 1, Integer::sum);
+      }
+      assertEquals(Map.of("a", 15, "b", 5), java, "3:1 over QueueClient, the turns going on: "
+          + items.stream().map(DeliveredItem::getTopic).toList());
+      for (DeliveredItem item : items) {
+        client.ack(item).get(30, TimeUnit.SECONDS);
+      }
+    }
+    Reply acked = server.post("/v1/items/ack", Map.of("items", leases));
+    assertEquals(200, acked.status(), acked::text);
+    for (JsonNode r : acked.json().get("results")) {
+      assertEquals(200, r.get("status").asInt(), r::toString);
+    }
   }
 
   @Test
