@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code ordo dlq list|show|redrive|purge|job}: the dead letters over a server's HTTP API
+ * {@code ordo dlq list|show|redrive|purge|job|cancel}: the dead letters over a server's HTTP API
  * ({@code /v1/dlq}, docs/http-api.md "Dead letters"; the workflow in docs/operations.md).
  */
 final class DlqCommands {
@@ -26,13 +26,13 @@ final class DlqCommands {
   /** How often {@code --wait} reads a job's progress. */
   private static final Duration PROGRESS_EVERY = Duration.ofMillis(500);
 
-  @Command(name = "dlq", header = "Lists, shows, redrives and purges dead letters.",
+  @Command(name = "dlq", header = "Lists, shows, redrives and purges dead letters; follows and cancels the jobs.",
       mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
       versionProvider = dev.ordo.cli.internal.VersionProvider.class,
       description = "Dead letters are the items (and records) that could not be processed, on <cluster>.dlq. "
           + "List and show them, send them back to the queue once the cause is fixed (redrive), or mark them so "
           + "they never come back (purge). See docs/operations.md.",
-      subcommands = {ListCommand.class, Show.class, Redrive.class, Purge.class, Job.class})
+      subcommands = {ListCommand.class, Show.class, Redrive.class, Purge.class, Job.class, Cancel.class})
   static final class Dlq extends CommandGroup {}
 
   /** The filter flags, shared by list, redrive and purge. */
@@ -163,7 +163,7 @@ final class DlqCommands {
         return;
       }
       String status = job.get("status").asText();
-      while (!status.equals("DONE") && !status.equals("FAILED")) {
+      while (!finished(status)) {
         LockSupport.parkNanos(PROGRESS_EVERY.toNanos());
         if (Thread.currentThread().isInterrupted()) {
           throw new ApiClient.Failure(OrdoMain.EXIT_FAILURE, "interrupted");
@@ -176,7 +176,20 @@ final class DlqCommands {
         throw new ApiClient.Failure(OrdoMain.EXIT_FAILURE, "job " + job.get("job").asText() + " failed: "
             + job.path("error").asText());
       }
+      if (status.equals("CANCELLED")) {
+        throw new ApiClient.Failure(OrdoMain.EXIT_FAILURE, "job " + job.get("job").asText() + " was cancelled");
+      }
     }
+  }
+
+  /** DONE, FAILED or CANCELLED: the job handles no more dead letters. */
+  static boolean finished(String status) {
+    return status.equals("DONE") || status.equals("FAILED") || status.equals("CANCELLED");
+  }
+
+  /** Where a job is: /v1/dlq/purges/ for p-..., else /v1/dlq/redrives/. */
+  static String jobPath(String job) {
+    return (job.startsWith("p-") ? "/v1/dlq/purges/" : "/v1/dlq/redrives/") + ApiCommand.segment(job);
   }
 
   @Command(name = "redrive", header = "Sends dead letters back to the queue, as a job.",
@@ -237,7 +250,36 @@ final class DlqCommands {
 
     @Override
     void run(ApiClient api) {
-      print(api.get((job.startsWith("p-") ? "/v1/dlq/purges/" : "/v1/dlq/redrives/") + segment(job), TIMEOUT));
+      print(api.get(jobPath(job), TIMEOUT));
+    }
+  }
+
+  @Command(name = "cancel", header = "Cancels a redrive or purge job.",
+      mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+      versionProvider = dev.ordo.cli.internal.VersionProvider.class,
+      description = "Stops a PENDING or RUNNING job before its next batch and prints it (CANCELLING until the "
+          + "server's job runner stopped it, then CANCELLED). Dead letters it handled stay handled (redriven ones stay "
+          + "in the queue); the rest stay dead. With --wait, prints its progress until it stopped. Exit 4 for an "
+          + "unknown job, 3 for one already DONE, FAILED or CANCELLED.")
+  static final class Cancel extends ApiCommand {
+    @Parameters(index = "0", paramLabel = "JOB", description = "The job's ID (r-... for a redrive, p-... for a purge).")
+    String job;
+
+    @Option(names = "--wait", description = "Print the job's progress until it stopped.")
+    boolean await;
+
+    @Override
+    void run(ApiClient api) {
+      JsonNode j = api.post(jobPath(job) + "/cancel", Map.of(), TIMEOUT);
+      print(j);
+      while (await && !finished(j.get("status").asText())) {
+        LockSupport.parkNanos(PROGRESS_EVERY.toNanos());
+        if (Thread.currentThread().isInterrupted()) {
+          throw new ApiClient.Failure(OrdoMain.EXIT_FAILURE, "interrupted");
+        }
+        j = api.get(jobPath(job), TIMEOUT);
+        print(j);
+      }
     }
   }
 

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code ordo dlq list|show|redrive|purge|job} against {@code ordo server} (standard components) on a real Kafka cluster. */
+/** {@code ordo dlq list|show|redrive|purge|job|cancel} against {@code ordo server} (standard components) on a real Kafka cluster. */
 @KafkaCluster
 class DlqCommandsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -119,8 +120,22 @@ class DlqCommandsTest {
     JsonNode back = lines(ordo("dequeue", "--namespace", "cli-dlq", "--topic", "jobs-fixed", "--wait", "5s")).get(0);
     assertEquals(shown.get("payload").asText(), back.get("payload").asText());
 
+    assertRefused(ordo("dlq", "cancel", last.get("job").asText()), OrdoMain.EXIT_STALE_LEASE, "is DONE");
+
+    // One a hundred seconds: the first goes at once, the second would wait; the cancel stops it there.
+    JsonNode slow = lines(ordo("dlq", "redrive", "--namespace", "cli-dlq", "--rate", "0.01")).get(0);
+    String slowJob = slow.get("job").asText();
+    await().atMost(Duration.ofSeconds(60)).until(() ->
+        lines(ordo("dlq", "job", slowJob)).get(0).get("redriven").asInt() == 1);
+    List<JsonNode> cancel = lines(ordo("dlq", "cancel", slowJob, "--wait"));
+    assertTrue(Set.of("CANCELLING", "CANCELLED").contains(cancel.get(0).get("status").asText()), cancel::toString);
+    JsonNode cancelled = cancel.get(cancel.size() - 1);
+    assertEquals("CANCELLED", cancelled.get("status").asText(), cancel::toString);
+    assertEquals(1, cancelled.get("redriven").asInt(), cancel::toString);
+    assertEquals(1, lines(ordo("dlq", "list", "--namespace", "cli-dlq")).size(), "the other one is still dead");
+
     List<JsonNode> purge = lines(ordo("dlq", "purge", "--namespace", "cli-dlq", "--wait"));
-    assertEquals(2, purge.get(purge.size() - 1).get("purged").asInt(), purge::toString);
+    assertEquals(1, purge.get(purge.size() - 1).get("purged").asInt(), purge::toString);
     assertEquals(0, lines(ordo("dlq", "list", "--namespace", "cli-dlq")).size());
     assertEquals(3, lines(ordo("dlq", "list", "--namespace", "cli-dlq", "--status", "all")).size());
   }
@@ -133,10 +148,12 @@ class DlqCommandsTest {
     assertRefused(ordo("dlq", "redrive", "--all", "--rate", "0"), OrdoMain.EXIT_USAGE, "ratePerSecond");
     assertRefused(ordo("dlq", "show", "zero"), OrdoMain.EXIT_USAGE, "dead-letter ID");
     assertRefused(ordo("dlq", "job", "r-none"), OrdoMain.EXIT_UNKNOWN_ITEM, "unknown redrive job r-none");
+    assertRefused(ordo("dlq", "cancel", "r-none"), OrdoMain.EXIT_UNKNOWN_ITEM, "unknown redrive job r-none");
+    assertRefused(ordo("dlq", "cancel", "p-none"), OrdoMain.EXIT_UNKNOWN_ITEM, "unknown purge job p-none");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"list", "show", "redrive", "purge", "job"})
+  @ValueSource(strings = {"list", "show", "redrive", "purge", "job", "cancel"})
   void everyDlqCommandHasHelp(String command) {
     Cli.Result r = Cli.run("dlq", command, "--help");
     assertEquals(0, r.exitCode(), r::err);

@@ -30,6 +30,7 @@ public final class OrdoSerdes {
   public static final AvroCodec<NamespacePolicy> NAMESPACE_POLICY = new AvroCodec<>(NamespacePolicy.class);
   public static final AvroCodec<DlqJob> DLQ_JOB = new AvroCodec<>(DlqJob.class);
   public static final AvroCodec<DlqMark> DLQ_MARK = new AvroCodec<>(DlqMark.class);
+  public static final AvroCodec<dev.ordo.schema.DlqCancel> DLQ_CANCEL = new AvroCodec<>(dev.ordo.schema.DlqCancel.class);
   public static final AvroCodec<dev.ordo.schema.PurgeProgress> PURGE_PROGRESS =
       new AvroCodec<>(dev.ordo.schema.PurgeProgress.class);
 

@@ -168,6 +168,19 @@ class SchemaEvolutionTest {
     assertNull(read.getDedupWindowMs(), "the default window (5 minutes)");
   }
 
+  /** A dead-letter job written before CANCELLED existed (DlqJob v1, by a server of the version before) is read as it was. */
+  @Test
+  void aDlqJobWrittenBeforeCancelledExistedIsReadByTheCurrentSchema() throws Exception {
+    Schema v1 = HeadersSchemaCompatTest.history("DlqJob-v1.avsc");
+    assertFalse(v1.getField("status").schema().getEnumSymbols().contains("CANCELLED"), "version 1 has no CANCELLED");
+    dev.ordo.schema.DlqJob job = dev.ordo.schema.DlqJob.newBuilder().setId("r-1")
+        .setKind(dev.ordo.schema.DlqJobKind.REDRIVE).setStatus(dev.ordo.schema.DlqJobStatus.RUNNING)
+        .setCreatedAt(1).setUpdatedAt(2).setRatePerSecond(5.0).setHandled(3).setUpdates(4)
+        .setRanges(java.util.List.of(new dev.ordo.schema.DlqRange(0, 3L, 10L))).build();
+    dev.ordo.schema.DlqJob read = OrdoSerdes.DLQ_JOB.decode(HeadersSchemaCompatTest.writtenWith(v1, job));
+    assertEquals(job, read, "every field as written");
+  }
+
   @Test
   void aPolicyWrittenBeforeTopicWeightsAndOrderedGroupsIsReadWithTheirDefaults() throws Exception {
     Schema v4 = HeadersSchemaCompatTest.history("NamespacePolicy-v4.avsc");

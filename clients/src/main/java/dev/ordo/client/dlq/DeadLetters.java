@@ -5,6 +5,7 @@ import dev.ordo.client.dlq.internal.Conversions;
 import dev.ordo.client.dlq.internal.DlqCursor;
 import dev.ordo.client.dlq.internal.DlqLog;
 import dev.ordo.client.dlq.internal.DlqState;
+import dev.ordo.client.dlq.internal.JobCancels;
 import dev.ordo.client.dlq.internal.JobRanges;
 import dev.ordo.client.internal.KafkaProps;
 import dev.ordo.schema.DeadLetter;
@@ -37,8 +38,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The dead letters of one Ordo cluster, for operators: list them, show one, and start redrive and
- * purge jobs and read their progress (docs/operations.md, "Dead letters"). Kafka only, like the
+ * The dead letters of one Ordo cluster, for operators: list them, show one, start redrive and purge
+ * jobs, read their progress and cancel them (docs/operations.md, "Dead letters"). Kafka only, like the
  * other clients: dead letters are the records of {@code <cluster>.dlq}, named by their position
  * ({@link DeadLetterId}); what became of each (redriven, purged) and the jobs are on the compacted
  * {@code <cluster>.dlq.state}. The jobs themselves are run by a {@link DlqJobRunner} (every
@@ -192,8 +193,39 @@ public final class DeadLetters implements AutoCloseable {
   public Optional<DlqJobView> job(String id) {
     syncState();
     synchronized (this) {
-      return state.job(id).map(Conversions::view);
+      return state.job(id).map(j -> Conversions.view(j, state.cancel(id)));
     }
+  }
+
+  /**
+   * Cancels a PENDING or RUNNING job: a cancel request goes to {@code <cluster>.dlq.state}, and the
+   * {@link DlqJobRunner} at work stops the job before its next batch (or, after a failover, the one
+   * that takes over, instead of resuming it). Returns at once with the job, CANCELLING until the
+   * runner wrote it CANCELLED. Dead letters the job handled before stay handled (redriven ones stay
+   * in the queue); the others stay dead. Cancelling a job again before it stopped writes nothing more.
+   * A job that finishes meanwhile stays DONE.
+   *
+   * @throws UnknownDlqJobException when no job has this ID
+   * @throws DlqJobFinishedException when the job is DONE, FAILED or CANCELLED
+   */
+  public DlqJobView cancel(String jobId) {
+    syncState();
+    JobCancels.Decision decision;
+    DlqJob job;
+    synchronized (this) {
+      job = state.job(jobId).orElseThrow(() -> new UnknownDlqJobException(jobId));
+      decision = JobCancels.request(job, state.cancel(jobId), System.currentTimeMillis());
+    }
+    if (decision instanceof JobCancels.Finished) {
+      throw new DlqJobFinishedException(Conversions.view(job));
+    }
+    if (decision instanceof JobCancels.Write w) {
+      send(DlqState.cancelKey(jobId), OrdoSerdes.DLQ_CANCEL.encode(w.request()), "the cancel of job " + jobId);
+      synchronized (this) {
+        state.put(w.request());
+      }
+    }
+    return job(jobId).orElseThrow(() -> new UnknownDlqJobException(jobId));
   }
 
   private DlqJob.Builder newJob(String prefix, DlqJobKind kind, DeadLetterSelection selection) {
@@ -227,20 +259,23 @@ public final class DeadLetters implements AutoCloseable {
   }
 
   private DlqJobView write(DlqJob job) {
-    try {
-      producer.send(new ProducerRecord<>(topics.dlqState(), 0, DlqState.jobKey(job.getId()),
-          OrdoSerdes.DLQ_JOB.encode(job))).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KafkaException("interrupted while writing job " + job.getId(), e);
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new KafkaException("could not write job " + job.getId() + " to " + topics.dlqState() + ": "
-          + (e.getCause() != null ? e.getCause() : e), e);
-    }
+    send(DlqState.jobKey(job.getId()), OrdoSerdes.DLQ_JOB.encode(job), "job " + job.getId());
     synchronized (this) {
       state.put(job);
     }
     return Conversions.view(job);
+  }
+
+  private void send(byte[] key, byte[] value, String what) {
+    try {
+      producer.send(new ProducerRecord<>(topics.dlqState(), 0, key, value)).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaException("interrupted while writing " + what, e);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new KafkaException("could not write " + what + " to " + topics.dlqState() + ": "
+          + (e.getCause() != null ? e.getCause() : e), e);
+    }
   }
 
   /** Reads {@code <cluster>.dlq.state} up to its end now, so an answer includes every job and mark written before. */

@@ -4,6 +4,7 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.dlq.internal.DlqLog;
 import dev.ordo.client.dlq.internal.DlqState;
+import dev.ordo.client.dlq.internal.JobCancels;
 import dev.ordo.client.dlq.internal.JobRanges;
 import dev.ordo.client.dlq.internal.RedrivePacer;
 import dev.ordo.client.dlq.internal.Redrives;
@@ -74,6 +75,11 @@ import org.slf4j.LoggerFactory;
  *       reads {@code <cluster>.items} read_committed (it runs exactly-once), so the items of an
  *       aborted batch never reach it, and the next owner starts from the last committed progress.
  *       Marks are checked too, so a dead letter selected by two jobs goes back once.</li>
+ *   <li><b>Cancel.</b> Before each batch it looks for unfinished jobs with a cancel request
+ *       ({@link DeadLetters#cancel}, key {@code c/<job id>}, read with the rest of the state) and
+ *       writes such a job CANCELLED in a transaction of its own ({@link JobCancels}). The batches
+ *       committed before stay; no other batch of the job is started. The request is durable, so a
+ *       runner that takes over a job whose owner died stops it rather than resuming it.</li>
  * </ol>
  *
  * <p>The rate is a token bucket ({@link RedrivePacer}); the runner waits for tokens in its poll,
@@ -269,6 +275,16 @@ public final class DlqJobRunner implements AutoCloseable {
 
   /** Step 4 and 5 for one batch of the first unfinished job; returns how long to wait before the next. */
   private long work() throws InterruptedException {
+    long cancelAt = time.milliseconds();
+    Optional<DlqJob> stop = state.jobs().stream()
+        .map(j -> JobCancels.stop(j, state.cancel(j.getId()), cancelAt))
+        .flatMap(Optional::stream)
+        .min(Comparator.comparingLong(DlqJob::getCreatedAt).thenComparing(DlqJob::getId));
+    if (stop.isPresent()) {
+      // A cancelled job stops before its next batch, whether it is the one running or one waiting.
+      Long retry = inTransaction(stop.get().getId(), () -> writeCancelled(stop.get()));
+      return retry == null ? 0 : retry;
+    }
     Optional<DlqJob> next = state.jobs().stream()
         .filter(j -> j.getStatus() == DlqJobStatus.PENDING || j.getStatus() == DlqJobStatus.RUNNING)
         .min(Comparator.comparingLong(DlqJob::getCreatedAt).thenComparing(DlqJob::getId));
@@ -290,25 +306,56 @@ public final class DlqJobRunner implements AutoCloseable {
       LOG.warn("Job {}: could not read {} ({}); trying again", job.getId(), topics.dlq(), e.getMessage());
       return 1000;
     }
+    Long retry = inTransaction(job.getId(), () -> commit(job, batch, now));
+    if (retry != null) {
+      return retry;
+    }
+    pacer.take(now, batch.sends.size());
+    return 0;
+  }
+
+  /** One transaction of the runner's producer, begun and committed by {@code body}. */
+  @FunctionalInterface
+  private interface Transaction {
+    void run() throws InterruptedException;
+  }
+
+  /**
+   * Runs a transaction of job {@code jobId}; returns null when it committed, else how long to wait
+   * before trying again (it was aborted, or this runner was fenced and stops working).
+   */
+  private Long inTransaction(String jobId, Transaction body) throws InterruptedException {
     try {
-      commit(job, batch, now);
+      body.run();
+      return null;
     } catch (ProducerFencedException | InvalidProducerEpochException e) {
       fenced.incrementAndGet();
-      LOG.warn("Dead-letter job runner of {} was fenced by another; its batch of job {} is aborted",
-          topics.cluster(), job.getId());
+      LOG.warn("Dead-letter job runner of {} was fenced by another; its transaction for job {} is aborted",
+          topics.cluster(), jobId);
       stopWork("fenced");
       return IDLE_POLL_MS;
     } catch (KafkaException e) {
-      LOG.warn("Job {}: the batch failed and is aborted; trying again: {}", job.getId(), e.toString());
+      LOG.warn("Job {}: the transaction failed and is aborted; trying again: {}", jobId, e.toString());
       try {
         producer.abortTransaction();
       } catch (KafkaException abortFailed) {
         loaded = false; // a new producer, fenced in again
       }
-      return 1000;
+      return 1000L;
     }
-    pacer.take(now, batch.sends.size());
-    return 0;
+  }
+
+  /** Writes a job CANCELLED ({@link JobCancels#stop}), in a transaction of its own: it sends nothing more. */
+  private void writeCancelled(DlqJob cancelled) {
+    producer.beginTransaction();
+    producer.send(new ProducerRecord<>(topics.dlqState(), 0, DlqState.jobKey(cancelled.getId()),
+        OrdoSerdes.DLQ_JOB.encode(cancelled)));
+    producer.commitTransaction();
+    committed.incrementAndGet();
+    state.put(cancelled);
+    pacers.remove(cancelled.getId());
+    LOG.info("Job {} cancelled: {} handled, {} skipped, {} dead letters read; the rest are left as they are",
+        cancelled.getId(), cancelled.getHandled(), cancelled.getSkipped(), cancelled.getScanned());
   }
 
   /** What one batch does: the records to send, the dead letters to purge, the job's progress after it. */

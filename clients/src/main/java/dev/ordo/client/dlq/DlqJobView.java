@@ -11,6 +11,7 @@ import java.util.List;
  * @param scanned of those, read so far
  * @param handled redriven (or purged) by this job
  * @param skipped selected but left alone: redriven or purged before, or without anything to send back
+ * @param cancelRequestedAt when {@link DeadLetters#cancel} was asked to stop it; null when it was not
  */
 public record DlqJobView(
     String id,
@@ -29,15 +30,21 @@ public record DlqJobView(
     long total,
     long scanned,
     long handled,
-    long skipped) {
+    long skipped,
+    Instant cancelRequestedAt) {
 
   public enum Kind { REDRIVE, PURGE }
 
-  /** PENDING: not started; RUNNING; DONE: every selected dead letter handled; FAILED: see error. */
-  public enum Status { PENDING, RUNNING, DONE, FAILED }
+  /**
+   * PENDING: not started; RUNNING; DONE: every selected dead letter handled; FAILED: see error;
+   * CANCELLING: cancelled, the job runner has not stopped it yet (it does before its next batch);
+   * CANCELLED: stopped by a cancel, what it handled before stays handled.
+   */
+  public enum Status { PENDING, RUNNING, DONE, FAILED, CANCELLING, CANCELLED }
 
+  /** DONE, FAILED or CANCELLED: it handles no more dead letters. */
   public boolean finished() {
-    return status == Status.DONE || status == Status.FAILED;
+    return status == Status.DONE || status == Status.FAILED || status == Status.CANCELLED;
   }
 
   /** The selected IDs, when selected by ID. */

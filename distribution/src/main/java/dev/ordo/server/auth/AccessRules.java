@@ -55,6 +55,8 @@ public final class AccessRules {
     rule("POST /v1/dlq/purge", new Access.Somewhere(OPERATE), true);
     rule("GET /v1/dlq/redrives/{job}", new Access.Somewhere(OPERATE), false);
     rule("GET /v1/dlq/purges/{job}", new Access.Somewhere(OPERATE), false);
+    rule("POST /v1/dlq/redrives/{job}/cancel", new Access.Somewhere(OPERATE), true);
+    rule("POST /v1/dlq/purges/{job}/cancel", new Access.Somewhere(OPERATE), true);
 
     rule("POST /v1/namespaces/{ns}/pause", ns(OPERATE), true);
     rule("POST /v1/namespaces/{ns}/resume", ns(OPERATE), true);

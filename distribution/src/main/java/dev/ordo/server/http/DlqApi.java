@@ -8,9 +8,11 @@ import dev.ordo.client.dlq.DeadLetterPage;
 import dev.ordo.client.dlq.DeadLetterSelection;
 import dev.ordo.client.dlq.DeadLetterStatus;
 import dev.ordo.client.dlq.DeadLetters;
+import dev.ordo.client.dlq.DlqJobFinishedException;
 import dev.ordo.client.dlq.DlqJobView;
 import dev.ordo.client.dlq.RedriveRequest;
 import dev.ordo.client.dlq.UnknownDeadLetterException;
+import dev.ordo.client.dlq.UnknownDlqJobException;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
@@ -36,8 +38,10 @@ import org.apache.kafka.common.KafkaException;
 /**
  * Dead letters over HTTP (docs/http-api.md, "Dead letters"; the workflow in docs/operations.md):
  * list and show them ({@code GET /v1/dlq}, {@code GET /v1/dlq/{id}}), start redrive and purge jobs
- * ({@code POST /v1/dlq/redrive}, {@code POST /v1/dlq/purge}, 202 with the job) and read their
- * progress ({@code GET /v1/dlq/redrives/{job}}, {@code GET /v1/dlq/purges/{job}}). Everything is read
+ * ({@code POST /v1/dlq/redrive}, {@code POST /v1/dlq/purge}, 202 with the job), read their
+ * progress ({@code GET /v1/dlq/redrives/{job}}, {@code GET /v1/dlq/purges/{job}}) and cancel them
+ * ({@code POST /v1/dlq/redrives/{job}/cancel}, {@code .../purges/{job}/cancel}: 202 CANCELLING, 409
+ * once finished). Everything is read
  * from and written to Kafka through one {@link DeadLetters}, so any instance answers.
  */
 public final class DlqApi {
@@ -63,6 +67,8 @@ public final class DlqApi {
     router.post("/v1/dlq/purge", QueueApi.guarded(this::purge));
     router.get("/v1/dlq/redrives/{job}", QueueApi.guarded(r -> job(r, DlqJobView.Kind.REDRIVE)));
     router.get("/v1/dlq/purges/{job}", QueueApi.guarded(r -> job(r, DlqJobView.Kind.PURGE)));
+    router.post("/v1/dlq/redrives/{job}/cancel", QueueApi.guarded(r -> cancel(r, DlqJobView.Kind.REDRIVE)));
+    router.post("/v1/dlq/purges/{job}/cancel", QueueApi.guarded(r -> cancel(r, DlqJobView.Kind.PURGE)));
   }
 
   HttpResponse list(HttpRequest r) throws ApiException {
@@ -134,6 +140,29 @@ public final class DlqApi {
       throw new ApiException(404, "unknown " + kind.name().toLowerCase(java.util.Locale.ROOT) + " job " + id);
     }
     return HttpResponse.ok(jobView(job.get()));
+  }
+
+  /**
+   * Cancels a PENDING or RUNNING job: 202 with it (CANCELLING until the job runner stopped it before
+   * its next batch, then CANCELLED), 404 for an unknown job (or one of the other kind), 409 for a
+   * finished one. Who may start the job may cancel it: {@code operate} on its filter's namespace (and
+   * its target's), or everywhere for a selection by IDs or of everything.
+   */
+  HttpResponse cancel(HttpRequest r, DlqJobView.Kind kind) throws ApiException {
+    JsonBody.parse(r.body(), Set.of()); // no fields: an empty body or {}
+    String id = r.pathParam("job");
+    String name = kind.name().toLowerCase(java.util.Locale.ROOT);
+    Optional<DlqJobView> found = call(() -> deadLetters.job(id), "reading job " + id);
+    if (found.isEmpty() || found.get().kind() != kind) {
+      throw new ApiException(404, "unknown " + name + " job " + id);
+    }
+    permitted(r.caller(), found.get().selection());
+    if (found.get().namespace() != null && !r.caller().may(Permission.OPERATE, found.get().namespace())) {
+      throw new ApiException(403, r.caller().missing(Permission.OPERATE, "namespace '" + found.get().namespace()
+          + "' (the redrive's target)"));
+    }
+    DlqJobView job = call(() -> deadLetters.cancel(id), "cancelling job " + id);
+    return HttpResponse.json(202, jobView(job)).withHeader("Location", "/v1/dlq/" + name + "s/" + id);
   }
 
   // ---- permissions ----
@@ -364,6 +393,7 @@ public final class DlqApi {
     m.put("updatedAt", j.updatedAt().toString());
     m.put("finishedAt", j.finishedAt() == null ? null : j.finishedAt().toString());
     putIf(m, "error", j.error());
+    putIf(m, "cancelRequestedAt", j.cancelRequestedAt() == null ? null : j.cancelRequestedAt().toString());
     return m;
   }
 
@@ -378,12 +408,14 @@ public final class DlqApi {
     T get();
   }
 
-  /** Runs a call of the client: an unknown dead letter is 404, a Kafka failure 503. */
+  /** Runs a call of the client: an unknown dead letter or job is 404, a finished job to cancel 409, a Kafka failure 503. */
   private static <T> T call(Call<T> call, String what) throws ApiException {
     try {
       return call.get();
-    } catch (UnknownDeadLetterException e) {
+    } catch (UnknownDeadLetterException | UnknownDlqJobException e) {
       throw new ApiException(404, e.getMessage());
+    } catch (DlqJobFinishedException e) {
+      throw new ApiException(409, e.getMessage());
     } catch (KafkaException e) {
       throw new ApiException(503, "Kafka failed " + what + ": " + Messages.oneLine(e));
     }

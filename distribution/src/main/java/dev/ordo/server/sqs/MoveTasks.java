@@ -3,8 +3,10 @@ package dev.ordo.server.sqs;
 import dev.ordo.client.dlq.DeadLetterFilter;
 import dev.ordo.client.dlq.DeadLetterSelection;
 import dev.ordo.client.dlq.DeadLetters;
+import dev.ordo.client.dlq.DlqJobFinishedException;
 import dev.ordo.client.dlq.DlqJobView;
 import dev.ordo.client.dlq.RedriveRequest;
+import dev.ordo.client.dlq.UnknownDlqJobException;
 import dev.ordo.server.auth.Caller;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,7 +24,10 @@ import java.util.Set;
  * source queue that names that queue as its dead-letter target: each source's dead letters go back to
  * it, or all to {@code DestinationArn}. A task is those jobs; its handle names the dead-letter queue and
  * the job IDs, and the dead-letter queue's record keeps the latest handles for ListMessageMoveTasks.
- * Jobs run to the end (Ordo's redrive jobs cannot be stopped), so CancelMessageMoveTask is refused.
+ * CancelMessageMoveTask cancels the task's jobs ({@link DeadLetters#cancel}): as SQS documents it, only
+ * a RUNNING task can be cancelled (else UnsupportedOperation; a handle that names no task is
+ * ResourceNotFoundException), messages already moved are not moved back, and the task shows
+ * CANCELLING until the job runner stopped its jobs (before their next batch), then CANCELLED.
  */
 final class MoveTasks {
   private final SqsQueues queues;
@@ -109,36 +114,91 @@ final class MoveTasks {
     return Map.of("Results", results);
   }
 
+  /**
+   * Cancels a RUNNING task: each of its jobs not finished yet is cancelled. Answers
+   * ApproximateNumberOfMessagesMoved as the jobs' progress stands now (the runner may still commit
+   * the batch under way).
+   */
   Map<String, Object> cancel(SqsRequest r, Caller caller) throws SqsException {
-    Handle h = Handle.decode(r.required("TaskHandle"));
+    String handle = r.required("TaskHandle");
+    Handle h = Handle.decode(handle);
     SqsAccess.check(caller, r.action(), h.deadLetterQueue().namespace());
-    throw SqsError.UNSUPPORTED_OPERATION.with("Ordo's redrive jobs run to the end and cannot be cancelled; "
-        + "task " + r.required("TaskHandle") + " goes on (ordo dlq job shows its progress).");
+    List<DlqJobView> jobs = jobs(h);
+    if (jobs.isEmpty()) {
+      throw SqsError.RESOURCE_NOT_FOUND.with("The task handle '" + handle + "' does not name a message move task.");
+    }
+    String status = status(jobs);
+    if (!status.equals("RUNNING")) {
+      throw SqsError.UNSUPPORTED_OPERATION.with("Only a RUNNING message move task can be cancelled; this one is "
+          + status + ".");
+    }
+    for (DlqJobView job : jobs) {
+      SqsAccess.check(caller, r.action(), job.selection().filter() == null || job.selection().filter().namespace() == null
+          ? h.deadLetterQueue().namespace() : job.selection().filter().namespace());
+    }
+    long moved = 0;
+    for (DlqJobView job : jobs) {
+      DlqJobView now = job;
+      if (!job.finished()) {
+        try {
+          now = deadLetters.cancel(job.id());
+        } catch (DlqJobFinishedException e) {
+          now = e.job(); // it finished meanwhile
+        } catch (UnknownDlqJobException e) {
+          continue;
+        }
+      }
+      moved += now.handled();
+    }
+    return Map.of("ApproximateNumberOfMessagesMoved", moved);
   }
 
-  /** A task as ListMessageMoveTasks shows it: RUNNING until every job is done, FAILED if one failed. */
+  private List<DlqJobView> jobs(Handle h) {
+    List<DlqJobView> jobs = new ArrayList<>();
+    for (String id : h.jobs()) {
+      deadLetters.job(id).ifPresent(jobs::add);
+    }
+    return jobs;
+  }
+
+  /**
+   * A task's status from its jobs' (pure): FAILED if one failed; CANCELLING while one is being
+   * cancelled; RUNNING while one is pending or running; CANCELLED if one was cancelled; else COMPLETED.
+   */
+  static String status(List<DlqJobView> jobs) {
+    java.util.Set<DlqJobView.Status> s = java.util.EnumSet.noneOf(DlqJobView.Status.class);
+    jobs.forEach(j -> s.add(j.status()));
+    if (s.contains(DlqJobView.Status.FAILED)) {
+      return "FAILED";
+    }
+    if (s.contains(DlqJobView.Status.CANCELLING)) {
+      return "CANCELLING";
+    }
+    if (s.contains(DlqJobView.Status.PENDING) || s.contains(DlqJobView.Status.RUNNING)) {
+      return "RUNNING";
+    }
+    return s.contains(DlqJobView.Status.CANCELLED) ? "CANCELLED" : "COMPLETED";
+  }
+
+  /**
+   * A task as ListMessageMoveTasks shows it: RUNNING (with its handle, which CancelMessageMoveTask
+   * takes) until every job is over, then COMPLETED, CANCELLED or FAILED; CANCELLING in between.
+   */
   private Map<String, Object> view(Handle h, String handle, String sourceArn) {
     long moved = 0;
     long started = Long.MAX_VALUE;
-    String status = "COMPLETED";
     String failure = null;
     DlqJobView last = null;
-    for (String id : h.jobs()) {
-      Optional<DlqJobView> job = deadLetters.job(id);
-      if (job.isEmpty()) {
-        continue;
-      }
-      DlqJobView v = job.get();
+    List<DlqJobView> jobs = jobs(h);
+    for (DlqJobView v : jobs) {
       last = v;
       moved += v.handled();
       started = Math.min(started, v.createdAt().toEpochMilli());
       if (v.status() == DlqJobView.Status.FAILED) {
-        status = "FAILED";
         failure = v.error();
-      } else if (!v.finished() && !status.equals("FAILED")) {
-        status = "RUNNING";
       }
     }
+    String status = status(jobs);
     Map<String, Object> m = new LinkedHashMap<>();
     if (status.equals("RUNNING")) {
       m.put("TaskHandle", handle);

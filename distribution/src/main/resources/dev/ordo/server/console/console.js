@@ -452,18 +452,35 @@ function dlqHash(f) {
   return '#/dlq' + (q ? '?' + q : '');
 }
 
-/** Polls the job until it ends, showing it in #job; then calls done(). */
+/** Whether the principal may cancel the job: as starting it, operate on its filter's namespace, or everywhere. */
+function mayCancel(j) {
+  const ns = j.selection && j.selection.filter ? j.selection.filter.namespace : null;
+  return ns ? may('operate', ns) : mayEverywhere('operate');
+}
+
+/** Polls the job until it ends (DONE, FAILED or CANCELLED), showing it in #job with a Cancel button while it runs; then calls done(). */
 async function watchJob(box, job, done) {
   dlqJob = job.job;
   const kind = job.kind === 'PURGE' ? 'purges' : 'redrives';
+  const cancel = async () => {
+    try {
+      const c = await api('/v1/dlq/' + kind + '/' + enc(job.job) + '/cancel', { method: 'POST', body: '{}',
+        headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' } });
+      if (dlqJob === job.job) show(c);
+    } catch (e) {
+      showError(e.message);
+    }
+  };
   const show = j => replace(box, el('div', { class: 'card', id: 'job', 'data-status': j.status },
     el('b', {}, (j.kind === 'PURGE' ? 'Purge ' : 'Redrive ') + j.job + ': '), el('span', { id: 'job-status' }, j.status),
     ' · ', 'read ' + j.scanned + ' of ' + j.total, ' · ',
     el('span', { id: 'job-done' }, (j.kind === 'PURGE' ? j.purged : j.redriven) + (j.kind === 'PURGE' ? ' purged' : ' redriven')),
-    ', ' + j.skipped + ' skipped', j.error ? el('div', { class: 'error' }, j.error) : null));
+    ', ' + j.skipped + ' skipped', j.error ? el('div', { class: 'error' }, j.error) : null,
+    (j.status === 'PENDING' || j.status === 'RUNNING') && mayCancel(j)
+      ? el('button', { type: 'button', class: 'secondary', id: 'job-cancel', onclick: cancel }, 'Cancel') : null));
   show(job);
   let j = job;
-  while (dlqJob === job.job && (j.status === 'PENDING' || j.status === 'RUNNING')) {
+  while (dlqJob === job.job && (j.status === 'PENDING' || j.status === 'RUNNING' || j.status === 'CANCELLING')) {
     await new Promise(r => setTimeout(r, 500));
     try {
       j = await api('/v1/dlq/' + kind + '/' + enc(job.job));

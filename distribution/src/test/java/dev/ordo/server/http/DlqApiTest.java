@@ -206,6 +206,85 @@ class DlqApiTest {
         .json().get("items").size(), "not before the delay");
   }
 
+  /**
+   * A slow redrive (1 a second) cancelled once it moved some: it stops before its next batch,
+   * CANCELLED with what it moved, which stays moved (each once); the rest stay dead and a new
+   * redrive sends exactly those back. A finished job cannot be cancelled (409).
+   */
+  @Test
+  void aRedriveCancelledMidwayKeepsWhatItMovedAndLeavesTheRestDead() {
+    List<String> ids = deadLetters(server, "cancel-e", "jobs", "c", 30, false);
+    Reply started = server.post("/v1/dlq/redrive", "{\"filter\": {\"namespace\": \"cancel-e\"}, \"ratePerSecond\": 1}");
+    assertEquals(202, started.status(), started::text);
+    String job = started.json().get("job").asText();
+    String path = "/v1/dlq/redrives/" + job;
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+        .until(() -> server.get(path).json().get("redriven").asInt() >= 1);
+
+    Reply cancel = server.post(path + "/cancel", "");
+    assertEquals(202, cancel.status(), cancel::text);
+    assertEquals(path, cancel.header("Location"));
+    assertTrue(Set.of("CANCELLING", "CANCELLED").contains(cancel.json().get("status").asText()), cancel::text);
+    assertTrue(cancel.json().hasNonNull("cancelRequestedAt"), cancel::text);
+    Reply again = server.post(path + "/cancel", "{}");
+    assertTrue(again.status() == 202 || again.status() == 409, "asked twice: no harm (" + again.text() + ")");
+    JsonNode[] last = new JsonNode[1];
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      last[0] = server.get(path).json();
+      return Set.of("DONE", "FAILED", "CANCELLED").contains(last[0].get("status").asText());
+    });
+    JsonNode end = last[0];
+    assertEquals("CANCELLED", end.get("status").asText(), end::toString);
+    int moved = end.get("redriven").asInt();
+    assertTrue(moved >= 1 && moved < 30, "stopped midway: " + end);
+    assertTrue(end.hasNonNull("finishedAt"), end::toString);
+
+    Reply finished = server.post(path + "/cancel", "{}");
+    assertEquals(409, finished.status(), finished::text);
+    assertTrue(finished.error().contains("CANCELLED") && finished.error().contains("PENDING or RUNNING"), finished::text);
+
+    // Jobs run one at a time, oldest first: once a later one is done, the runner has long left this one.
+    Reply later = server.post("/v1/dlq/purge", "{\"filter\": {\"namespace\": \"nobody-cancels\"}}");
+    JsonNode laterDone = awaitJob(server, "/v1/dlq/purges/" + later.json().get("job").asText());
+    assertEquals(0, laterDone.get("purged").asInt());
+    Reply doneCancel = server.post("/v1/dlq/purges/" + later.json().get("job").asText() + "/cancel", "");
+    assertEquals(409, doneCancel.status(), doneCancel::text);
+    assertTrue(doneCancel.error().contains("DONE"), doneCancel::text);
+    JsonNode after = server.get(path).json();
+    assertEquals(moved, after.get("redriven").asInt(), "nothing moved after the cancel: " + after);
+    assertEquals("CANCELLED", after.get("status").asText());
+
+    Map<String, List<String>> sent = redrivenItems(kafka, CLUSTER, "read_committed");
+    List<String> sentOfThese = ids.stream().filter(sent::containsKey).toList();
+    assertEquals(moved, sentOfThese.size(), "the queue holds exactly what the job counts as moved");
+    sentOfThese.forEach(id -> assertEquals(1, sent.get(id).size(), id + " sent once: " + sent.get(id)));
+    assertEquals(30 - moved, server.get("/v1/dlq?namespace=cancel-e&limit=1000").json().get("deadLetters").size(),
+        "the rest are still dead letters");
+
+    Reply rest = server.post("/v1/dlq/redrive", "{\"filter\": {\"namespace\": \"cancel-e\"}}");
+    JsonNode restDone = awaitJob(server, "/v1/dlq/redrives/" + rest.json().get("job").asText());
+    assertEquals(30 - moved, restDone.get("redriven").asInt(), restDone::toString);
+    assertEquals(moved, restDone.get("skipped").asInt(), "the ones the cancelled job moved stay moved");
+    List<String> payloads = drain(server, "cancel-e", "jobs", 30);
+    assertEquals(30, payloads.size(), payloads::toString);
+    assertEquals(30, new TreeSet<>(payloads).size(), "each once: " + payloads);
+  }
+
+  @Test
+  void cancellingAnUnknownJobIs404AndABadBody400() {
+    Reply unknown = server.post("/v1/dlq/redrives/r-nope/cancel", "");
+    assertEquals(404, unknown.status(), unknown::text);
+    assertTrue(unknown.error().contains("r-nope"), unknown::text);
+    Reply purgeJob = server.post("/v1/dlq/purge", "{\"filter\": {\"namespace\": \"nobody-at-all\"}}");
+    String id = purgeJob.json().get("job").asText();
+    assertEquals(404, server.post("/v1/dlq/redrives/" + id + "/cancel", "").status(), "a purge is not a redrive");
+    Reply bad = server.post("/v1/dlq/purges/" + id + "/cancel", "{\"now\": true}");
+    assertEquals(400, bad.status(), bad::text);
+    assertTrue(bad.error().contains("now"), bad::text);
+    Reply notJson = server.post("/v1/dlq/purges/" + id + "/cancel", "stop");
+    assertEquals(400, notJson.status(), notJson::text);
+  }
+
   @Test
   void badRequestsAnswer400NamingTheFieldAndUnknownIds404() {
     for (String[] c : new String[][] {

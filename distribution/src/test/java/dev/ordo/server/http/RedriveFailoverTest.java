@@ -6,12 +6,14 @@ import static dev.ordo.server.http.DeadLetterFixtures.drain;
 import static dev.ordo.server.http.DeadLetterFixtures.redrivenItems;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ordo.client.dlq.DeadLetters;
 import dev.ordo.client.dlq.DlqJobRunner;
 import dev.ordo.client.dlq.DlqJobView;
+import dev.ordo.client.dlq.UnknownDlqJobException;
 import dev.ordo.server.TestServer;
 import dev.ordo.server.TestServer.Reply;
 import dev.ordo.testing.KafkaCluster;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -123,6 +126,58 @@ class RedriveFailoverTest {
       List<String> payloads = drain(second, "again", "jobs", 15);
       assertEquals(15, new TreeSet<>(payloads).size(), payloads::toString);
       assertEquals(15, payloads.size(), payloads::toString);
+    }
+  }
+
+  /**
+   * A cancel made while no runner works (the server running the job was stopped) is durable: the
+   * server that takes the job over stops it, CANCELLED with the progress the first one committed,
+   * instead of resuming it; the rest stay dead letters.
+   */
+  @Test
+  void aJobCancelledWhileItsRunnerIsDownIsStoppedNotResumedByTheNext(RealKafka kafka) {
+    String cluster = "cancelled";
+    List<String> ids;
+    String job;
+    try (TestServer first = TestServer.startWithDlqJobs(kafka, cluster, tmp.resolve("cancel-first"))) {
+      ids = deadLetters(first, "halt", "jobs", "work", 15, false);
+      Reply started = first.post("/v1/dlq/redrive", "{\"all\": true, \"ratePerSecond\": 2}");
+      assertEquals(202, started.status(), started::text);
+      job = started.json().get("job").asText();
+      await().atMost(Duration.ofSeconds(60)).until(() ->
+          first.get("/v1/dlq/redrives/" + job).json().get("redriven").asInt() >= 2);
+    }
+    Map<String, Object> config = Map.of("bootstrap.servers", kafka.bootstrapServers());
+    long moved;
+    try (DeadLetters dl = new DeadLetters(config, cluster)) {
+      DlqJobView cancelling = dl.cancel(job);
+      assertEquals(DlqJobView.Status.CANCELLING, cancelling.status(), "no runner works: it cannot have stopped yet");
+      assertTrue(cancelling.handled() >= 2 && cancelling.handled() < 15, cancelling::toString);
+      moved = cancelling.handled();
+      assertEquals(DlqJobView.Status.CANCELLING, dl.cancel(job).status(), "asked again: the same, nothing more written");
+      assertThrows(UnknownDlqJobException.class, () -> dl.cancel("r-000000000000"));
+    }
+    try (TestServer second = TestServer.startWithDlqJobs(kafka, cluster, tmp.resolve("cancel-second"))) {
+      JsonNode[] last = new JsonNode[1];
+      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
+        last[0] = second.get("/v1/dlq/redrives/" + job).json();
+        return Set.of("DONE", "FAILED", "CANCELLED").contains(last[0].get("status").asText());
+      });
+      assertEquals("CANCELLED", last[0].get("status").asText(), last[0]::toString);
+      assertEquals(moved, last[0].get("redriven").asLong(), "not resumed: " + last[0]);
+      // A later job is done only after the runner passed the cancelled one (one at a time, oldest first).
+      Reply later = second.post("/v1/dlq/purge", "{\"filter\": {\"namespace\": \"nobody\"}}");
+      awaitJob(second, "/v1/dlq/purges/" + later.json().get("job").asText());
+      assertEquals(moved, second.get("/v1/dlq/redrives/" + job).json().get("redriven").asLong());
+      Reply refused = second.post("/v1/dlq/redrives/" + job + "/cancel", "");
+      assertEquals(409, refused.status(), refused::text);
+
+      Map<String, List<String>> committed = redrivenItems(kafka, cluster, "read_committed");
+      assertEquals(moved, ids.stream().filter(committed::containsKey).count());
+      committed.forEach((from, to) -> assertEquals(1, to.size(), "dead letter " + from + " is in the queue as " + to));
+      assertEquals(15 - moved, second.get("/v1/dlq?namespace=halt&limit=1000").json().get("deadLetters").size());
+      List<String> payloads = drain(second, "halt", "jobs", (int) moved);
+      assertEquals(moved, payloads.size(), payloads::toString);
     }
   }
 }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -327,6 +328,69 @@ class SqsJavaSdkTest {
     SqsException notADlq = assertThrows(SqsException.class, () -> sqs.startMessageMoveTask(b -> b.sourceArn(
         deadArn.replace(":dead", ":redriven"))));
     assertEquals("InvalidParameterValue", notADlq.awsErrorDetails().errorCode());
+  }
+
+  /**
+   * CancelMessageMoveTask on a slow task (1 message a second) once it moved some: it answers what was
+   * moved, ListMessageMoveTasks shows it CANCELLED (without a handle), the moved messages stay in the
+   * source queue and the rest stay dead, so a new task moves exactly those. Cancelling it again is
+   * UnsupportedOperation (only a RUNNING task can be), a handle that names no task ResourceNotFoundException.
+   */
+  @Test
+  void aRunningMoveTaskIsCancelledMovedMessagesStayAndTheRestMoveWithTheNextTask() {
+    String dead = queue("dead-slow", Map.of());
+    String deadArn = sqs.getQueueAttributes(b -> b.queueUrl(dead).attributeNames(QueueAttributeName.QUEUE_ARN))
+        .attributesAsStrings().get("QueueArn");
+    String url = queue("slow", Map.of("RedrivePolicy",
+        "{\"deadLetterTargetArn\":\"" + deadArn + "\",\"maxReceiveCount\":\"1\"}"));
+    int n = 20;
+    for (int i = 0; i < n; i++) {
+      int k = i;
+      sqs.sendMessage(b -> b.queueUrl(url).messageBody("slow-" + k));
+    }
+    for (Message m : receive(url, n)) {
+      sqs.changeMessageVisibility(b -> b.queueUrl(url).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
+    }
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+      TestServer.Reply r = server.get("/v1/dlq?namespace=sqs&topic=slow&limit=1000");
+      return r.status() == 200 && r.json().get("deadLetters").size() == n;
+    });
+
+    String task = sqs.startMessageMoveTask(b -> b.sourceArn(deadArn).maxNumberOfMessagesPerSecond(1)).taskHandle();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      ListMessageMoveTasksResultEntry t = sqs.listMessageMoveTasks(b -> b.sourceArn(deadArn)).results().get(0);
+      return "RUNNING".equals(t.status()) && t.approximateNumberOfMessagesMoved() >= 1;
+    });
+    long answered = sqs.cancelMessageMoveTask(b -> b.taskHandle(task)).approximateNumberOfMessagesMoved();
+    assertTrue(answered >= 1 && answered < n, "moved when cancelled: " + answered);
+    ListMessageMoveTasksResultEntry[] last = new ListMessageMoveTasksResultEntry[1];
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      last[0] = sqs.listMessageMoveTasks(b -> b.sourceArn(deadArn)).results().get(0);
+      return !Set.of("RUNNING", "CANCELLING").contains(last[0].status());
+    });
+    assertEquals("CANCELLED", last[0].status(), last[0]::toString);
+    assertEquals(null, last[0].taskHandle(), "only a RUNNING task shows its handle");
+    long moved = last[0].approximateNumberOfMessagesMoved();
+    assertTrue(moved >= answered && moved < n, "at most the batch under way after the answer: " + last[0]);
+
+    SqsException again = assertThrows(SqsException.class, () -> sqs.cancelMessageMoveTask(b -> b.taskHandle(task)));
+    assertEquals("AWS.SimpleQueueService.UnsupportedOperation", again.awsErrorDetails().errorCode());
+    String noTask = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+        "sqs\ndead-slow\nr-000000000000".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    SqsException unknown = assertThrows(SqsException.class, () -> sqs.cancelMessageMoveTask(b -> b.taskHandle(noTask)));
+    assertEquals("ResourceNotFoundException", unknown.awsErrorDetails().errorCode());
+
+    TestServer.Reply stillDead = server.get("/v1/dlq?namespace=sqs&topic=slow&limit=1000");
+    assertEquals(n - moved, stillDead.json().get("deadLetters").size(), "the rest are still dead letters");
+    sqs.startMessageMoveTask(b -> b.sourceArn(deadArn));
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() ->
+        "COMPLETED".equals(sqs.listMessageMoveTasks(b -> b.sourceArn(deadArn)).results().get(0).status()));
+    ListMessageMoveTasksResultEntry next = sqs.listMessageMoveTasks(b -> b.sourceArn(deadArn).maxResults(2)).results().get(0);
+    assertEquals(n - moved, next.approximateNumberOfMessagesMoved(), "the next task moves the rest: " + next);
+    assertEquals("CANCELLED", sqs.listMessageMoveTasks(b -> b.sourceArn(deadArn).maxResults(2)).results().get(1).status(),
+        "the cancelled task is listed after it, still CANCELLED");
+    List<String> bodies = receive(url, n).stream().map(Message::body).sorted().toList();
+    assertEquals(n, new java.util.TreeSet<>(bodies).size(), "each message back once: " + bodies);
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.ordo.client.dlq.DeadLetterStatus;
 import dev.ordo.client.dlq.DlqJobView;
 import dev.ordo.schema.AttemptRecord;
 import dev.ordo.schema.DeadLetter;
+import dev.ordo.schema.DlqCancel;
 import dev.ordo.schema.DlqFilter;
 import dev.ordo.schema.DlqJob;
 import dev.ordo.schema.DlqMark;
@@ -99,15 +100,25 @@ public final class Conversions {
   }
 
   public static DlqJobView view(DlqJob j) {
+    return view(j, Optional.empty());
+  }
+
+  /**
+   * The operator's view of a job: an unfinished one with a cancel request is CANCELLING (the runner
+   * stops it before its next batch).
+   */
+  public static DlqJobView view(DlqJob j, Optional<DlqCancel> cancel) {
     DeadLetterSelection selection = j.getIds().isEmpty() ? DeadLetterSelection.filter(fromRecord(j.getFilter()))
         : DeadLetterSelection.ids(j.getIds().stream().map(DeadLetterId::parse).toList());
     long scanned = j.getScanned();
-    return new DlqJobView(j.getId(), DlqJobView.Kind.valueOf(j.getKind().name()),
-        DlqJobView.Status.valueOf(j.getStatus().name()), Instant.ofEpochMilli(j.getCreatedAt()),
+    DlqJobView.Status status = cancel.isPresent() && !JobCancels.finished(j.getStatus())
+        ? DlqJobView.Status.CANCELLING : DlqJobView.Status.valueOf(j.getStatus().name());
+    return new DlqJobView(j.getId(), DlqJobView.Kind.valueOf(j.getKind().name()), status, Instant.ofEpochMilli(j.getCreatedAt()),
         Instant.ofEpochMilli(j.getUpdatedAt()), j.getFinishedAt() == null ? null : Instant.ofEpochMilli(j.getFinishedAt()),
         j.getError(), selection, j.getTargetNamespace(), j.getTargetTopic(), j.getPriority(), j.getRatePerSecond(),
         j.getDelayMs() == null ? null : Duration.ofMillis(j.getDelayMs()),
-        scanned + JobRanges.remaining(j.getRanges()), scanned, j.getHandled(), j.getSkipped());
+        scanned + JobRanges.remaining(j.getRanges()), scanned, j.getHandled(), j.getSkipped(),
+        cancel.map(c -> Instant.ofEpochMilli(c.getRequestedAt())).orElse(null));
   }
 
   static byte[] bytes(ByteBuffer b) {

@@ -1,5 +1,6 @@
 package dev.ordo.client.dlq.internal;
 
+import dev.ordo.schema.DlqCancel;
 import dev.ordo.schema.DlqJob;
 import dev.ordo.schema.DlqMark;
 import dev.ordo.serde.OrdoSerdeException;
@@ -11,20 +12,23 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The contents of {@code <cluster>.dlq.state} as read so far: jobs under {@code j/<job id>} and
- * marks under {@code m/<dead-letter id>}. Not thread-safe.
+ * The contents of {@code <cluster>.dlq.state} as read so far: jobs under {@code j/<job id>}, marks
+ * under {@code m/<dead-letter id>} and cancel requests under {@code c/<job id>}. Not thread-safe.
  *
  * <p>A job's record is rewritten after every batch with {@code updates} one higher; of two records
  * of a job, the one with more updates wins, so a reader that replays the topic while it also holds
  * later progress in memory (the job runner reading its own writes) never steps back. A mark is
- * written once per dead letter.
+ * written once per dead letter, a cancel request once per job (by the API; only the runner rewrites
+ * the job, CANCELLED, when it reads one: {@link JobCancels}).
  */
 public final class DlqState {
   public static final String JOB_PREFIX = "j/";
   public static final String MARK_PREFIX = "m/";
+  public static final String CANCEL_PREFIX = "c/";
 
   private final Map<String, DlqJob> jobs = new HashMap<>();
   private final Map<String, DlqMark> marks = new HashMap<>();
+  private final Map<String, DlqCancel> cancels = new HashMap<>();
 
   public static byte[] jobKey(String jobId) {
     return (JOB_PREFIX + jobId).getBytes(StandardCharsets.UTF_8);
@@ -32,6 +36,10 @@ public final class DlqState {
 
   public static byte[] markKey(String deadLetterId) {
     return (MARK_PREFIX + deadLetterId).getBytes(StandardCharsets.UTF_8);
+  }
+
+  public static byte[] cancelKey(String jobId) {
+    return (CANCEL_PREFIX + jobId).getBytes(StandardCharsets.UTF_8);
   }
 
   /** Applies one record of the topic; records that are not Ordo's are ignored. */
@@ -55,6 +63,13 @@ public final class DlqState {
         } else {
           put(OrdoSerdes.DLQ_MARK.decode(value));
         }
+      } else if (k.startsWith(CANCEL_PREFIX)) {
+        String id = k.substring(CANCEL_PREFIX.length());
+        if (value == null) {
+          cancels.remove(id);
+        } else {
+          put(OrdoSerdes.DLQ_CANCEL.decode(value));
+        }
       }
     } catch (OrdoSerdeException e) {
       // a record written by something else: not a job or mark of Ordo's
@@ -73,6 +88,10 @@ public final class DlqState {
     marks.put(mark.getDeadLetterId(), mark);
   }
 
+  public void put(DlqCancel cancel) {
+    cancels.putIfAbsent(cancel.getJobId(), cancel);
+  }
+
   public Optional<DlqJob> job(String id) {
     return Optional.ofNullable(jobs.get(id));
   }
@@ -85,8 +104,14 @@ public final class DlqState {
     return Optional.ofNullable(marks.get(deadLetterId));
   }
 
+  /** The cancel request of a job, if one was made. */
+  public Optional<DlqCancel> cancel(String jobId) {
+    return Optional.ofNullable(cancels.get(jobId));
+  }
+
   public void clear() {
     jobs.clear();
     marks.clear();
+    cancels.clear();
   }
 }

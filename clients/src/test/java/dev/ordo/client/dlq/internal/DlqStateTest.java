@@ -45,4 +45,20 @@ class DlqStateTest {
     state.apply(DlqState.markKey("0-3"), null);
     assertTrue(state.mark("0-3").isEmpty(), "a tombstone removes it");
   }
+
+  @Test
+  void aCancelRequestIsReadByJobKeptFirstAndClearedWithTheRest() {
+    DlqState state = new DlqState();
+    state.apply(DlqState.cancelKey("r-1"), OrdoSerdes.DLQ_CANCEL.encode(new dev.ordo.schema.DlqCancel("r-1", 7L)));
+    state.apply(DlqState.cancelKey("r-1"), OrdoSerdes.DLQ_CANCEL.encode(new dev.ordo.schema.DlqCancel("r-1", 9L)));
+    state.apply("c/r-2".getBytes(), new byte[] {1, 2});
+    assertEquals(7L, state.cancel("r-1").orElseThrow().getRequestedAt(), "the first request counts");
+    assertTrue(state.cancel("r-2").isEmpty(), "a foreign value is no request");
+    assertTrue(state.mark("r-1").isEmpty() && state.job("r-1").isEmpty(), "a request is neither a job nor a mark");
+    state.clear();
+    assertTrue(state.cancel("r-1").isEmpty());
+    state.apply(DlqState.cancelKey("r-1"), OrdoSerdes.DLQ_CANCEL.encode(new dev.ordo.schema.DlqCancel("r-1", 7L)));
+    state.apply(DlqState.cancelKey("r-1"), null);
+    assertTrue(state.cancel("r-1").isEmpty(), "a tombstone removes it");
+  }
 }
