@@ -476,6 +476,10 @@ public final class QueueApi {
       try {
         return handler.handle(request);
       } catch (ApiException e) {
+        if (e.status >= 500 && e.status != 503) {
+          // A timeout or a failure of ours (503, Kafka away, is logged where it is noticed): say it here too.
+          LOG.warn("HTTP {} {}: {} {}", request.method(), request.path(), e.status, e.getMessage());
+        }
         HttpResponse response = HttpResponse.error(e.status, e.getMessage());
         // 503: Kafka is away; 429: the namespace's backlog is full, and its counts refresh every second.
         return e.status == 503 || e.status == 429 ? response.withHeader("Retry-After", "1") : response;

@@ -4,6 +4,8 @@
 'use strict';
 
 const REFRESH_MS = 2000;
+/** Longer than any console request may take on the server (a pause reads and writes the namespaces topic: 30 s bounds). */
+const REQUEST_TIMEOUT_MS = 75000;
 const SVG = 'http://www.w3.org/2000/svg';
 const COLORS = { ready: 'var(--ready)', delayed: 'var(--delayed)', leased: 'var(--leased)',
   parked: 'var(--parked)', overflow: 'var(--overflow)', enqueuePerSec: 'var(--ready)',
@@ -46,7 +48,15 @@ async function api(path, options) {
   delete o.token;
   if (token) headers['Authorization'] = 'Bearer ' + token;
   o.headers = headers;
-  const r = await fetch(path, o);
+  // A request the server never answers must not hold a page (or one of the browser's few connections) for good.
+  if (!o.signal) o.signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  let r;
+  try {
+    r = await fetch(path, o);
+  } catch (e) {
+    if (e.name === 'TimeoutError') throw new Error('no answer within ' + REQUEST_TIMEOUT_MS / 1000 + ' s: ' + (o.method || 'GET') + ' ' + path);
+    throw e;
+  }
   const text = await r.text();
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
@@ -260,21 +270,35 @@ function consumersTable(groups) {
  */
 function pauseBox(ns, topic, paused) {
   const what = topic === null ? 'namespace ' + ns : 'topic ' + topic;
+  const key = ns + '/' + (topic === null ? '' : topic);
   const path = '/v1/namespaces/' + enc(ns) + (topic === null ? '' : '/topics/' + enc(topic)) + (paused ? '/resume' : '/pause');
-  const button = may('operate', ns) ? el('button', { type: 'button', id: 'pause-toggle', onclick: async () => {
-    if (!paused && !confirm('Pause ' + what + '? Nothing of it will be leased until it is resumed.')) return;
-    try {
-      await api(path, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
-      showError('');
+  const action = pauseActions.get(key);
+  const button = may('operate', ns) ? el('button', { type: 'button', id: 'pause-toggle',
+    disabled: !!(action && action.pending), onclick: async () => {
+      if (!paused && !confirm('Pause ' + what + '? Nothing of it will be leased until it is resumed.')) return;
+      pauseActions.set(key, { pending: (paused ? 'Resuming' : 'Pausing') + '…' });
       route();
-    } catch (e) {
-      showError(e.message);
-    }
-  } }, paused ? 'Resume' : 'Pause') : null;
+      try {
+        await api(path, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
+        pauseActions.delete(key);
+      } catch (e) {
+        pauseActions.set(key, { error: (paused ? 'Resume' : 'Pause') + ' failed: ' + e.message });
+      }
+      route();
+    } }, paused ? 'Resume' : 'Pause') : null;
   return el('p', { id: 'pause', 'data-paused': String(paused) },
     paused ? el('span', { class: 'paused' }, 'Paused: nothing of this ' + (topic === null ? 'namespace' : 'topic')
-      + ' is leased; enqueues go on. ') : el('span', { class: 'muted' }, 'Leasing. '), button);
+      + ' is leased; enqueues go on. ') : el('span', { class: 'muted' }, 'Leasing. '), button,
+    action && action.pending ? el('span', { id: 'pause-pending', class: 'muted' }, ' ' + action.pending) : null,
+    action && action.error ? el('span', { id: 'pause-error', class: 'error' }, ' ' + action.error) : null);
 }
+
+/**
+ * A pause or resume asked from a page, by "namespace/topic": under way ({pending}) or failed ({error}),
+ * shown beside the button through the page's refreshes (which clear the page-wide error line) until the
+ * next click there succeeds.
+ */
+const pauseActions = new Map();
 
 function preview(item) {
   const text = item.payload !== undefined ? item.payload
@@ -645,10 +669,16 @@ async function route() {
       + ' namespace: the console\'s pages need operate (grants: ' + (me.grants.join(', ') || 'none') + ').'));
     return;
   }
+  // A draw of an older generation that ends after this one began (a refresh under way when a click
+  // re-routes) must not put its page over the current one: it sees the page through this guard.
+  const view = {
+    replaceChildren: (...children) => { if (mine === generation) page.replaceChildren(...children); },
+    querySelectorAll: selector => page.querySelectorAll(selector),
+  };
   const draw = async () => {
     let again = true;
     try {
-      const result = await render(page, hash.match(re) || []);
+      const result = await render(view, hash.match(re) || []);
       if (result === false) again = false;
       if (mine === generation) showError('');
     } catch (e) {

@@ -128,8 +128,6 @@ class WebConsoleTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled("Passes alone; in the full suite the page still showed Pause 60 s after the confirmed"
-      + " click (twice, 2026-11-29), with no error on the page: a defect to find (issue 49's notes), not a flake to retry")
   void topicPagePausesAndResumesTheTopicWithItsButton() {
     enqueue("ops", "exports", "nightly export", 5);
     open("/#/topics/ops/exports");
