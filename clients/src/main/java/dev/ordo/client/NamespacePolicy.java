@@ -20,9 +20,12 @@ import java.util.Map;
  * @param groups fair queueing among the namespace's group keys: weights and concurrency limits
  * @param dedupWindow how long a deduplication ID refuses duplicates after its first item was taken in
  *     (decisions D57; {@code 0} turns deduplication off, at most {@link #MAX_DEDUP_WINDOW}); null: 5 minutes
+ * @param ordered true: the items of each group key of the namespace's topics are leased one at a time in
+ *     enqueue order (docs/queue.md, "Ordered groups"; decisions D59); null: false
+ * @param orderedTopics per topic, ordered or not in place of {@code ordered}; null: none
  */
 public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
-    Duration sidelineAfter, Groups groups, Duration dedupWindow) {
+    Duration sidelineAfter, Groups groups, Duration dedupWindow, Boolean ordered, Map<String, Boolean> orderedTopics) {
   /** The longest deduplication window a policy may set. */
   public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(1);
 
@@ -37,6 +40,35 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
     if (sidelineAfter != null && sidelineAfter.toMillis() <= 0) {
       throw new IllegalArgumentException("sidelineAfterMs must be > 0, got " + sidelineAfter.toMillis());
     }
+    if (orderedTopics != null) {
+      orderedTopics.forEach((topic, on) -> {
+        if (topic == null || on == null) {
+          throw new IllegalArgumentException("orderedTopics." + topic + " must be true or false, got " + on);
+        }
+      });
+    }
+    orderedTopics = orderedTopics == null ? Map.of() : Map.copyOf(orderedTopics);
+  }
+
+  /** A policy that orders no group (decisions D59: off unless said). */
+  public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
+      Duration sidelineAfter, Groups groups, Duration dedupWindow) {
+    this(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow, null, null);
+  }
+
+  /**
+   * This policy with ordered groups set (null: off) and per-topic overrides (null: none): each group
+   * key's items of an ordered topic are leased one at a time in enqueue order (docs/queue.md, "Ordered groups").
+   */
+  public NamespacePolicy withOrdered(Boolean ordered, Map<String, Boolean> orderedTopics) {
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow,
+        ordered, orderedTopics);
+  }
+
+  /** True when {@code topic}'s grouped items are ordered under this policy: its override, else {@code ordered}. */
+  public boolean orders(String topic) {
+    Boolean own = orderedTopics.get(topic);
+    return own != null ? own : Boolean.TRUE.equals(ordered);
   }
 
   /** A policy without a deduplication window of its own (5 minutes). */
@@ -47,7 +79,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
 
   /** This policy with {@code window} as its deduplication window (null: the default, 5 minutes). */
   public NamespacePolicy withDedupWindow(Duration window) {
-    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, window);
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, window,
+        ordered, orderedTopics);
   }
 
   /** A policy of defaults only. */
@@ -163,6 +196,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         .setGroupConcurrencyOverrides(groups == null ? Map.of() : new java.util.HashMap<>(groups.concurrencyOverrides()))
         .setGroupWeights(groups == null ? Map.of() : new java.util.HashMap<>(groups.weights()))
         .setDedupWindowMs(dedupWindow == null ? null : dedupWindow.toMillis())
+        .setOrdered(ordered)
+        .setOrderedTopics(new java.util.HashMap<>(orderedTopics))
         .setUpdatedAt(updatedAt)
         .build();
   }
@@ -175,6 +210,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         r.getSidelineAfterMs() == null ? null : Duration.ofMillis(r.getSidelineAfterMs()),
         r.getGroupConcurrency() == null && r.getGroupConcurrencyOverrides().isEmpty() && r.getGroupWeights().isEmpty()
             ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()),
-        r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()));
+        r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()),
+        r.getOrdered(), r.getOrderedTopics());
   }
 }

@@ -560,6 +560,15 @@ final class QueueCommands {
         description = "A group key's weight in fair queueing, default 1 (repeatable).")
     Map<String, Double> groupWeights;
 
+    @Option(names = "--ordered", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
+        description = "Each group key's items leased one at a time in enqueue order, a nacked item staying its "
+            + "group's head (docs/queue.md, \"Ordered groups\").")
+    Boolean ordered;
+
+    @Option(names = "--ordered-topic", paramLabel = "TOPIC=BOOL",
+        description = "A topic ordered or not in place of --ordered (repeatable).")
+    Map<String, Boolean> orderedTopics;
+
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
@@ -583,6 +592,8 @@ final class QueueCommands {
       putIf(policy, "groupConcurrency", groupConcurrency);
       putIf(policy, "groupConcurrencyOverrides", groupLimits);
       putIf(policy, "groupWeights", groupWeights);
+      putIf(policy, "ordered", ordered);
+      putIf(policy, "orderedTopics", orderedTopics);
       return policy;
     }
 

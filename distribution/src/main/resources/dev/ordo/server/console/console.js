@@ -406,8 +406,22 @@ async function namespacePage(page, ns) {
     pauseBox(ns, null, !!(listed && listed.paused)),
     el('h2', {}, 'Policy'),
     el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'),
-    el('p', { id: 'dedup-window' }, dedupWindowText(policy)), edit);
+    el('p', { id: 'dedup-window' }, dedupWindowText(policy)),
+    el('p', { id: 'ordered-groups' }, orderedText(policy)), edit);
   return false;
+}
+
+/** Which topics order their groups (docs/queue.md, "Ordered groups"): ordered, then the per-topic overrides. */
+function orderedText(policy) {
+  const all = !!(policy && policy.ordered);
+  const topics = policy && policy.orderedTopics ? Object.entries(policy.orderedTopics) : [];
+  const on = topics.filter(([, v]) => v).map(([t]) => t);
+  const off = topics.filter(([, v]) => !v).map(([t]) => t);
+  let text = all ? 'Ordered groups: on for every topic' + (off.length ? ' but ' + off.join(', ') : '')
+    : on.length ? 'Ordered groups: on for ' + on.join(', ') + ' only' : 'Ordered groups: off';
+  return text + (all || on.length
+    ? ': each group key\'s items are leased one at a time in enqueue order, a nacked item staying its group\'s head.'
+    : ': a group key\'s items are leased in parallel, as fair queueing orders them.');
 }
 
 /** The deduplication window a namespace's items get (docs/queue.md, "Deduplication"). */
