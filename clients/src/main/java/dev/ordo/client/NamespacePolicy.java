@@ -65,10 +65,13 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         ordered, orderedTopics);
   }
 
-  /** True when {@code topic}'s grouped items are ordered under this policy: its override, else {@code ordered}. */
+  /**
+   * True when {@code topic}'s grouped items are ordered under this policy: its override, else true for a
+   * topic named {@code *.fifo} (an SQS FIFO queue's), else {@code ordered}.
+   */
   public boolean orders(String topic) {
     Boolean own = orderedTopics.get(topic);
-    return own != null ? own : Boolean.TRUE.equals(ordered);
+    return own != null ? own : topic.endsWith(".fifo") || Boolean.TRUE.equals(ordered);
   }
 
   /** A policy without a deduplication window of its own (5 minutes). */

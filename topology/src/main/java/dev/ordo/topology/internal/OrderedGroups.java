@@ -8,7 +8,8 @@ import java.util.Map;
  *
  * <p>An item is taken in as an ordered group's when it has a group key and its topic is ordered by
  * its namespace's policy then: the policy's {@code orderedTopics} entry for the topic when there is
- * one, else its {@code ordered} (null: false). The mark is fixed for the item's life
+ * one, else true for a topic named {@code *.fifo} (an SQS FIFO queue's, with or without a policy), else
+ * the policy's {@code ordered} (null: false). The mark is fixed for the item's life
  * ({@code StoredItem.ordered}): a policy switched on or off applies to the items taken in afterwards.
  * An item without a group key is a group of its own and needs no order. The rest of the rule lives
  * in the store, which keeps every live item of an ordered (namespace, topic, group key) in offset
@@ -20,14 +21,22 @@ public final class OrderedGroups {
   /** True when {@code topic}'s grouped items are ordered under {@code policy} (null: none). */
   public static boolean ordered(NamespacePolicy policy, String topic) {
     if (policy == null) {
-      return false;
+      return fifo(topic);
     }
     Map<String, Boolean> topics = policy.getOrderedTopics();
     Boolean own = topics == null || topics.isEmpty() ? null : topics.get(topic);
     if (own != null) {
       return own;
     }
-    return Boolean.TRUE.equals(policy.getOrdered());
+    return fifo(topic) || Boolean.TRUE.equals(policy.getOrdered());
+  }
+
+  /** The suffix of a topic ordered by its name: an SQS FIFO queue's (docs/sqs.md, "FIFO queues"). */
+  public static final String FIFO_SUFFIX = ".fifo";
+
+  /** True for a topic named {@code *.fifo}: ordered unless its namespace's {@code orderedTopics} says not. */
+  public static boolean fifo(String topic) {
+    return topic.endsWith(FIFO_SUFFIX);
   }
 
   /** True when some topic of the namespace may be ordered under {@code policy}: worth asking per item. */

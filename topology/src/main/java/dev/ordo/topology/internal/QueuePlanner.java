@@ -168,12 +168,16 @@ public final class QueuePlanner {
 
   /**
    * True when items of {@code topic} with a group key are taken in as an ordered group's (docs/queue.md,
-   * "Ordered groups"): the namespace policy's {@code orderedTopics} entry for the topic, else its
-   * {@code ordered}, else false. Asked once per item taken in, and only with a policy.
+   * "Ordered groups"): the namespace policy's {@code orderedTopics} entry for the topic, else true for a
+   * {@code *.fifo} topic, else its {@code ordered}, else false ({@link OrderedGroups#ordered}). Asked once
+   * per grouped item taken in.
    */
   boolean ordered(String namespace, String topic) {
     RulesOf known = rules.get(namespace); // made by rules(namespace) for the item: no second policy read
-    return known != null && known.anyOrdered() && OrderedGroups.ordered(known.policy(), topic);
+    if (known == null) {
+      return OrderedGroups.fifo(topic); // no policy: a *.fifo topic only
+    }
+    return (known.anyOrdered() || OrderedGroups.fifo(topic)) && OrderedGroups.ordered(known.policy(), topic);
   }
 
   /** Slots between two items of {@code group}: {@link #SLOT_UNIT} over its weight in the namespace's policy (default 1). */
