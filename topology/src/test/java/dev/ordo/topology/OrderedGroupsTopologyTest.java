@@ -158,6 +158,24 @@ class OrderedGroupsTopologyTest {
   }
 
   @Test
+  void aFifoTopicIsOrderedByItsNameWithoutAPolicyUnlessItsOverrideSaysNot() {
+    q.policy("ns", null);
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+    String f1 = q.enqueue(item("jobs.fifo", 0).setGroupKey("a").build());
+    q.enqueue(item("jobs.fifo", 0).setGroupKey("a").build());
+    q.demand(ALICE, Map.of("jobs.fifo", 10), Duration.ofMinutes(5));
+    assertEquals(List.of(f1), ids(q.delivered()), "an SQS FIFO queue's topic: one at a time");
+
+    q.policy("ns", NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(2)
+        .setOrderedTopics(Map.of("free.fifo", false)).build());
+    q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
+    String g1 = q.enqueue(item("free.fifo", 0).setGroupKey("a").build());
+    String g2 = q.enqueue(item("free.fifo", 0).setGroupKey("a").build());
+    q.demand(BOB, Map.of("free.fifo", 10), Duration.ofMinutes(5));
+    assertEquals(List.of(g1, g2), ids(q.delivered()), "its override says not");
+  }
+
+  @Test
   void aPolicySwitchedOnOrdersTheItemsTakenInAfterwardsOnly() {
     q.policy("ns", null);
     q.advance(Duration.ofMillis(NamespaceStore.Reader.RECHECK_MS + 20));
