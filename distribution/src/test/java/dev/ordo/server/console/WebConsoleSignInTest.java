@@ -146,11 +146,14 @@ class WebConsoleSignInTest {
     browser.awaitText("#principal", "shop-admin");
     browser.awaitText("#namespace", "shop");
     browser.awaitTextContaining("#dedup-window", "300000 ms (5 minutes, the default)");
+    browser.awaitTextContaining("#ordered-groups", "Ordered groups: off");
     browser.js("document.querySelector('#policy-edit textarea').value = arguments[0];",
-        "{\"defaults\": {\"maxAttempts\": 7}, \"dedupWindowMs\": 60000}");
+        "{\"defaults\": {\"maxAttempts\": 7}, \"dedupWindowMs\": 60000, \"ordered\": true,"
+            + " \"orderedTopics\": {\"audit\": false}}");
     browser.click(By.id("policy-save"));
     browser.awaitTextContaining("#policy", "\"maxAttempts\": 7");
     browser.awaitTextContaining("#dedup-window", "Deduplication window: 60000 ms");
+    browser.awaitTextContaining("#ordered-groups", "Ordered groups: on for every topic but audit");
     Reply policy = call("GET", "/v1/namespaces/shop/policy", null);
     assertEquals(7, policy.json().get("defaults").get("maxAttempts").asInt(), policy.text());
     assertEquals(60_000, policy.json().get("dedupWindowMs").asLong(), policy.text());
