@@ -23,9 +23,13 @@ import java.util.Map;
  * @param topicWeights per topic, its weight within the namespace ({@code > 0}, finite; default 1): a dequeue over
  *     several topics ({@code *}, or a lease consumer's topics) shares its items between the ready topics by
  *     weight, within the priority order (docs/queue.md, "Topic weights"); never null (empty: no weights)
+ * @param ordered true: the items of each group key of the namespace's topics are leased one at a time in
+ *     enqueue order (docs/queue.md, "Ordered groups"; decisions D60); null: false
+ * @param orderedTopics per topic, ordered or not in place of {@code ordered}; null: none
  */
 public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
-    Duration sidelineAfter, Groups groups, Duration dedupWindow, Map<String, Double> topicWeights) {
+    Duration sidelineAfter, Groups groups, Duration dedupWindow, Map<String, Double> topicWeights,
+    Boolean ordered, Map<String, Boolean> orderedTopics) {
   /** The longest deduplication window a policy may set. */
   public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(1);
 
@@ -54,18 +58,44 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
       });
       topicWeights = Map.copyOf(topicWeights);
     }
+    if (orderedTopics != null) {
+      orderedTopics.forEach((topic, on) -> {
+        if (topic == null || on == null) {
+          throw new IllegalArgumentException("orderedTopics." + topic + " must be true or false, got " + on);
+        }
+      });
+    }
+    orderedTopics = orderedTopics == null ? Map.of() : Map.copyOf(orderedTopics);
   }
 
-  /** A policy without topic weights. */
+  /** A policy without topic weights that orders no group (decisions D60: off unless said). */
   public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
       Duration sidelineAfter, Groups groups, Duration dedupWindow) {
-    this(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow, null);
+    this(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow, null, null, null);
   }
 
   /** This policy with {@code weights} as its topic weights (null or empty: none, every topic weight 1). */
   public NamespacePolicy withTopicWeights(Map<String, Double> weights) {
     return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow,
-        weights);
+        weights, ordered, orderedTopics);
+  }
+
+  /**
+   * This policy with ordered groups set (null: off) and per-topic overrides (null: none): each group
+   * key's items of an ordered topic are leased one at a time in enqueue order (docs/queue.md, "Ordered groups").
+   */
+  public NamespacePolicy withOrdered(Boolean ordered, Map<String, Boolean> orderedTopics) {
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow,
+        topicWeights, ordered, orderedTopics);
+  }
+
+  /**
+   * True when {@code topic}'s grouped items are ordered under this policy: its override, else true for a
+   * topic named {@code *.fifo} (an SQS FIFO queue's), else {@code ordered}.
+   */
+  public boolean orders(String topic) {
+    Boolean own = orderedTopics.get(topic);
+    return own != null ? own : topic.endsWith(".fifo") || Boolean.TRUE.equals(ordered);
   }
 
   /** A policy without a deduplication window of its own (5 minutes). */
@@ -77,7 +107,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
   /** This policy with {@code window} as its deduplication window (null: the default, 5 minutes). */
   public NamespacePolicy withDedupWindow(Duration window) {
     return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, window,
-        topicWeights);
+        topicWeights, ordered, orderedTopics);
   }
 
   /** A policy of defaults only. */
@@ -194,6 +224,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         .setGroupWeights(groups == null ? Map.of() : new java.util.HashMap<>(groups.weights()))
         .setDedupWindowMs(dedupWindow == null ? null : dedupWindow.toMillis())
         .setTopicWeights(new java.util.HashMap<>(topicWeights))
+        .setOrdered(ordered)
+        .setOrderedTopics(new java.util.HashMap<>(orderedTopics))
         .setUpdatedAt(updatedAt)
         .build();
   }
@@ -207,7 +239,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         r.getGroupConcurrency() == null && r.getGroupConcurrencyOverrides().isEmpty() && r.getGroupWeights().isEmpty()
             ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()),
         r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()),
-        r.getTopicWeights() == null ? Map.of() : validWeights(r.getTopicWeights()));
+        r.getTopicWeights() == null ? Map.of() : validWeights(r.getTopicWeights()),
+        r.getOrdered(), r.getOrderedTopics());
   }
 
   /** The weights of a stored record, those a policy could not hold (written by hand, say) left out. */

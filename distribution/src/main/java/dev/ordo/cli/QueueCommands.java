@@ -565,6 +565,15 @@ final class QueueCommands {
             + "items between the ready topics by weight, within priority order (repeatable).")
     Map<String, Double> topicWeights;
 
+    @Option(names = "--ordered", paramLabel = "BOOL", arity = "0..1", fallbackValue = "true",
+        description = "Each group key's items leased one at a time in enqueue order, a nacked item staying its "
+            + "group's head (docs/queue.md, \"Ordered groups\").")
+    Boolean ordered;
+
+    @Option(names = "--ordered-topic", paramLabel = "TOPIC=BOOL",
+        description = "A topic ordered or not in place of --ordered (repeatable).")
+    Map<String, Boolean> orderedTopics;
+
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
@@ -589,6 +598,8 @@ final class QueueCommands {
       putIf(policy, "groupConcurrencyOverrides", groupLimits);
       putIf(policy, "groupWeights", groupWeights);
       putIf(policy, "topicWeights", topicWeights);
+      putIf(policy, "ordered", ordered);
+      putIf(policy, "orderedTopics", orderedTopics);
       return policy;
     }
 

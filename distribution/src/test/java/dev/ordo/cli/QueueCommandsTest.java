@@ -185,6 +185,12 @@ class QueueCommandsTest {
     assertEquals(60_000, one(ordo("namespace", "set", "cli-ns", "--dedup-window-ms", "60000")).get("dedupWindowMs").asLong());
     assertEquals(60_000, one(ordo("namespace", "get", "cli-ns")).get("dedupWindowMs").asLong());
     assertRefused(ordo("namespace", "set", "cli-ns", "--dedup-window-ms", "-1"), OrdoMain.EXIT_USAGE, "dedupWindowMs");
+    JsonNode ordered = one(ordo("namespace", "set", "cli-ns", "--ordered", "--ordered-topic", "free=false",
+        "--ordered-topic", "fifo=true"));
+    assertTrue(ordered.get("ordered").asBoolean(), ordered::toString);
+    assertFalse(ordered.get("orderedTopics").get("free").asBoolean(), ordered::toString);
+    assertTrue(one(ordo("namespace", "get", "cli-ns")).get("orderedTopics").get("fifo").asBoolean());
+    assertFalse(one(ordo("namespace", "set", "cli-ns", "--ordered=false")).get("ordered").asBoolean());
     assertTrue(one(ordo("namespace", "delete", "cli-ns")).get("deleted").asBoolean());
     assertRefused(ordo("namespace", "get", "cli-ns"), OrdoMain.EXIT_UNKNOWN_ITEM, "has no policy");
   }

@@ -79,7 +79,7 @@ public final class HeadPeek {
       }
       out.add(new Entry(offset, item));
       String group = item.getItem().getGroupKey();
-      if (group != null && !item.getFlat()) { // a flat item's group followers are in the index itself
+      if (group != null && !item.getFlat() && !item.getOrdered()) { // an ordered group: its head only // a flat item's group followers are in the index itself
         byte[] following = nextOfGroup(reader, prefix, namespace, topic, item, offset, group);
         if (following != null) {
           continuations.add(following);

@@ -14,6 +14,7 @@ import dev.ordo.store.internal.IndexWrites;
 import dev.ordo.store.internal.ItemKeySchema;
 import dev.ordo.store.internal.KeyFamily;
 import dev.ordo.store.internal.OrderedBytes;
+import dev.ordo.store.internal.OrderKeySchema;
 import dev.ordo.store.internal.OverflowKeySchema;
 import dev.ordo.store.internal.ReadyKeySchema;
 import dev.ordo.store.internal.ScanCursors;
@@ -125,6 +126,8 @@ public final class PriorityStore implements QueueView {
   private HeadCache heads = new HeadCache(HEAD_CAPACITY);
   /** The first keys of the groups' queues: many small prefixes, so few keys each. */
   private HeadCache groupHeads = newGroupHeads();
+  /** The first keys of each ordered group's order index ({@link OrderKeySchema}): its head and the next. */
+  private HeadCache orderHeads = newGroupHeads();
   /**
    * Every topic's counts by counts key, in key order: loaded by {@link #openIndex}, kept up by every
    * transition, written to the index store only by {@link #closeIndex}. A transition changes counts
@@ -526,9 +529,10 @@ public final class PriorityStore implements QueueView {
    * The layout of the index store's keys: a vouch of another layout never matches, so an index
    * written by an older version is rebuilt, not misread. 2: the ready and age keys got a lane; 3: the
    * ready keys a fair-queueing slot, the group queues ({@code [0x24]}) and the group state ({@code [0x48]});
-   * 4: flat groups' items in the ready index, a count of queued items in the group state (decisions D48).
+   * 4: flat groups' items in the ready index, a count of queued items in the group state (decisions D48);
+   * 5: ordered groups' order index ({@code [0x2C]}), and only a group's head in the ready index (decisions D60).
    */
-  static final byte INDEX_FORMAT = 4;
+  static final byte INDEX_FORMAT = 5;
 
   /**
    * What the index store keeps to vouch that it matches an item table: the index's key layout, the
@@ -545,6 +549,7 @@ public final class PriorityStore implements QueueView {
     rebuildFrom = Long.MIN_VALUE;
     heads = new HeadCache(HEAD_CAPACITY);
     groupHeads = newGroupHeads();
+    orderHeads = newGroupHeads();
     cursors = new ScanCursors();
     counts.clear();
     namespaceCounts.clear();
@@ -630,6 +635,9 @@ public final class PriorityStore implements QueueView {
           continue; // gone from the state log: the table's delete is on its way
         }
         index(offset, item, null);
+        if (ordered(item)) {
+          orderChange(offset, null, item); // in offset order: the group's head comes first
+        }
         addCount(item, +1);
         fair.change(null, item);
         rebuildFrom = offset + 1;
@@ -639,6 +647,7 @@ public final class PriorityStore implements QueueView {
         rebuilding = false;
         heads = new HeadCache(HEAD_CAPACITY);
         groupHeads = newGroupHeads();
+        orderHeads = newGroupHeads();
       }
     }
     return n;
@@ -870,6 +879,9 @@ public final class PriorityStore implements QueueView {
     }
     if (after != null) {
       index(offset, after, before);
+    }
+    if (ordered(before) || ordered(after)) {
+      orderChange(offset, ordered(before) ? before : null, ordered(after) ? after : null);
     }
     fair.change(before, after);
     if (before == null || after == null || before.getState() != after.getState()) {
@@ -1178,7 +1190,9 @@ public final class PriorityStore implements QueueView {
       byte[] rp = ReadyKeySchema.prefix(ns, topic);
       byte[] rk = ReadyKeySchema.key(rp, priority, old.getSidelined(), old.getSlot(), old.getReadyAt(), offset);
       String group = old.getItem().getGroupKey();
-      if (group == null || old.getFlat()) {
+      if (ordered(old)) {
+        // An ordered group's ready key: its head's only, moved by orderChange.
+      } else if (group == null || old.getFlat()) {
         removeReady(rp, rk);
       } else {
         byte[] gp = GroupQueueKeySchema.prefix(ns, topic, priority, group);
@@ -1241,7 +1255,9 @@ public final class PriorityStore implements QueueView {
       byte[] rp = ReadyKeySchema.prefix(ns, topic);
       byte[] rk = ReadyKeySchema.key(rp, priority, item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
       String group = item.getItem().getGroupKey();
-      if (group == null || item.getFlat()) {
+      if (ordered(item)) {
+        // An ordered group's ready key: its head's only, moved by orderChange.
+      } else if (group == null || item.getFlat()) {
         putReady(rp, rk); // its own entry: no group, or a group without a limit (decisions D48)
       } else {
         // Into the group's queue; into the ready index only as the group's new first item.
@@ -1288,6 +1304,112 @@ public final class PriorityStore implements QueueView {
     if (ttl != null && (previous == null || !ttl.equals(previous.getExpiresAt()))) {
       addTimer(TimerKind.TTL, ttl, offset);
     }
+  }
+
+  /** True for an item of an ordered group (decisions D60): the order index decides its ready key. */
+  private static boolean ordered(StoredItem item) {
+    return item != null && item.getOrdered() && item.getItem().getGroupKey() != null;
+  }
+
+  /**
+   * Keeps an ordered group's order index and its head's ready key (decisions D60): every live item of
+   * the group has an order key ({@link OrderKeySchema}, by offset); the ready index holds the ready
+   * key of the group's first (its head) when that is READY, and no other item's. {@code before} and
+   * {@code after} are the item's ordered states (null: not there, or not ordered). Called after
+   * {@link #unindex} and {@link #index}, which leave ordered items' ready keys alone; the other items
+   * of the group read here ({@link #get}) are as the store holds them, changed by earlier transitions.
+   */
+  private void orderChange(long offset, StoredItem before, StoredItem after) {
+    if (before != null && after != null && sameGroup(before, after)) {
+      byte[] op = orderPrefix(after);
+      List<byte[]> first = orderHeads.first(op, 1, loader(OrderKeySchema.upperBound(op)));
+      if (first.isEmpty() || OrderKeySchema.offset(first.get(0)) != offset) {
+        return; // not the head: no ready key before or after
+      }
+      boolean readyBefore = before.getState() == ItemState.READY;
+      boolean readyAfter = after.getState() == ItemState.READY;
+      if (readyBefore && readyAfter && sameReady(after, before)) {
+        return;
+      }
+      if (readyBefore) {
+        removeReady(ReadyKeySchema.prefix(before.getItem().getNamespace(), before.getItem().getTopic()),
+            readyKeyOf(offset, before));
+      }
+      if (readyAfter) {
+        putReady(ReadyKeySchema.prefix(after.getItem().getNamespace(), after.getItem().getTopic()),
+            readyKeyOf(offset, after));
+      }
+      return;
+    }
+    if (before != null) { // leaves the group: the next one may be its new head
+      byte[] op = orderPrefix(before);
+      byte[] ok = OrderKeySchema.key(op, offset);
+      HeadCache.Removal removal = orderHeads.removedFrom(op, ok, loader(OrderKeySchema.upperBound(op)));
+      writes.delete(ok);
+      if (removal.wasFirst()) {
+        if (before.getState() == ItemState.READY) {
+          removeReady(ReadyKeySchema.prefix(before.getItem().getNamespace(), before.getItem().getTopic()),
+              readyKeyOf(offset, before));
+        }
+        if (removal.next() != null) {
+          headReady(OrderKeySchema.offset(removal.next()), true);
+        }
+      }
+    }
+    if (after != null) { // joins the group: its head when nothing older is there
+      byte[] op = orderPrefix(after);
+      byte[] ok = OrderKeySchema.key(op, offset);
+      byte[] first = orderHeads.firstThenInserted(op, ok, loader(OrderKeySchema.upperBound(op)));
+      writes.putNew(ok, EMPTY);
+      if (first == null || OrderedBytes.compare(ok, first) < 0) {
+        if (first != null) {
+          headReady(OrderKeySchema.offset(first), false); // an older one came back: no longer the head
+        }
+        if (after.getState() == ItemState.READY) {
+          putReady(ReadyKeySchema.prefix(after.getItem().getNamespace(), after.getItem().getTopic()),
+              readyKeyOf(offset, after));
+        }
+      }
+    }
+  }
+
+  /** Puts (or removes) the ready key of the ordered item at {@code offset}, when it is READY. */
+  private void headReady(long offset, boolean put) {
+    StoredItem head = get(offset);
+    if (head == null || head.getState() != ItemState.READY) {
+      return;
+    }
+    byte[] rp = ReadyKeySchema.prefix(head.getItem().getNamespace(), head.getItem().getTopic());
+    if (put) {
+      putReady(rp, readyKeyOf(offset, head));
+    } else {
+      removeReady(rp, readyKeyOf(offset, head));
+    }
+  }
+
+  private static boolean sameGroup(StoredItem a, StoredItem b) {
+    return a.getItem().getNamespace().equals(b.getItem().getNamespace())
+        && a.getItem().getTopic().equals(b.getItem().getTopic())
+        && a.getItem().getGroupKey().equals(b.getItem().getGroupKey());
+  }
+
+  private static byte[] orderPrefix(StoredItem item) {
+    return OrderKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic(), item.getItem().getGroupKey());
+  }
+
+  private static byte[] readyKeyOf(long offset, StoredItem item) {
+    return ReadyKeySchema.key(ReadyKeySchema.prefix(item.getItem().getNamespace(), item.getItem().getTopic()),
+        item.getItem().getPriority(), item.getSidelined(), item.getSlot(), item.getReadyAt(), offset);
+  }
+
+  /**
+   * The offset of an ordered group's head (its oldest live item, whatever its state), or null when the
+   * group has no live item on this partition (decisions D60).
+   */
+  public Long orderedHead(String namespace, String topic, String group) {
+    byte[] op = OrderKeySchema.prefix(namespace, topic, group);
+    List<byte[]> first = orderHeads.first(op, 1, loader(OrderKeySchema.upperBound(op)));
+    return first.isEmpty() ? null : OrderKeySchema.offset(first.get(0));
   }
 
   private void putReady(byte[] prefix, byte[] key) {

@@ -49,6 +49,12 @@ public interface QueueView {
   /** Up to {@code max} timers of {@code kind} due at or before {@code now}, earliest first. */
   List<TimerEntry> dueTimers(TimerKind kind, long now, int max);
 
+  /**
+   * The offset of an ordered group's head: its oldest live item on this partition, in any state; null
+   * when the group has none (docs/queue.md, "Ordered groups").
+   */
+  Long orderedHead(String namespace, String topic, String group);
+
   /** True while the index is being rebuilt: no ready head and no timers can be trusted. */
   boolean rebuilding();
 }

@@ -20,7 +20,7 @@ final class StateEntries {
     return new ItemStateEntry(offset, s.getState(), s.getAttempts(), s.getEnqueuedAt(), s.getReadyAt(),
         s.getLeaseDurationMs(), s.getMaxAttempts(), s.getSemantics(), s.getExpiresAt(), s.getLeaseId(),
         s.getLeasedAt(), s.getLeaseExpiresAt(), s.getLeaseHolder(), s.getSidelined(), s.getSlot(), s.getFlat(),
-        s.getHistory(), s.getItem().getMetadata());
+        s.getHistory(), s.getItem().getMetadata(), s.getOrdered());
   }
 
   /**
@@ -34,6 +34,6 @@ final class StateEntries {
     return new StoredItem(record, e.getState(), e.getAttempts(), e.getEnqueuedAt(), e.getReadyAt(),
         e.getLeaseDurationMs(), e.getMaxAttempts(), e.getSemantics(), e.getExpiresAt(), e.getLeaseId(),
         e.getLeasedAt(), e.getLeaseExpiresAt(), e.getLeaseHolder(), e.getSidelined(), e.getSlot(), e.getFlat(),
-        e.getHistory());
+        e.getHistory(), e.getOrdered());
   }
 }

@@ -54,6 +54,66 @@ class PriorityStoreTest {
     assertEquals(1, store.groupLeased(NS, "g"));
   }
 
+  /**
+   * An ordered group (decisions D60): its items in every state are in its order index by offset,
+   * whatever their priorities; only the oldest, while READY, is in the ready index; a leased or delayed
+   * head holds the group; its removal lets the next in; an item without a group key is not held.
+   */
+  @Test
+  void anOrderedGroupShowsOnlyItsOldestItemWhenReady() {
+    put(1, ordered(ready(NS, "t", 5, 100), "g", 0));
+    put(2, ordered(ready(NS, "t", 0, 100), "g", 1)); // a better priority: still behind offset 1
+    put(3, ordered(ready(NS, "t", 0, 100), "h", 0));
+    put(4, ordered(ready(NS, "t", 0, 100), null, 0)); // no group key: a group of its own
+    assertEquals(List.of(new ReadyEntry(0, false, 0, 100, 3), new ReadyEntry(0, false, 0, 100, 4),
+        new ReadyEntry(5, false, 0, 100, 1)), store.readyHead(NS, "t", 10));
+    assertEquals(1L, store.orderedHead(NS, "t", "g"));
+    assertEquals(4, store.counts(NS, "t").ready(), "every ready item counts as ready");
+
+    store.transition(1, store.get(1), leased(store.get(1), 1_000));
+    assertEquals(List.of(3L, 4L), offsets(store.readyHead(NS, "t", 10)), "a leased head holds its group");
+    assertEquals(1L, store.orderedHead(NS, "t", "g"));
+
+    StoredItem delayed = StoredItem.newBuilder(store.get(1)).setState(ItemState.DELAYED).setReadyAt(500)
+        .setLeaseExpiresAt(null).build();
+    store.transition(1, store.get(1), delayed);
+    assertEquals(List.of(3L, 4L), offsets(store.readyHead(NS, "t", 10)), "a delayed head holds its group");
+    store.transition(1, delayed, StoredItem.newBuilder(delayed).setState(ItemState.READY).build());
+    assertEquals(List.of(3L, 4L, 1L), offsets(store.readyHead(NS, "t", 10)), "due again: the head is back");
+
+    store.transition(1, store.get(1), null);
+    assertEquals(List.of(3L, 4L, 2L), offsets(store.readyHead(NS, "t", 10)), "gone: the next one goes (slot 1)");
+    assertEquals(2L, store.orderedHead(NS, "t", "g"));
+    store.transition(2, store.get(2), null);
+    assertNull(store.orderedHead(NS, "t", "g"));
+
+    put(9, ordered(ready(NS, "t", 0, 100), "h", 0));
+    store.markChanges();
+    store.closeIndex();
+    store = new PriorityStore(rocks.kv);
+    IndexRebuildTest.rebuilt(store);
+    assertEquals(List.of(3L, 4L), offsets(store.readyHead(NS, "t", 10)), "the same after a reopening");
+    assertEquals(3L, store.orderedHead(NS, "t", "h"));
+    store.startGeneration();
+    remove(3);
+    store.markChanges();
+    store = new PriorityStore(rocks.kv); // no orderly close: the index is rebuilt, in offset order
+    IndexRebuildTest.rebuilt(store);
+    assertEquals(List.of(4L, 9L), offsets(store.readyHead(NS, "t", 10)), "h's next after a rebuild");
+  }
+
+  private static StoredItem ordered(StoredItem s, String group, long slot) {
+    s.getItem().setGroupKey(group);
+    s.setSlot(slot);
+    s.setFlat(true);
+    s.setOrdered(true);
+    return s;
+  }
+
+  private static List<Long> offsets(List<ReadyEntry> entries) {
+    return entries.stream().map(ReadyEntry::offset).toList();
+  }
+
   private static StoredItem grouped(StoredItem s, String group, long slot) {
     s.getItem().setGroupKey(group);
     s.setSlot(slot);

@@ -82,6 +82,35 @@ class SchemaEvolutionTest {
     assertEquals(StoredItem.newBuilder(flat).setFlat(false).build(), read, "every other field as written");
   }
 
+  /**
+   * A stored item and a state-log entry written before the ordered flag (StoredItem v4,
+   * ItemStateEntry v1) read as not ordered: no older server ordered a group (decisions D60).
+   */
+  @Test
+  void itemsWrittenBeforeTheOrderedFlagReadAsNotOrdered() throws Exception {
+    Schema v4 = HeadersSchemaCompatTest.history("StoredItem-v4.avsc");
+    assertNull(v4.getField("ordered"), "version 4 has no ordered flag");
+    StoredItem ordered = StoredItem.newBuilder()
+        .setItem(Item.newBuilder().setNamespace("shop").setTopic("mails").setPriority(3)
+            .setPayload(ByteBuffer.wrap(new byte[] {7})).setGroupKey("bob").build())
+        .setState(ItemState.READY).setEnqueuedAt(10).setReadyAt(10).setLeaseDurationMs(1_000).setMaxAttempts(5)
+        .setSemantics(DeliverySemantics.AT_LEAST_ONCE).setSlot(3_000_000).setFlat(true).setOrdered(true).build();
+    StoredItem read = OrdoSerdes.STORED_ITEM.decode(HeadersSchemaCompatTest.writtenWith(v4, ordered));
+    assertFalse(read.getOrdered(), "the new field takes its default");
+    assertEquals(StoredItem.newBuilder(ordered).setOrdered(false).build(), read, "every other field as written");
+
+    Schema e1 = HeadersSchemaCompatTest.history("ItemStateEntry-v1.avsc");
+    assertNull(e1.getField("ordered"));
+    dev.ordo.schema.ItemStateEntry entry = dev.ordo.schema.ItemStateEntry.newBuilder().setOffset(42)
+        .setState(ItemState.LEASED).setAttempts(1).setEnqueuedAt(10).setReadyAt(10).setLeaseDurationMs(1_000)
+        .setMaxAttempts(5).setSemantics(DeliverySemantics.AT_LEAST_ONCE).setOrdered(true).build();
+    dev.ordo.schema.ItemStateEntry readEntry =
+        OrdoSerdes.ITEM_STATE_ENTRY.decode(HeadersSchemaCompatTest.writtenWith(e1, entry));
+    assertFalse(readEntry.getOrdered());
+    assertEquals(42, readEntry.getOffset());
+    assertEquals(ItemState.LEASED, readEntry.getState());
+  }
+
   @Test
   void commandWrittenWithVersionOneIsReadAsNotUrgent() throws Exception {
     Schema v1;

@@ -23,7 +23,7 @@ import java.util.Set;
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
       "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs", "dedupWindowMs",
-      "topicWeights"));
+      "topicWeights", "ordered", "orderedTopics"));
   static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
@@ -111,9 +111,28 @@ public final class NamespaceApi {
     });
     NamespacePolicy.Groups groups = concurrency == null && overrides.isEmpty() && weights.isEmpty() ? null
         : new NamespacePolicy.Groups(concurrency == null ? null : concurrency.intValue(), overrides, weights);
+    Boolean ordered = b.bool("ordered");
+    Map<String, Boolean> orderedTopics = new LinkedHashMap<>();
+    JsonNode topics = b.node("orderedTopics");
+    if (topics != null) {
+      if (!topics.isObject()) {
+        throw new IllegalArgumentException("orderedTopics must be an object of topic to true or false, got " + topics);
+      }
+      topics.fields().forEachRemaining(e -> {
+        try {
+          dev.ordo.api.Names.check("topic", e.getKey());
+        } catch (IllegalArgumentException bad) {
+          throw new IllegalArgumentException("orderedTopics: " + bad.getMessage(), bad);
+        }
+        if (!e.getValue().isBoolean()) {
+          throw new IllegalArgumentException("orderedTopics." + e.getKey() + " must be true or false, got " + e.getValue());
+        }
+        orderedTopics.put(e.getKey(), e.getValue().booleanValue());
+      });
+    }
     return new NamespacePolicy(defaults, admission, maxBacklog, dispatch,
         sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs), groups,
-        dedupWindowMs == null ? null : Duration.ofMillis(dedupWindowMs), topicWeights);
+        dedupWindowMs == null ? null : Duration.ofMillis(dedupWindowMs), topicWeights, ordered, orderedTopics);
   }
 
   /** A JSON object of group key → value, in order; empty when absent. Group keys are checked as names. */
@@ -206,6 +225,10 @@ public final class NamespaceApi {
     }
     if (!policy.topicWeights().isEmpty()) {
       m.put("topicWeights", new java.util.TreeMap<>(policy.topicWeights()));
+    }
+    putIf(m, "ordered", policy.ordered());
+    if (!policy.orderedTopics().isEmpty()) {
+      m.put("orderedTopics", new java.util.TreeMap<>(policy.orderedTopics()));
     }
     return m;
   }

@@ -74,6 +74,8 @@ final class MessageActions {
 
   /** The item header naming the principal that sent the message: SQS's SenderId. */
   static final String SENDER_HEADER = "sqs.sender";
+  /** The item header holding a FIFO message's deduplication ID, for its MessageDeduplicationId attribute. */
+  static final String DEDUP_HEADER = "sqs.dedup.id";
 
   private Checked checkMessage(JsonNode p, SqsQueue q, Caller sender) throws SqsException {
     String body = SqsRequest.required(p, "MessageBody");
@@ -81,11 +83,18 @@ final class MessageActions {
       throw SqsError.MISSING_PARAMETER.with("The request must contain the parameter MessageBody.");
     }
     MessageBodies.checkCharacters(body, "the message body");
-    if (SqsRequest.string(p, "MessageDeduplicationId").isPresent()) {
+    boolean fifo = q.attributes().fifo();
+    Optional<String> dedupId = SqsRequest.string(p, "MessageDeduplicationId");
+    if (dedupId.isPresent() && !fifo) {
       throw SqsError.INVALID_PARAMETER_VALUE.with("The request include parameter MessageDeduplicationId that is not"
-          + " valid for this queue type (FIFO queues are not supported by Ordo yet)");
+          + " valid for this queue type");
     }
-    int delay = SqsRequest.integer(p, "DelaySeconds", 0, 900).orElse((int) q.attributes().delay().toSeconds());
+    Optional<Integer> ownDelay = SqsRequest.integer(p, "DelaySeconds", 0, 900);
+    if (fifo && ownDelay.isPresent()) {
+      throw SqsError.INVALID_PARAMETER_VALUE.with("Value " + ownDelay.get() + " for parameter DelaySeconds is invalid."
+          + " Reason: The request include parameter that is not valid for this queue type.");
+    }
+    int delay = ownDelay.orElse((int) q.attributes().delay().toSeconds());
     MessageAttributes attributes = MessageAttributes.parse(p.get("MessageAttributes"));
     byte[] payload = body.getBytes(StandardCharsets.UTF_8);
     int size = payload.length + attributes.size();
@@ -103,11 +112,31 @@ final class MessageActions {
     Optional<Integer> priority = priority(attributes).or(() -> q.attributes().priority());
     priority.ifPresent(b::priority);
     Optional<String> group = SqsRequest.string(p, "MessageGroupId");
+    if (group.isEmpty() && fifo) {
+      throw SqsError.MISSING_PARAMETER.with("The request must contain the parameter MessageGroupId.");
+    }
     if (group.isPresent()) {
       if (group.get().isEmpty() || group.get().length() > 128) {
         throw SqsError.INVALID_PARAMETER_VALUE.with("MessageGroupId is 1 to 128 characters");
       }
       b.groupKey(group.get());
+    }
+    if (fifo) {
+      // The queue's topic is ordered by its name (decisions D60); the deduplication ID is Ordo's (D57).
+      String id = dedupId.orElse(null);
+      if (id == null && q.attributes().contentBasedDeduplication()) {
+        id = sha256Hex(payload);
+      }
+      if (id == null) {
+        throw SqsError.INVALID_PARAMETER_VALUE.with("The queue should either have ContentBasedDeduplication enabled or"
+            + " MessageDeduplicationId provided explicitly");
+      }
+      if (dev.ordo.api.Dedup.problem("MessageDeduplicationId", id) != null) {
+        throw SqsError.INVALID_PARAMETER_VALUE.with("Value " + id + " for parameter MessageDeduplicationId is invalid."
+            + " Reason: 1 to 128 alphanumeric or punctuation characters.");
+      }
+      b.dedupId(id);
+      b.header(DEDUP_HEADER, id);
     }
     if (!attributes.isEmpty()) {
       b.header(MessageAttributes.HEADER, attributes.encode());
@@ -117,6 +146,15 @@ final class MessageActions {
       return new Checked(b.build(), MessageAttributes.md5Hex(payload), attributes.md5(), size);
     } catch (IllegalArgumentException e) {
       throw SqsError.INVALID_PARAMETER_VALUE.with(e.getMessage());
+    }
+  }
+
+  /** SQS's content-based deduplication ID: the SHA-256 of the body, in hex. */
+  static String sha256Hex(byte[] body) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(body));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -144,6 +182,10 @@ final class MessageActions {
 
   private CompletableFuture<ItemId> send(EnqueueRequest request) throws SqsException {
     try {
+      if (request.dedupId() != null) {
+        // Waits for the queue's answer: a duplicate is answered with the first message's ID, as SQS does.
+        return client.enqueue(producer, request, Duration.ZERO).thenApply(dev.ordo.client.Enqueued::id);
+      }
       return producer.enqueue(request, Duration.ZERO);
     } catch (TooLargeException e) {
       throw SqsError.INVALID_PARAMETER_VALUE.with("One or more parameters are invalid. Reason: " + e.getMessage()
@@ -160,6 +202,9 @@ final class MessageActions {
       out.put("MD5OfMessageAttributes", c.md5OfAttributes());
     }
     out.put("MessageId", id.toString());
+    if (c.request().dedupId() != null) {
+      out.put("SequenceNumber", sequenceNumber(id)); // a FIFO queue's message
+    }
     return out;
   }
 
@@ -284,6 +329,13 @@ final class MessageActions {
     if ((all || system.contains("MessageGroupId")) && item.getGroupKey() != null) {
       attributes.put("MessageGroupId", item.getGroupKey());
     }
+    String dedup = header(item, DEDUP_HEADER);
+    if (dedup != null && (all || system.contains("MessageDeduplicationId"))) {
+      attributes.put("MessageDeduplicationId", dedup);
+    }
+    if (dedup != null && (all || system.contains("SequenceNumber"))) {
+      attributes.put("SequenceNumber", sequenceNumber(ItemId.parse(item.getItemId())));
+    }
     if (!attributes.isEmpty()) {
       m.put("Attributes", attributes);
     }
@@ -304,6 +356,14 @@ final class MessageActions {
       m.put("MessageAttributes", out);
     }
     return m;
+  }
+
+  /**
+   * A FIFO message's SequenceNumber: its offset on its partition, 20 digits, so it grows with the order
+   * of its message group (whose messages share a partition), as SQS's does.
+   */
+  static String sequenceNumber(ItemId id) {
+    return String.format("%020d", id.offset());
   }
 
   /** An item header's value as text, or null when the item has none of that name. */

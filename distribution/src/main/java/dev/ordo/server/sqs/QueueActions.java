@@ -47,7 +47,7 @@ final class QueueActions {
     QueueRef ref = new QueueRef(namespaceFor(r, target), name);
     SqsAccess.check(caller, r.action(), ref.namespace());
     Map<String, String> given = r.stringMap("Attributes");
-    QueueAttributes attributes = QueueAttributes.of(given);
+    QueueAttributes attributes = QueueAttributes.of(given, ref.fifo());
     Map<String, String> tags = new TreeMap<>(r.stringMap("Tags"));
     tags.putAll(r.stringMap("tags")); // the JSON protocol's CreateQueue names it in lower case
     checkTags(tags);

@@ -35,9 +35,17 @@ public record QueueAttributes(Map<String, String> values) {
   /** Settable, kept and shown as given, with no effect in Ordo (docs/sqs.md). */
   static final Set<String> KEPT = Set.of("Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds",
       "SqsManagedSseEnabled", REDRIVE_ALLOW_POLICY);
-  /** FIFO-only attributes: refused, FIFO queues are not built (issue 48). */
-  static final Set<String> FIFO_ONLY = Set.of("FifoQueue", "ContentBasedDeduplication", "DeduplicationScope",
-      "FifoThroughputLimit");
+  public static final String FIFO_QUEUE = "FifoQueue";
+  public static final String CONTENT_BASED_DEDUPLICATION = "ContentBasedDeduplication";
+  public static final String DEDUPLICATION_SCOPE = "DeduplicationScope";
+  public static final String FIFO_THROUGHPUT_LIMIT = "FifoThroughputLimit";
+  /**
+   * FIFO queues' attributes, with their defaults (SQS's): set on a FIFO queue only (a standard queue
+   * answers InvalidAttributeName, as SQS does), shown for FIFO queues only. FifoQueue is fixed by the name.
+   */
+  static final Map<String, String> FIFO_DEFAULTS = Map.of(FIFO_QUEUE, "true", CONTENT_BASED_DEDUPLICATION, "false",
+      DEDUPLICATION_SCOPE, "queue", FIFO_THROUGHPUT_LIMIT, "perQueue");
+  static final Set<String> FIFO_ONLY = FIFO_DEFAULTS.keySet();
   /** Computed by GetQueueAttributes, not settable. */
   public static final List<String> READ_ONLY = List.of("QueueArn", "ApproximateNumberOfMessages",
       "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed", "CreatedTimestamp",
@@ -58,7 +66,39 @@ public record QueueAttributes(Map<String, String> values) {
   public record RedrivePolicy(QueueRef deadLetterTarget, String targetArn, int maxReceiveCount) {}
 
   public static QueueAttributes of(Map<String, String> given) throws SqsException {
-    return new QueueAttributes(Map.of()).with(given);
+    return of(given, false);
+  }
+
+  /**
+   * The attributes of a new queue, FIFO or not (its name says): a FIFO queue holds the FIFO attributes
+   * with their defaults; FifoQueue given must agree with the name.
+   */
+  public static QueueAttributes of(Map<String, String> given, boolean fifo) throws SqsException {
+    String asked = given.get(FIFO_QUEUE);
+    if (asked != null && !asked.trim().equalsIgnoreCase(Boolean.toString(fifo))) {
+      if (fifo) {
+        throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Invalid value for the parameter FifoQueue: a queue whose name ends"
+            + " with .fifo is a FIFO queue (FifoQueue true), got '" + asked + "'.");
+      }
+      if (asked.trim().equalsIgnoreCase("true")) {
+        throw SqsError.INVALID_PARAMETER_VALUE.with("The name of a FIFO queue can only include alphanumeric characters,"
+            + " hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.");
+      }
+      throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Invalid value for the parameter FifoQueue: '" + asked + "'.");
+    }
+    Map<String, String> rest = new LinkedHashMap<>(given);
+    rest.remove(FIFO_QUEUE);
+    return new QueueAttributes(fifo ? FIFO_DEFAULTS : Map.of()).with(rest);
+  }
+
+  /** True for a FIFO queue's attributes. */
+  public boolean fifo() {
+    return "true".equals(values.get(FIFO_QUEUE));
+  }
+
+  /** ContentBasedDeduplication: a message without a MessageDeduplicationId gets the SHA-256 of its body. */
+  public boolean contentBasedDeduplication() {
+    return fifo() && "true".equals(values.get(CONTENT_BASED_DEDUPLICATION));
   }
 
   /** These attributes changed by {@code given} (an empty value removes RedrivePolicy and the kept ones), checked. */
@@ -68,11 +108,19 @@ public record QueueAttributes(Map<String, String> values) {
       String name = e.getKey();
       String value = e.getValue() == null ? "" : e.getValue().trim();
       if (FIFO_ONLY.contains(name)) {
-        if (name.equals("FifoQueue") && value.equalsIgnoreCase("false")) {
-          continue;
+        if (!fifo()) {
+          if (name.equals(FIFO_QUEUE) && value.equalsIgnoreCase("false")) {
+            continue;
+          }
+          throw SqsError.INVALID_ATTRIBUTE_NAME.with("Unknown Attribute " + name + ".");
         }
-        throw SqsError.UNSUPPORTED_OPERATION.with("FIFO queues are not supported by Ordo yet (ordered groups and"
-            + " deduplication IDs come with issue 48): attribute " + name + " cannot be set");
+        out.put(name, switch (name) {
+          case FIFO_QUEUE -> oneOf(name, value, "true");
+          case CONTENT_BASED_DEDUPLICATION -> oneOf(name, value.toLowerCase(java.util.Locale.ROOT), "true", "false");
+          case DEDUPLICATION_SCOPE -> oneOf(name, value, "queue", "messageGroup");
+          default -> oneOf(name, value, "perQueue", "perMessageGroupId");
+        });
+        continue;
       }
       switch (name) {
         case DELAY_SECONDS -> out.put(name, range(name, value, 0, 900));
@@ -102,6 +150,16 @@ public record QueueAttributes(Map<String, String> values) {
       }
     }
     return new QueueAttributes(Map.copyOf(out));
+  }
+
+  private static String oneOf(String name, String value, String... allowed) throws SqsException {
+    for (String a : allowed) {
+      if (a.equals(value)) {
+        return value;
+      }
+    }
+    throw SqsError.INVALID_ATTRIBUTE_VALUE.with("Invalid value for the parameter " + name + ": '" + value + "' is not"
+        + " one of " + String.join(", ", allowed) + ".");
   }
 
   private static String range(String name, String value, long min, long max) throws SqsException {

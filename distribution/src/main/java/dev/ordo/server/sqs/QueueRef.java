@@ -14,18 +14,26 @@ import java.nio.charset.StandardCharsets;
 public record QueueRef(String namespace, String name) {
   public static final int MAX_NAME = 80;
 
-  /** Checks an SQS queue name: 1 to 80 of A-Z a-z 0-9 - _; a {@code .fifo} name is refused (FIFO is not built). */
+  /** The suffix of a FIFO queue's name: its topic is ordered by its name (docs/sqs.md, "FIFO queues"). */
+  public static final String FIFO_SUFFIX = ".fifo";
+
+  /**
+   * Checks an SQS queue name: 1 to 80 characters, of A-Z a-z 0-9 - _ and, for a FIFO queue, the
+   * {@code .fifo} suffix at the end.
+   */
   public static void checkName(String name) throws SqsException {
-    if (name.endsWith(".fifo")) {
-      throw SqsError.UNSUPPORTED_OPERATION.with("FIFO queues are not supported by Ordo yet (they need ordered groups"
-          + " and deduplication IDs, issue 48); '" + name + "' ends with .fifo");
-    }
-    boolean ok = !name.isEmpty() && name.length() <= MAX_NAME && name.chars().allMatch(c ->
+    String base = name.endsWith(FIFO_SUFFIX) ? name.substring(0, name.length() - FIFO_SUFFIX.length()) : name;
+    boolean ok = !base.isEmpty() && name.length() <= MAX_NAME && base.chars().allMatch(c ->
         c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_');
     if (!ok) {
       throw SqsError.INVALID_PARAMETER_VALUE.with("Can only include alphanumeric characters, hyphens, or underscores."
-          + " 1 to 80 in length");
+          + " 1 to 80 in length" + (base.equals(name) ? "" : ", the .fifo suffix included"));
     }
+  }
+
+  /** True for a FIFO queue: its name ends with {@code .fifo}, and its topic is ordered (decisions D60). */
+  public boolean fifo() {
+    return name.endsWith(FIFO_SUFFIX);
   }
 
   /** Checks a namespace given as an account part (a URL's, an ARN's, QueueOwnerAWSAccountId). */
@@ -64,9 +72,6 @@ public record QueueRef(String namespace, String name) {
       checkName(name);
       checkNamespace(namespace);
     } catch (SqsException e) {
-      if (e.error() == SqsError.UNSUPPORTED_OPERATION) {
-        throw e;
-      }
       throw SqsError.QUEUE_DOES_NOT_EXIST.with("The specified queue does not exist (not a queue URL: '" + url + "').");
     }
     return new QueueRef(namespace, name);

@@ -431,7 +431,8 @@ async function namespacePage(page, ns) {
     el('h2', {}, 'Policy'),
     el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'),
     el('p', { id: 'dedup-window' }, dedupWindowText(policy)),
-    el('p', { id: 'topic-weights' }, topicWeightsText(policy)), edit);
+    el('p', { id: 'topic-weights' }, topicWeightsText(policy)),
+    el('p', { id: 'ordered-groups' }, orderedText(policy)), edit);
   return false;
 }
 
@@ -441,6 +442,19 @@ function topicWeightsText(policy) {
   if (!weights.length) return 'Topic weights: none: a dequeue over several topics takes them in priority and ready order.';
   return 'Topic weights: ' + weights.map(([t, w]) => t + ' ' + w).join(', ') + ' (other topics 1): a dequeue over '
     + 'several topics shares its items between the ready topics by weight, within each priority.';
+}
+
+/** Which topics order their groups (docs/queue.md, "Ordered groups"): ordered, then the per-topic overrides. */
+function orderedText(policy) {
+  const all = !!(policy && policy.ordered);
+  const topics = policy && policy.orderedTopics ? Object.entries(policy.orderedTopics) : [];
+  const on = topics.filter(([, v]) => v).map(([t]) => t);
+  const off = topics.filter(([, v]) => !v).map(([t]) => t);
+  let text = all ? 'Ordered groups: on for every topic' + (off.length ? ' but ' + off.join(', ') : '')
+    : on.length ? 'Ordered groups: on for ' + on.join(', ') + ' only' : 'Ordered groups: off';
+  return text + (all || on.length
+    ? ': each group key\'s items are leased one at a time in enqueue order, a nacked item staying its group\'s head.'
+    : ': a group key\'s items are leased in parallel, as fair queueing orders them.');
 }
 
 /** The deduplication window a namespace's items get (docs/queue.md, "Deduplication"). */

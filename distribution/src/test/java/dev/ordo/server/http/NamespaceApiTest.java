@@ -87,6 +87,15 @@ class NamespaceApiTest {
     assertEquals(3.0, g.get("topicWeights").get("emails").asDouble());
     assertEquals(1.0, g.get("topicWeights").get("sms").asDouble());
     assertFalse(g.has("defaults"), "a PUT replaces the whole policy");
+    assertFalse(g.has("ordered"), "not ordered unless said");
+
+    Reply ordered = server.put("/v1/namespaces/tenant-a/policy",
+        "{\"ordered\": true, \"orderedTopics\": {\"free\": false, \"fifo\": true}}");
+    assertEquals(200, ordered.status(), ordered::text);
+    JsonNode o = server.get("/v1/namespaces/tenant-a/policy").json();
+    assertTrue(o.get("ordered").asBoolean(), o::toString);
+    assertFalse(o.get("orderedTopics").get("free").asBoolean(), o::toString);
+    assertTrue(o.get("orderedTopics").get("fifo").asBoolean(), o::toString);
 
     Reply deleted = server.delete("/v1/namespaces/tenant-a/policy");
     assertEquals(200, deleted.status(), deleted::text);
@@ -189,7 +198,13 @@ class NamespaceApiTest {
         {"{\"groupConcurrency\": 0}", "groupConcurrency"},
         {"{\"topicWeights\": {\"emails\": 0}}", "topicWeights.emails"},
         {"{\"topicWeights\": [2]}", "topicWeights must be an object"},
-        {"{\"groupConcurrencyOverrides\": {\"bob\": 1.5}}", "groupConcurrencyOverrides.bob"}}) {
+        {"{\"groupConcurrencyOverrides\": {\"bob\": 1.5}}", "groupConcurrencyOverrides.bob"},
+        {"{\"ordered\": \"yes\"}", "ordered must be true or false"},
+        {"{\"ordered\": 1}", "ordered must be true or false"},
+        {"{\"orderedTopics\": [\"t\"]}", "orderedTopics must be an object"},
+        {"{\"orderedTopics\": {\"t\": \"on\"}}", "orderedTopics.t must be true or false"},
+        {"{\"orderedTopics\": {\"t\": null}}", "orderedTopics.t must be true or false"},
+        {"{\"orderedTopics\": {\"a/b\": true}}", "orderedTopics"}}) {
       Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
       assertEquals(400, r.status(), c[0] + ": " + r.text());
       assertTrue(r.json().get("error").asText().contains(c[1]), c[0] + ": " + r.text());

@@ -393,12 +393,91 @@ class SqsJavaSdkTest {
     assertEquals(n, new java.util.TreeSet<>(bodies).size(), "each message back once: " + bodies);
   }
 
+  /**
+   * A FIFO queue (docs/sqs.md, "FIFO queues"; decisions D60): each message group handed out one message at
+   * a time in the order sent, a message made visible again staying its group's first, the groups in
+   * parallel; a MessageDeduplicationId or the body's SHA-256 (ContentBasedDeduplication) drops a duplicate,
+   * answered with the first message's ID; SQS's errors for what a FIFO queue does not take.
+   */
+  @Test
+  void aFifoQueueHandsOutEachGroupInOrderOneAtATimeAndDropsDuplicates() {
+    String url = queue("orders.fifo", Map.of("FifoQueue", "true", "ContentBasedDeduplication", "true"));
+    Map<String, String> attributes = sqs.getQueueAttributes(b -> b.queueUrl(url)
+        .attributeNamesWithStrings("All")).attributesAsStrings();
+    assertEquals("true", attributes.get("FifoQueue"), attributes::toString);
+    assertEquals("true", attributes.get("ContentBasedDeduplication"), attributes::toString);
+
+    SqsException noGroup = assertThrows(SqsException.class, () -> sqs.sendMessage(b -> b.queueUrl(url)
+        .messageBody("x")));
+    assertEquals("MissingParameter", noGroup.awsErrorDetails().errorCode());
+    SqsException delayed = assertThrows(SqsException.class, () -> sqs.sendMessage(b -> b.queueUrl(url)
+        .messageBody("x").messageGroupId("a").delaySeconds(5)));
+    assertEquals("InvalidParameterValue", delayed.awsErrorDetails().errorCode());
+    String plain = queue("no-dedup.fifo", Map.of("FifoQueue", "true"));
+    SqsException noId = assertThrows(SqsException.class, () -> sqs.sendMessage(b -> b.queueUrl(plain)
+        .messageBody("x").messageGroupId("a")));
+    assertEquals("InvalidParameterValue", noId.awsErrorDetails().errorCode());
+    assertTrue(noId.getMessage().contains("ContentBasedDeduplication"), noId.getMessage());
+    String standard = queue("standard", Map.of());
+    SqsException notFifo = assertThrows(SqsException.class, () -> sqs.sendMessage(b -> b.queueUrl(standard)
+        .messageBody("x").messageDeduplicationId("d")));
+    assertEquals("InvalidParameterValue", notFifo.awsErrorDetails().errorCode());
+
+    List<String> a = new ArrayList<>();
+    List<String> bs = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      final int n = i;
+      SendMessageResponse sent = sqs.sendMessage(b -> b.queueUrl(url).messageBody("a" + n).messageGroupId("a")
+          .messageDeduplicationId("a-" + n));
+      assertTrue(sent.sequenceNumber() != null && !sent.sequenceNumber().isEmpty(), sent::toString);
+      a.add(sent.messageId());
+      if (i <= 2) {
+        bs.add(sqs.sendMessage(b -> b.queueUrl(url).messageBody("b" + n).messageGroupId("b")).messageId());
+      }
+    }
+    assertEquals(a.get(1), sqs.sendMessage(b -> b.queueUrl(url).messageBody("a2, sent again").messageGroupId("a")
+        .messageDeduplicationId("a-2")).messageId(), "a duplicate is answered with the first message's ID");
+    assertEquals(bs.get(0), sqs.sendMessage(b -> b.queueUrl(url).messageBody("b1").messageGroupId("b")).messageId(),
+        "the same body again: a duplicate by its content");
+
+    List<Message> first = receive(url, 2);
+    assertEquals(List.of(a.get(0), bs.get(0)), first.stream().map(Message::messageId).sorted(
+        java.util.Comparator.comparing(id -> id.equals(a.get(0)) ? 0 : 1)).toList(), "each group's first, in parallel");
+    assertEquals(List.of(), sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(1))
+        .messages(), "nothing more while both groups' first messages are in flight");
+    Message a1 = first.stream().filter(m -> m.messageId().equals(a.get(0))).findFirst().orElseThrow();
+    Message b1 = first.stream().filter(m -> m.messageId().equals(bs.get(0))).findFirst().orElseThrow();
+    assertEquals("a", a1.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID));
+    assertEquals("a-1", a1.attributes().get(MessageSystemAttributeName.MESSAGE_DEDUPLICATION_ID));
+    assertTrue(a1.attributes().containsKey(MessageSystemAttributeName.SEQUENCE_NUMBER), a1::toString);
+
+    sqs.changeMessageVisibility(b -> b.queueUrl(url).receiptHandle(a1.receiptHandle()).visibilityTimeout(0));
+    Message again = receive(url, 1).get(0);
+    assertEquals(a.get(0), again.messageId(), "visible again: still its group's first, before a2");
+    assertEquals("2", again.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT));
+    sqs.deleteMessage(b -> b.queueUrl(url).receiptHandle(again.receiptHandle()));
+    sqs.deleteMessage(b -> b.queueUrl(url).receiptHandle(b1.receiptHandle()));
+
+    List<String> rest = new ArrayList<>();
+    while (rest.size() < 3) {
+      List<Message> got = receive(url, 1);
+      for (Message m : got) {
+        rest.add(m.body());
+        sqs.deleteMessage(b -> b.queueUrl(url).receiptHandle(m.receiptHandle()));
+      }
+    }
+    assertEquals(List.of("a2", "a3"), rest.stream().filter(x -> x.startsWith("a")).toList(), "group a in order");
+    assertEquals(List.of("b2"), rest.stream().filter(x -> x.startsWith("b")).toList(), "no duplicate delivered");
+    assertEquals(List.of(), sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(1))
+        .messages());
+  }
+
   @Test
   void sqsErrorsAreTheOnesTheSdkKnows() {
     assertThrows(QueueDoesNotExistException.class, () -> sqs.getQueueUrl(b -> b.queueName("never-made")));
-    SqsException fifo = assertThrows(SqsException.class, () -> queue("orders.fifo", Map.of("FifoQueue", "true")));
-    assertEquals("AWS.SimpleQueueService.UnsupportedOperation", fifo.awsErrorDetails().errorCode());
-    assertTrue(fifo.getMessage().contains("FIFO"), fifo.getMessage());
+    SqsException fifo = assertThrows(SqsException.class, () -> queue("orders", Map.of("FifoQueue", "true")));
+    assertEquals("InvalidParameterValue", fifo.awsErrorDetails().errorCode());
+    assertTrue(fifo.getMessage().contains(".fifo"), fifo.getMessage());
     String url = queue("errors", Map.of());
     SqsException unsupported = assertThrows(SqsException.class, () -> sqs.addPermission(b -> b.queueUrl(url)
         .label("l").awsAccountIds("1").actions("SendMessage")));

@@ -1,6 +1,7 @@
 package dev.ordo.server.sqs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -98,10 +99,36 @@ class SqsProtocolTest {
         "RedrivePolicy", "{\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:ns:dlq\",\"maxReceiveCount\":0}"))).error());
     assertEquals(SqsError.INVALID_ATTRIBUTE_NAME, assertThrows(SqsException.class, () -> a.with(Map.of(
         "QueueArn", "x"))).error(), "read-only");
-    assertEquals(SqsError.UNSUPPORTED_OPERATION, assertThrows(SqsException.class, () -> a.with(Map.of(
-        "FifoQueue", "true"))).error());
+    assertEquals(SqsError.INVALID_ATTRIBUTE_NAME, assertThrows(SqsException.class, () -> a.with(Map.of(
+        "FifoQueue", "true"))).error(), "a standard queue stays one");
+    assertEquals(SqsError.INVALID_ATTRIBUTE_NAME, assertThrows(SqsException.class, () -> a.with(Map.of(
+        "ContentBasedDeduplication", "true"))).error(), "FIFO attributes are a FIFO queue's only");
     assertEquals(a, a.with(Map.of("FifoQueue", "false")));
     assertTrue(a.with(Map.of("RedrivePolicy", "")).redrivePolicy().isEmpty(), "an empty value removes it");
+  }
+
+  /** FIFO queues' attributes (docs/sqs.md, "FIFO queues"): their defaults, their values, and the name's say. */
+  @Test
+  void aFifoQueueHasItsAttributesWithSqsDefaultsAndTheNameDecidesFifoQueue() throws SqsException {
+    QueueAttributes f = QueueAttributes.of(Map.of("ContentBasedDeduplication", "true"), true);
+    assertTrue(f.fifo());
+    assertTrue(f.contentBasedDeduplication());
+    assertEquals("queue", f.all().get("DeduplicationScope"));
+    assertEquals("perQueue", f.all().get("FifoThroughputLimit"));
+    assertEquals("true", f.all().get("FifoQueue"));
+    assertFalse(f.with(Map.of("ContentBasedDeduplication", "false")).contentBasedDeduplication());
+    assertEquals("messageGroup", f.with(Map.of("DeduplicationScope", "messageGroup")).all().get("DeduplicationScope"));
+    assertEquals(SqsError.INVALID_ATTRIBUTE_VALUE, assertThrows(SqsException.class, () -> f.with(Map.of(
+        "DeduplicationScope", "everywhere"))).error());
+    assertEquals(SqsError.INVALID_ATTRIBUTE_VALUE, assertThrows(SqsException.class, () -> f.with(Map.of(
+        "FifoQueue", "false"))).error(), "a FIFO queue stays one");
+    assertEquals(SqsError.INVALID_ATTRIBUTE_VALUE, assertThrows(SqsException.class, () -> QueueAttributes.of(Map.of(
+        "FifoQueue", "false"), true)).error());
+    assertEquals(SqsError.INVALID_PARAMETER_VALUE, assertThrows(SqsException.class, () -> QueueAttributes.of(Map.of(
+        "FifoQueue", "true"), false)).error(), "FifoQueue true needs a .fifo name");
+    assertFalse(QueueAttributes.of(Map.of(), false).all().containsKey("FifoQueue"), "a standard queue shows none");
+    assertEquals("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+        MessageActions.sha256Hex("hello".getBytes(java.nio.charset.StandardCharsets.UTF_8)), "SQS's content-based ID");
   }
 
   @Test
@@ -113,8 +140,15 @@ class SqsProtocolTest {
     assertEquals(ref, QueueRef.fromArn(ref.arn("eu-west-1")));
     assertEquals(SqsError.QUEUE_DOES_NOT_EXIST, assertThrows(SqsException.class, () -> QueueRef.fromUrl("http://h/"))
         .error());
-    assertEquals(SqsError.UNSUPPORTED_OPERATION, assertThrows(SqsException.class, () -> QueueRef.checkName("a.fifo"))
+    QueueRef.checkName("a.fifo");
+    assertTrue(new QueueRef("ns", "orders.fifo").fifo());
+    assertEquals(new QueueRef("ns", "orders.fifo"), QueueRef.fromUrl("http://h/ns/orders.fifo"));
+    assertEquals(SqsError.INVALID_PARAMETER_VALUE, assertThrows(SqsException.class, () -> QueueRef.checkName(".fifo"))
+        .error(), "a name before the suffix");
+    assertEquals(SqsError.INVALID_PARAMETER_VALUE, assertThrows(SqsException.class, () -> QueueRef.checkName("a.b.fifo"))
         .error());
+    assertEquals(SqsError.INVALID_PARAMETER_VALUE, assertThrows(SqsException.class, () -> QueueRef.checkName(
+        "x".repeat(76) + ".fifo")).error(), "80 characters, the suffix included");
     assertEquals(SqsError.INVALID_PARAMETER_VALUE, assertThrows(SqsException.class, () -> QueueRef.checkName("a b"))
         .error());
   }

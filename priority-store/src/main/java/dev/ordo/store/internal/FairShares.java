@@ -570,7 +570,8 @@ public final class FairShares {
 
   /** 1 when {@code s} is a READY item of a group key that waits in its group's queue, else 0. */
   private static int inQueue(StoredItem s) {
-    return s.getState() == ItemState.READY && s.getItem().getGroupKey() != null && !s.getFlat() ? 1 : 0;
+    return s.getState() == ItemState.READY && s.getItem().getGroupKey() != null && !s.getFlat() && !s.getOrdered()
+        ? 1 : 0; // an ordered group's items are in no group queue (decisions D60)
   }
 
   private static boolean counted(StoredItem s) {

@@ -9,6 +9,8 @@ public final class KeyFamily {
   public static final byte READY = 0x20;
   /** A group's ready items, of which the ready index holds the first ({@link GroupQueueKeySchema}). */
   public static final byte GROUP_QUEUE = 0x24;
+  /** An ordered group's live items by offset, its head first ({@link OrderKeySchema}, decisions D60). */
+  public static final byte ORDER = 0x2C;
   public static final byte AGE = 0x28;
   public static final byte TIMER = 0x30;
   public static final byte OVERFLOW = 0x38;
@@ -32,7 +34,7 @@ public final class KeyFamily {
   public static final byte COLD_ITEM = 0x68;
 
   /** The families derived from the item table: the ones the index store holds. */
-  public static final byte[] INDEX_FAMILIES = {READY, GROUP_QUEUE, AGE, TIMER, OVERFLOW, COUNTS, GROUPS};
+  public static final byte[] INDEX_FAMILIES = {READY, GROUP_QUEUE, ORDER, AGE, TIMER, OVERFLOW, COUNTS, GROUPS};
 
   private KeyFamily() {}
 }

@@ -248,6 +248,7 @@ public final class Lifecycle {
         .setSidelined(s.getSidelined())
         .setSlot(s.getSlot())
         .setFlat(s.getFlat())
-        .setHistory(s.getHistory());
+        .setHistory(s.getHistory())
+        .setOrdered(s.getOrdered());
   }
 }

@@ -94,6 +94,9 @@ public final class PurgeJobs {
       for (PurgeStep.Deletion d : r.deletions()) {
         effects.change(d.offset(), d.item(), null);
         effects.topicChanged(job.getNamespace(), job.getTopic());
+        if (d.item().getOrdered()) {
+          effects.topicReady(job.getNamespace(), job.getTopic()); // its ordered group's next may go (D60)
+        }
       }
       if (!r.deletions().isEmpty()) {
         effects.count(QueueMetrics.PURGED, r.deletions().size());

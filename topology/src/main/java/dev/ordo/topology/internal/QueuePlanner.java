@@ -109,7 +109,7 @@ public final class QueuePlanner {
   /** The rules last made from a namespace's policy, by namespace (remade when its policy object changes). */
   private final Map<String, RulesOf> rules = new HashMap<>();
 
-  private record RulesOf(dev.ordo.schema.NamespacePolicy policy, NamespaceRules rules) {}
+  private record RulesOf(dev.ordo.schema.NamespacePolicy policy, NamespaceRules rules, boolean anyOrdered) {}
 
   /** A planner without namespace policies. */
   public QueuePlanner(Settings settings, int partition, SplittableRandom random) {
@@ -152,7 +152,7 @@ public final class QueuePlanner {
     }
     RulesOf known = rules.get(namespace);
     if (known == null || known.policy() != policy) {
-      known = new RulesOf(policy, NamespaceRules.of(defaults, settings.payloadLimit(), policy));
+      known = new RulesOf(policy, NamespaceRules.of(defaults, settings.payloadLimit(), policy), OrderedGroups.any(policy));
       rules.put(namespace, known);
     }
     return known.rules();
@@ -166,6 +166,20 @@ public final class QueuePlanner {
     }
     Integer own = policy.getGroupConcurrencyOverrides() == null ? null : policy.getGroupConcurrencyOverrides().get(group);
     return own != null ? own : policy.getGroupConcurrency();
+  }
+
+  /**
+   * True when items of {@code topic} with a group key are taken in as an ordered group's (docs/queue.md,
+   * "Ordered groups"): the namespace policy's {@code orderedTopics} entry for the topic, else true for a
+   * {@code *.fifo} topic, else its {@code ordered}, else false ({@link OrderedGroups#ordered}). Asked once
+   * per grouped item taken in.
+   */
+  boolean ordered(String namespace, String topic) {
+    RulesOf known = rules.get(namespace); // made by rules(namespace) for the item: no second policy read
+    if (known == null) {
+      return OrderedGroups.fifo(topic); // no policy: a *.fifo topic only
+    }
+    return (known.anyOrdered() || OrderedGroups.fifo(topic)) && OrderedGroups.ordered(known.policy(), topic);
   }
 
   /** Slots between two items of {@code group}: {@link #SLOT_UNIT} over its weight in the namespace's policy (default 1). */
@@ -223,6 +237,9 @@ public final class QueuePlanner {
       return plan.effects;
     }
     StoredItem stored = Lifecycle.admit(item, appendedAt, now, ns.defaults(), ns.semantics());
+    if (item.getGroupKey() != null && ordered(item.getNamespace(), item.getTopic())) {
+      stored.setOrdered(true); // fixed for the item's life: the store orders its group by it (D60)
+    }
     if (stored.getExpiresAt() != null && stored.getExpiresAt() <= now) {
       plan.effects.count(QueueMetrics.TTL_EXPIRED);
       if (settings.ttlDeadLetter()) {
@@ -534,6 +551,10 @@ public final class QueuePlanner {
       Item item = any.getItem();
       effects.topicChanged(item.getNamespace(), item.getTopic());
       if (after == null) {
+        if (before != null && before.getOrdered()) {
+          // Its group's next item may be its new head, READY: the topic goes to dispatch (D60).
+          effects.topicReady(item.getNamespace(), item.getTopic());
+        }
         return;
       }
       if (after.getState() == ItemState.READY) {
@@ -836,6 +857,11 @@ public final class QueuePlanner {
         return false; // it waits READY for the resume
       }
       String group = ready.getItem().getGroupKey();
+      if (ready.getOrdered()
+          && !OrderedGroups.mayLease(offset, true, view.orderedHead(ready.getItem().getNamespace(), topic, group))) {
+        effects.count(QueueMetrics.ORDER_WAITED);
+        return false; // an older item of its ordered group is there: it waits behind it (D60)
+      }
       if (group != null && atGroupLimit(ready.getItem().getNamespace(), group)) {
         effects.count(QueueMetrics.GROUP_LIMITED);
         return false; // it waits READY until the group has a lease free
@@ -994,10 +1020,14 @@ public final class QueuePlanner {
             && item.getSlot() == c.entry().slot() && item.getReadyAt() == c.entry().readyAt();
         if (group != null && atGroupLimit(open.namespace(), group)) {
           effects.count(QueueMetrics.GROUP_LIMITED);
-          if (here && item.getFlat()) {
+          if (here && item.getFlat() && !item.getOrdered()) { // an ordered group is one entry already
             intoGroupQueue(c.entry().offset(), item);
           }
           continue; // the group's other queued items wait behind this one: not read
+        }
+        if (here && item.getOrdered()
+            && !OrderedGroups.mayLease(c.entry().offset(), true, view.orderedHead(open.namespace(), c.topic(), group))) {
+          continue; // never: the store indexes an ordered group's head alone (D60); kept as a guard
         }
         if (here && item.getExpiresAt() != null && item.getExpiresAt() <= now) {
           expire(c.entry().offset(), item); // its TTL timer has not run yet: never hand out an expired item
@@ -1251,7 +1281,9 @@ public final class QueuePlanner {
     void enterReady(StoredItem item) {
       item.setSlot(slotFor(item));
       String group = item.getItem().getGroupKey();
-      item.setFlat(group != null && groupLimit(item.getItem().getNamespace(), group) == null);
+      // An ordered group's items are in no group queue: the store keeps its head alone in the ready
+      // index (decisions D60), so a limit passes it at one entry as it is.
+      item.setFlat(group != null && (item.getOrdered() || groupLimit(item.getItem().getNamespace(), group) == null));
     }
 
     /**
@@ -1300,6 +1332,10 @@ public final class QueuePlanner {
           continue; // leased or moved by this plan already
         }
         change(offset, item, Lifecycle.sideline(item));
+        if (item.getOrdered() && !Long.valueOf(offset).equals(view.orderedHead(namespace, topic, item.getItem().getGroupKey()))) {
+          moved++;
+          continue; // behind its ordered group's head: moved, but no candidate (D60)
+        }
         if (sidelinedPerTopic == null) {
           sidelinedPerTopic = new HashMap<>();
         }

@@ -62,6 +62,7 @@ class LifecycleTest {
         .setSlot(42)
         .setFlat(true)
         .setHistory(List.of(new AttemptRecord(1, NOW - 7, NOW - 6, "NACK", "boom")))
+        .setOrdered(true)
         .build();
     StoredItem copied = Lifecycle.copy(s).build();
     for (Schema.Field f : StoredItem.getClassSchema().getFields()) {
