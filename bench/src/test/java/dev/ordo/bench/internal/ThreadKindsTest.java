@@ -22,9 +22,10 @@ class ThreadKindsTest {
     CountDownLatch spun = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     Thread busy = new Thread(() -> {
-      long until = System.nanoTime() + 50_000_000L;
+      // Until it has used 30 ms of CPU itself, however long that takes on a busy machine (wall time would not do).
+      java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
       long x = 0;
-      while (System.nanoTime() < until) {
+      while (mx.getCurrentThreadCpuTime() < 30_000_000L) {
         x += Long.numberOfTrailingZeros(x + 1);
       }
       spun.countDown();
