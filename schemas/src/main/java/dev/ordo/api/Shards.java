@@ -51,6 +51,33 @@ public final class Shards {
     return k;
   }
 
+  /**
+   * The shards a group key's items of {@code topic} use under a namespace's policy (null: none): 1
+   * without {@code shards}, for an ordered topic (an ordered group needs its items on one partition:
+   * its home), else {@link #effective} with the group's concurrency limit (its override, else
+   * {@code groupConcurrency}). The ordered rule is the queue's (decisions D60): the topic's
+   * {@code orderedTopics} entry, else true for a {@code *.fifo} topic, else {@code ordered}.
+   */
+  public static int forGroup(dev.ordo.schema.NamespacePolicy policy, String topic, String group, int partitions) {
+    if (policy == null || policy.getShards() == null || policy.getShards() <= 1 || partitions <= 1) {
+      return 1;
+    }
+    java.util.Map<String, Boolean> orderedTopics = policy.getOrderedTopics();
+    Boolean own = orderedTopics == null || orderedTopics.isEmpty() ? null : orderedTopics.get(topic);
+    boolean ordered = own != null ? own : topic.endsWith(".fifo") || Boolean.TRUE.equals(policy.getOrdered());
+    if (ordered) {
+      return 1;
+    }
+    return effective(policy.getShards(), partitions, limit(policy, group));
+  }
+
+  /** The group's concurrency limit under the policy: its override, else {@code groupConcurrency}; null: none. */
+  public static Integer limit(dev.ordo.schema.NamespacePolicy policy, String group) {
+    java.util.Map<String, Integer> overrides = policy.getGroupConcurrencyOverrides();
+    Integer own = overrides == null || overrides.isEmpty() ? null : overrides.get(group);
+    return own != null ? own : policy.getGroupConcurrency();
+  }
+
   /** The partition a group key has without shards: its murmur2 hash modulo the partition count (Kafka's). */
   public static int home(String groupKey, int partitions) {
     return Utils.toPositive(Utils.murmur2(groupKey.getBytes(StandardCharsets.UTF_8))) % partitions;
