@@ -170,7 +170,10 @@ public final class QueuePlanner {
     Integer own = policy.getGroupConcurrencyOverrides() == null ? null : policy.getGroupConcurrencyOverrides().get(group);
     Integer limit = own != null ? own : policy.getGroupConcurrency();
     // Shuffle sharding (decisions D62): this partition holds its part of the group's limit.
-    return limit == null || !shards.shards(policy) ? limit : shards.limit(policy, namespace, group, limit);
+    if (limit == null || !shards.shards(policy)) {
+      return limit;
+    }
+    return shards.limit(policy, namespace, group, limit);
   }
 
   /**
