@@ -96,6 +96,13 @@ class NamespaceApiTest {
     assertTrue(o.get("ordered").asBoolean(), o::toString);
     assertFalse(o.get("orderedTopics").get("free").asBoolean(), o::toString);
     assertTrue(o.get("orderedTopics").get("fifo").asBoolean(), o::toString);
+    assertFalse(o.has("shards"), "one partition per group key unless said");
+
+    Reply sharded = server.put("/v1/namespaces/tenant-a/policy", "{\"shards\": 2, \"groupConcurrency\": 3}");
+    assertEquals(200, sharded.status(), sharded::text);
+    JsonNode s = server.get("/v1/namespaces/tenant-a/policy").json();
+    assertEquals(2, s.get("shards").asInt(), s::toString);
+    assertEquals(3, s.get("groupConcurrency").asInt(), s::toString);
 
     Reply deleted = server.delete("/v1/namespaces/tenant-a/policy");
     assertEquals(200, deleted.status(), deleted::text);
@@ -204,7 +211,9 @@ class NamespaceApiTest {
         {"{\"orderedTopics\": [\"t\"]}", "orderedTopics must be an object"},
         {"{\"orderedTopics\": {\"t\": \"on\"}}", "orderedTopics.t must be true or false"},
         {"{\"orderedTopics\": {\"t\": null}}", "orderedTopics.t must be true or false"},
-        {"{\"orderedTopics\": {\"a/b\": true}}", "orderedTopics"}}) {
+        {"{\"orderedTopics\": {\"a/b\": true}}", "orderedTopics"},
+        {"{\"shards\": 0}", "shards"},
+        {"{\"shards\": 40}", "shards must be between 1 and 32"}}) {
       Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
       assertEquals(400, r.status(), c[0] + ": " + r.text());
       assertTrue(r.json().get("error").asText().contains(c[1]), c[0] + ": " + r.text());
