@@ -26,10 +26,13 @@ import java.util.Map;
  * @param ordered true: the items of each group key of the namespace's topics are leased one at a time in
  *     enqueue order (docs/queue.md, "Ordered groups"; decisions D60); null: false
  * @param orderedTopics per topic, ordered or not in place of {@code ordered}; null: none
+ * @param shards shuffle sharding: each group key's items spread over its own combination of this many of the
+ *     queue's partitions, the producer picking the least loaded (docs/queue.md, "Shuffle sharding"; decisions
+ *     D62; 1 to {@link dev.ordo.api.Shards#MAX}); null or 1: one partition per group key
  */
 public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
     Duration sidelineAfter, Groups groups, Duration dedupWindow, Map<String, Double> topicWeights,
-    Boolean ordered, Map<String, Boolean> orderedTopics) {
+    Boolean ordered, Map<String, Boolean> orderedTopics, Integer shards) {
   /** The longest deduplication window a policy may set. */
   public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(1);
 
@@ -66,6 +69,27 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
       });
     }
     orderedTopics = orderedTopics == null ? Map.of() : Map.copyOf(orderedTopics);
+    String badShards = dev.ordo.api.Shards.problem("shards", shards);
+    if (badShards != null) {
+      throw new IllegalArgumentException(badShards);
+    }
+  }
+
+  /** A policy without shuffle sharding (one partition per group key). */
+  public NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
+      Duration sidelineAfter, Groups groups, Duration dedupWindow, Map<String, Double> topicWeights,
+      Boolean ordered, Map<String, Boolean> orderedTopics) {
+    this(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow, topicWeights, ordered,
+        orderedTopics, null);
+  }
+
+  /**
+   * This policy with {@code shards} (null: none, one partition per group key): each group key's items spread
+   * over its own combination of that many partitions (docs/queue.md, "Shuffle sharding").
+   */
+  public NamespacePolicy withShards(Integer shards) {
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow,
+        topicWeights, ordered, orderedTopics, shards);
   }
 
   /** A policy without topic weights that orders no group (decisions D60: off unless said). */
@@ -77,7 +101,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
   /** This policy with {@code weights} as its topic weights (null or empty: none, every topic weight 1). */
   public NamespacePolicy withTopicWeights(Map<String, Double> weights) {
     return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow,
-        weights, ordered, orderedTopics);
+        weights, ordered, orderedTopics, shards);
   }
 
   /**
@@ -86,7 +110,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
    */
   public NamespacePolicy withOrdered(Boolean ordered, Map<String, Boolean> orderedTopics) {
     return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, dedupWindow,
-        topicWeights, ordered, orderedTopics);
+        topicWeights, ordered, orderedTopics, shards);
   }
 
   /**
@@ -107,7 +131,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
   /** This policy with {@code window} as its deduplication window (null: the default, 5 minutes). */
   public NamespacePolicy withDedupWindow(Duration window) {
     return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, groups, window,
-        topicWeights, ordered, orderedTopics);
+        topicWeights, ordered, orderedTopics, shards);
   }
 
   /** A policy of defaults only. */
@@ -226,6 +250,7 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         .setTopicWeights(new java.util.HashMap<>(topicWeights))
         .setOrdered(ordered)
         .setOrderedTopics(new java.util.HashMap<>(orderedTopics))
+        .setShards(shards)
         .setUpdatedAt(updatedAt)
         .build();
   }
@@ -240,7 +265,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
             ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()),
         r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()),
         r.getTopicWeights() == null ? Map.of() : validWeights(r.getTopicWeights()),
-        r.getOrdered(), r.getOrderedTopics());
+        r.getOrdered(), r.getOrderedTopics(),
+        r.getShards() == null || dev.ordo.api.Shards.problem("shards", r.getShards()) != null ? null : r.getShards());
   }
 
   /** The weights of a stored record, those a policy could not hold (written by hand, say) left out. */

@@ -31,7 +31,10 @@ import org.apache.kafka.common.utils.Utils;
  * Thread-safe; share one per process.
  *
  * <p>Partitioning: an item with a group key goes to the partition of the key's murmur2 hash (as
- * Kafka's own partitioner would), so a group's items share a partition and its fairness state; an
+ * Kafka's own partitioner would), so a group's items share a partition and its fairness state; in a
+ * namespace whose policy sets {@code shards: k}, to the least loaded of the group's k shards
+ * ({@link dev.ordo.api.Shards}, decisions D62; read from the policies and stats this producer reads for
+ * backpressure, so with {@link QueueProducerConfig#BACKPRESSURE_CONFIG} off it keeps to the key's hash); an
  * item with a deduplication ID and no group key to the partition of its namespace, topic and ID
  * ({@link dev.ordo.api.Dedup#routingKey}), so its duplicates meet it there (decisions D57); other
  * items use Kafka's sticky partitioner, which spreads them over all partitions batch by batch.
@@ -242,6 +245,27 @@ public final class QueueProducer implements AutoCloseable {
     return backlog >= limit ? new BacklogFullException(namespace, backlog, limit) : null;
   }
 
+  /**
+   * The partition of a grouped item of a namespace that shards group keys (docs/queue.md, "Shuffle
+   * sharding"; decisions D62): of the group's shards ({@link dev.ordo.api.Shards#of}), the one with the
+   * smallest backlog of the item's (namespace, topic) by the stats this producer reads, counting what it
+   * sent since; an item with a deduplication ID the one its ID hashes to, so its duplicates meet it.
+   */
+  private int shard(EnqueueRequest r, dev.ordo.schema.NamespacePolicy policy, int partitions) {
+    int k = dev.ordo.api.Shards.forGroup(policy, r.topic(), r.groupKey(), partitions);
+    int[] shards = dev.ordo.api.Shards.of(r.groupKey(), k, partitions);
+    if (k == 1) {
+      return shards[0];
+    }
+    if (r.dedupId() != null) {
+      return dev.ordo.api.Shards.forDedup(shards, r.namespace(), r.topic(), r.dedupId());
+    }
+    StatsView view = stats().view();
+    int chosen = dev.ordo.api.Shards.choose(shards, view.shardBacklogs(r.namespace(), r.topic(), shards));
+    view.sent(r.namespace(), r.topic(), chosen);
+    return chosen;
+  }
+
   private CompletableFuture<ItemId> send(EnqueueRequest r, byte[] replyTo) {
     Item item = Item.newBuilder()
         .setNamespace(r.namespace())
@@ -259,7 +283,12 @@ public final class QueueProducer implements AutoCloseable {
         .build();
     byte[] key = r.groupKey() != null ? r.groupKey().getBytes(StandardCharsets.UTF_8)
         : r.dedupId() != null ? dev.ordo.api.Dedup.routingKey(r.namespace(), r.topic(), r.dedupId()) : null;
-    Integer partition = key == null ? null : Utils.toPositive(Utils.murmur2(key)) % partitions();
+    Integer partition = null;
+    if (key != null) {
+      int n = partitions();
+      dev.ordo.schema.NamespacePolicy sharded = r.groupKey() == null || limits == null ? null : limits.sharded(r.namespace());
+      partition = sharded == null ? Utils.toPositive(Utils.murmur2(key)) % n : shard(r, sharded, n);
+    }
     CompletableFuture<ItemId> result = new CompletableFuture<>();
     try {
       // The headers go on the Kafka record (where any Kafka tool sees them), not in the item's field.

@@ -574,6 +574,12 @@ final class QueueCommands {
         description = "A topic ordered or not in place of --ordered (repeatable).")
     Map<String, Boolean> orderedTopics;
 
+    @Option(names = "--shards", paramLabel = "K",
+        description = "Shuffle sharding: each group key's items spread over its own combination of K of the queue's "
+            + "partitions, the producer picking the least loaded; 1 (the default): one partition per group key "
+            + "(docs/queue.md, \"Shuffle sharding\").")
+    Integer shards;
+
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")
     String json;
 
@@ -600,6 +606,7 @@ final class QueueCommands {
       putIf(policy, "topicWeights", topicWeights);
       putIf(policy, "ordered", ordered);
       putIf(policy, "orderedTopics", orderedTopics);
+      putIf(policy, "shards", shards);
       return policy;
     }
 

@@ -191,6 +191,9 @@ class QueueCommandsTest {
     assertFalse(ordered.get("orderedTopics").get("free").asBoolean(), ordered::toString);
     assertTrue(one(ordo("namespace", "get", "cli-ns")).get("orderedTopics").get("fifo").asBoolean());
     assertFalse(one(ordo("namespace", "set", "cli-ns", "--ordered=false")).get("ordered").asBoolean());
+    assertEquals(2, one(ordo("namespace", "set", "cli-ns", "--shards", "2")).get("shards").asInt());
+    assertEquals(2, one(ordo("namespace", "get", "cli-ns")).get("shards").asInt());
+    assertRefused(ordo("namespace", "set", "cli-ns", "--shards", "0"), OrdoMain.EXIT_USAGE, "shards");
     assertTrue(one(ordo("namespace", "delete", "cli-ns")).get("deleted").asBoolean());
     assertRefused(ordo("namespace", "get", "cli-ns"), OrdoMain.EXIT_UNKNOWN_ITEM, "has no policy");
   }

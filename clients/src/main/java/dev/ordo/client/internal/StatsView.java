@@ -33,6 +33,11 @@ public final class StatsView {
   private final Map<String, TopicStats> stats = new ConcurrentHashMap<>();
   /** Items this client was handed since the key's last stats record, which that record does not know of yet. */
   private final Map<String, Long> takenSince = new ConcurrentHashMap<>();
+  /**
+   * Items this client sent to a {@code namespace/topic/partition} since the key's last stats record
+   * (shuffle sharding's choice, {@link #shardBacklogs}): only keys a sharded group was sent to.
+   */
+  private final Map<String, Long> sentSince = new ConcurrentHashMap<>();
   /** Items that running dequeues count on, by {@code <namespace>/<partition>/<topic>}. */
   private final Map<String, Long> reserved = new ConcurrentHashMap<>();
   private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
@@ -103,6 +108,9 @@ public final class StatsView {
       return;
     }
     takenSince.remove(key);
+    if (!sentSince.isEmpty()) {
+      sentSince.remove(key);
+    }
     if (record.value() == null) {
       stats.remove(key);
       return;
@@ -226,6 +234,29 @@ public final class StatsView {
       }
     }
     return out;
+  }
+
+  /**
+   * The backlog (ready, delayed, parked and in OVERFLOW) of {@code namespace/topic} on each of
+   * {@code partitions}, as its last stats record says, plus what this client sent there since
+   * ({@link #sent}): what shuffle sharding picks a grouped item's partition by (decisions D62). A
+   * partition without stats counts 0.
+   */
+  public long[] shardBacklogs(String namespace, String topic, int[] partitions) {
+    long[] out = new long[partitions.length];
+    String prefix = namespace + "/" + topic + "/";
+    for (int i = 0; i < partitions.length; i++) {
+      String key = prefix + partitions[i];
+      TopicStats s = stats.get(key);
+      long n = s == null ? 0 : s.getReady() + s.getDelayed() + s.getParked() + s.getOverflow();
+      out[i] = n + sentSince.getOrDefault(key, 0L);
+    }
+    return out;
+  }
+
+  /** This client sent an item of {@code namespace/topic} to {@code partition}: counted there until its next stats record. */
+  public void sent(String namespace, String topic, int partition) {
+    sentSince.merge(namespace + "/" + topic + "/" + partition, 1L, Long::sum);
   }
 
   /** Items of the namespace not being worked on: ready, delayed, parked and in OVERFLOW. */

@@ -23,7 +23,7 @@ import java.util.Set;
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
       "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs", "dedupWindowMs",
-      "topicWeights", "ordered", "orderedTopics"));
+      "topicWeights", "ordered", "orderedTopics", "shards"));
   static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
@@ -130,9 +130,14 @@ public final class NamespaceApi {
         orderedTopics.put(e.getKey(), e.getValue().booleanValue());
       });
     }
+    Long shards = b.number("shards", 1);
+    if (shards != null && shards > dev.ordo.api.Shards.MAX) {
+      throw new IllegalArgumentException("shards must be between 1 and " + dev.ordo.api.Shards.MAX + ", got " + shards);
+    }
     return new NamespacePolicy(defaults, admission, maxBacklog, dispatch,
         sidelineAfterMs == null ? null : Duration.ofMillis(sidelineAfterMs), groups,
-        dedupWindowMs == null ? null : Duration.ofMillis(dedupWindowMs), topicWeights, ordered, orderedTopics);
+        dedupWindowMs == null ? null : Duration.ofMillis(dedupWindowMs), topicWeights, ordered, orderedTopics,
+        shards == null ? null : shards.intValue());
   }
 
   /** A JSON object of group key → value, in order; empty when absent. Group keys are checked as names. */
@@ -230,6 +235,7 @@ public final class NamespaceApi {
     if (!policy.orderedTopics().isEmpty()) {
       m.put("orderedTopics", new java.util.TreeMap<>(policy.orderedTopics()));
     }
+    putIf(m, "shards", policy.shards());
     return m;
   }
 

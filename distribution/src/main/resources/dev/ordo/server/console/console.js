@@ -432,7 +432,8 @@ async function namespacePage(page, ns) {
     el('pre', { id: 'policy' }, text || 'No policy: its items take the server\'s settings.'),
     el('p', { id: 'dedup-window' }, dedupWindowText(policy)),
     el('p', { id: 'topic-weights' }, topicWeightsText(policy)),
-    el('p', { id: 'ordered-groups' }, orderedText(policy)), edit);
+    el('p', { id: 'ordered-groups' }, orderedText(policy)),
+    el('p', { id: 'shards' }, shardsText(policy)), edit);
   return false;
 }
 
@@ -442,6 +443,14 @@ function topicWeightsText(policy) {
   if (!weights.length) return 'Topic weights: none: a dequeue over several topics takes them in priority and ready order.';
   return 'Topic weights: ' + weights.map(([t, w]) => t + ' ' + w).join(', ') + ' (other topics 1): a dequeue over '
     + 'several topics shares its items between the ready topics by weight, within each priority.';
+}
+
+/** How many partitions each group key spreads over (docs/queue.md, "Shuffle sharding"). */
+function shardsText(policy) {
+  const k = policy && policy.shards ? policy.shards : 1;
+  if (k <= 1) return 'Shards: 1: each group key\'s items on one partition (its hash).';
+  return 'Shards: ' + k + ': each group key\'s items spread over its own ' + k + ' partitions, the producer picking '
+    + 'the least loaded; group limits split over them, ordered topics on one.';
 }
 
 /** Which topics order their groups (docs/queue.md, "Ordered groups"): ordered, then the per-topic overrides. */

@@ -148,18 +148,21 @@ class WebConsoleSignInTest {
     browser.awaitTextContaining("#dedup-window", "300000 ms (5 minutes, the default)");
     browser.awaitTextContaining("#topic-weights", "Topic weights: none");
     browser.awaitTextContaining("#ordered-groups", "Ordered groups: off");
+    browser.awaitTextContaining("#shards", "Shards: 1: each group key's items on one partition");
     browser.js("document.querySelector('#policy-edit textarea').value = arguments[0];",
         "{\"defaults\": {\"maxAttempts\": 7}, \"dedupWindowMs\": 60000, \"topicWeights\": {\"orders\": 3},"
-            + " \"ordered\": true, \"orderedTopics\": {\"audit\": false}}");
+            + " \"ordered\": true, \"orderedTopics\": {\"audit\": false}, \"shards\": 2}");
     browser.click(By.id("policy-save"));
     browser.awaitTextContaining("#policy", "\"maxAttempts\": 7");
     browser.awaitTextContaining("#dedup-window", "Deduplication window: 60000 ms");
     browser.awaitTextContaining("#topic-weights", "Topic weights: orders 3 (other topics 1)");
     browser.awaitTextContaining("#ordered-groups", "Ordered groups: on for every topic but audit");
+    browser.awaitTextContaining("#shards", "Shards: 2: each group key's items spread over its own 2 partitions");
     Reply policy = call("GET", "/v1/namespaces/shop/policy", null);
     assertEquals(7, policy.json().get("defaults").get("maxAttempts").asInt(), policy.text());
     assertEquals(60_000, policy.json().get("dedupWindowMs").asLong(), policy.text());
     assertEquals(3.0, policy.json().get("topicWeights").get("orders").asDouble(), policy.text());
+    assertEquals(2, policy.json().get("shards").asInt(), policy.text());
 
     open("/#/namespaces/other");
     browser.awaitTextContaining("#refused", "'operate'");

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ordo.api.ItemId;
+import dev.ordo.api.Shards;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
 import dev.ordo.schema.DeliveredItem;
+import dev.ordo.server.ServerConfig;
 import dev.ordo.server.TestServer;
 import dev.ordo.server.TestServer.Reply;
 import dev.ordo.testing.KafkaCluster;
@@ -96,6 +99,13 @@ class NamespaceApiTest {
     assertTrue(o.get("ordered").asBoolean(), o::toString);
     assertFalse(o.get("orderedTopics").get("free").asBoolean(), o::toString);
     assertTrue(o.get("orderedTopics").get("fifo").asBoolean(), o::toString);
+    assertFalse(o.has("shards"), "one partition per group key unless said");
+
+    Reply sharded = server.put("/v1/namespaces/tenant-a/policy", "{\"shards\": 2, \"groupConcurrency\": 3}");
+    assertEquals(200, sharded.status(), sharded::text);
+    JsonNode s = server.get("/v1/namespaces/tenant-a/policy").json();
+    assertEquals(2, s.get("shards").asInt(), s::toString);
+    assertEquals(3, s.get("groupConcurrency").asInt(), s::toString);
 
     Reply deleted = server.delete("/v1/namespaces/tenant-a/policy");
     assertEquals(200, deleted.status(), deleted::text);
@@ -172,6 +182,55 @@ class NamespaceApiTest {
     }
   }
 
+  /**
+   * Shuffle sharding and deduplication IDs (docs/queue.md, "Shuffle sharding"; decisions D62) on a real
+   * cluster: under {@code shards: 2} a grouped item with a dedupId goes to the shard of the group's two
+   * that its ID hashes to, never the less loaded, so the same (group, dedupId) sent again meets the first
+   * on its partition: 200, {@code "duplicate": true} and the first item's ID. Two IDs, one on each shard;
+   * a choice by backlog would send each duplicate to the other shard (the first item's makes its own the
+   * more loaded), where it would be taken in as new.
+   */
+  @Test
+  void aGroupedItemWithADedupIdUnderShardsMeetsItsDuplicate() {
+    Reply put = server.put("/v1/namespaces/tenant-s/policy", "{\"shards\": 2}");
+    assertEquals(200, put.status(), put::text);
+    String group = "acme";
+    int[] shards = Shards.of(group, 2, ServerConfig.DEFAULT_PARTITIONS);
+    int[] next = {0};
+    // The server's producer shards once it has read the policy; until then a grouped item goes to its
+    // group key's own partition, the first shard. An item whose ID picks the second lands there from then on.
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+      Reply r = server.post("/v1/namespaces/tenant-s/topics/warm/items",
+          Map.of("payload", "w", "groupKey", group, "dedupId", dedupIdOn(shards, 1, "tenant-s", "warm", next)));
+      assertEquals(201, r.status(), r::text);
+      return ItemId.parse(r.json().get("id").asText()).partition() == shards[1];
+    });
+    for (int shard = 0; shard < 2; shard++) {
+      String dedupId = dedupIdOn(shards, shard, "tenant-s", "orders", next);
+      Reply first = server.post("/v1/namespaces/tenant-s/topics/orders/items",
+          Map.of("payload", "first", "groupKey", group, "dedupId", dedupId));
+      assertEquals(201, first.status(), first::text);
+      assertFalse(first.json().get("duplicate").asBoolean(), first::text);
+      String firstId = first.json().get("id").asText();
+      assertEquals(shards[shard], ItemId.parse(firstId).partition(), "the shard its ID hashes to: " + first.text());
+      Reply again = server.post("/v1/namespaces/tenant-s/topics/orders/items",
+          Map.of("payload", "again", "groupKey", group, "dedupId", dedupId));
+      assertEquals(200, again.status(), again::text);
+      assertTrue(again.json().get("duplicate").asBoolean(), again::text);
+      assertEquals(firstId, again.json().get("id").asText(), "the first item's ID: " + again.text());
+    }
+  }
+
+  /** A new dedup ID ({@code id-<n>}) that {@link Shards#forDedup} puts on {@code shards[index]}. */
+  private static String dedupIdOn(int[] shards, int index, String namespace, String topic, int[] next) {
+    while (true) {
+      String id = "id-" + next[0]++;
+      if (Shards.forDedup(shards, namespace, topic, id) == shards[index]) {
+        return id;
+      }
+    }
+  }
+
   @Test
   void badValuesAnswer400NamingTheFieldAndChangeNothing() {
     assertEquals(200, server.put("/v1/namespaces/tenant-b/policy", "{\"defaults\": {\"ttlMs\": 60000}}").status());
@@ -204,7 +263,9 @@ class NamespaceApiTest {
         {"{\"orderedTopics\": [\"t\"]}", "orderedTopics must be an object"},
         {"{\"orderedTopics\": {\"t\": \"on\"}}", "orderedTopics.t must be true or false"},
         {"{\"orderedTopics\": {\"t\": null}}", "orderedTopics.t must be true or false"},
-        {"{\"orderedTopics\": {\"a/b\": true}}", "orderedTopics"}}) {
+        {"{\"orderedTopics\": {\"a/b\": true}}", "orderedTopics"},
+        {"{\"shards\": 0}", "shards"},
+        {"{\"shards\": 40}", "shards must be between 1 and 32"}}) {
       Reply r = server.put("/v1/namespaces/tenant-b/policy", c[0]);
       assertEquals(400, r.status(), c[0] + ": " + r.text());
       assertTrue(r.json().get("error").asText().contains(c[1]), c[0] + ": " + r.text());

@@ -47,4 +47,25 @@ class NamespacePolicyJsonTest {
       assertTrue(e.getMessage().contains(c[1]), c[0] + ": " + e.getMessage());
     }
   }
+
+  @Test
+  void shardsAreReadShownAndRefusedNamingTheField() {
+    NamespacePolicy p = parse("{\"shards\": 2, \"groupConcurrency\": 4}");
+    assertEquals(2, p.shards());
+    assertEquals(2, NamespaceApi.view("ns", p).get("shards"));
+    assertEquals(null, parse("{\"maxBacklog\": 5}").shards(), "unset: one partition per group key");
+    assertFalse(NamespaceApi.view("ns", parse("{\"maxBacklog\": 5}")).containsKey("shards"));
+    assertEquals(1, parse("{\"shards\": 1}").shards());
+    for (String[] c : new String[][] {
+        {"{\"shards\": 0}", "shards must be at least 1"},
+        {"{\"shards\": 33}", "shards must be between 1 and 32"},
+        {"{\"shards\": 1.5}", "shards"},
+        {"{\"shards\": \"2\"}", "shards"}}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(c[0]), c[0]);
+      assertTrue(e.getMessage().contains(c[1]), c[0] + ": " + e.getMessage());
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new NamespacePolicy(null, null, null, null, null, null, null, null, null, null, 0));
+    assertTrue(e.getMessage().startsWith("shards must be between 1 and 32"), e.getMessage());
+  }
 }

@@ -85,6 +85,8 @@ public final class QueuePlanner {
   private final DispatchLimit dispatchLimit = new DispatchLimit();
   /** The topics' turns of namespaces with topic weights (docs/queue.md, "Topic weights"): soft state. */
   private final TopicTurns topicTurns = new TopicTurns();
+  /** Shuffle-sharded groups' parts of their limits on this partition (decisions D62). */
+  private final GroupShards shards;
   /**
    * (namespace, topic) pairs whose open demand waits for the namespace's dispatch rate: each timer run
    * offers them to dispatch again once a lease is allowed.
@@ -132,6 +134,7 @@ public final class QueuePlanner {
     this.router = settings.tiers().isEmpty() ? null : new TierRouter(settings.tiers(), Duration.ZERO);
     this.partition = partition;
     this.random = random;
+    this.shards = new GroupShards(partition, settings.deliveriesPartitions());
   }
 
   public int partition() {
@@ -165,7 +168,12 @@ public final class QueuePlanner {
       return null;
     }
     Integer own = policy.getGroupConcurrencyOverrides() == null ? null : policy.getGroupConcurrencyOverrides().get(group);
-    return own != null ? own : policy.getGroupConcurrency();
+    Integer limit = own != null ? own : policy.getGroupConcurrency();
+    // Shuffle sharding (decisions D62): this partition holds its part of the group's limit.
+    if (limit == null || !shards.shards(policy)) {
+      return limit;
+    }
+    return shards.limit(policy, namespace, group, limit);
   }
 
   /**
@@ -182,14 +190,16 @@ public final class QueuePlanner {
     return (known.anyOrdered() || OrderedGroups.fifo(topic)) && OrderedGroups.ordered(known.policy(), topic);
   }
 
-  /** Slots between two items of {@code group}: {@link #SLOT_UNIT} over its weight in the namespace's policy (default 1). */
-  long slotIncrement(String namespace, String group) {
+  /**
+   * Slots between two items of {@code group}: {@link #SLOT_UNIT} over its weight in the namespace's policy
+   * (default 1); with shuffle sharding, over its weight divided by the shards its items of {@code topic}
+   * spread over, so the group as a whole keeps its weight (decisions D62).
+   */
+  long slotIncrement(String namespace, String topic, String group) {
     dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
     Double weight = policy == null || policy.getGroupWeights() == null ? null : policy.getGroupWeights().get(group);
-    if (weight == null || !(weight > 0)) {
-      return SLOT_UNIT;
-    }
-    return Math.max(1, Math.round(SLOT_UNIT / weight));
+    long increment = weight == null || !(weight > 0) ? SLOT_UNIT : Math.max(1, Math.round(SLOT_UNIT / weight));
+    return shards.shards(policy) ? increment * shards.spread(policy, topic, group) : increment;
   }
 
   /**
@@ -1308,7 +1318,7 @@ public final class QueuePlanner {
       if (last == null) {
         last = view.groupLastSlot(i.getNamespace(), i.getTopic(), i.getPriority(), group);
       }
-      long slot = last == null ? virtualTime : Math.max(last + slotIncrement(i.getNamespace(), group), virtualTime);
+      long slot = last == null ? virtualTime : Math.max(last + slotIncrement(i.getNamespace(), i.getTopic(), group), virtualTime);
       groupSlots.put(key, slot);
       return slot;
     }
