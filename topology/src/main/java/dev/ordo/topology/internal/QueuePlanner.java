@@ -197,7 +197,9 @@ public final class QueuePlanner {
     }
     Map<String, dev.ordo.schema.Rate> overrides = policy.getGroupRateOverrides();
     dev.ordo.schema.Rate own = overrides == null || overrides.isEmpty() ? null : overrides.get(group);
-    return own != null ? own : policy.getGroupRate();
+    dev.ordo.schema.Rate rate = own != null ? own : policy.getGroupRate();
+    // A record no policy could hold (written by hand: no positive, finite rate) limits nothing.
+    return rate == null || !(rate.getPerSecond() > 0) || Double.isInfinite(rate.getPerSecond()) ? null : rate;
   }
 
   /**
@@ -1169,7 +1171,8 @@ public final class QueuePlanner {
       if (rate != null && !groupRates.mayLease(namespace, group, rate, now)) {
         effects.count(QueueMetrics.GROUP_RATE_LIMITED);
         effects.groupRateWait(namespace, topic);
-        long due = now + Math.max(1, groupRates.msUntilOne(namespace, group, rate, now));
+        long wait = Math.max(1, groupRates.msUntilOne(namespace, group, rate, now));
+        long due = wait > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + wait;
         rateWaits.merge(new TopicRef(namespace, topic), due, Math::min);
         return QueueMetrics.GROUP_RATE_LIMITED;
       }
