@@ -145,4 +145,49 @@ class GroupRateTopologyTest {
     q.advance(Duration.ofMillis(500)); // the policy read again (every 100 ms), the waiting demand served
     assertEquals(4, takeAndAck().size(), "no rate any more: the rest at once, to the demand that waited");
   }
+
+  @Test
+  void anOrderedGroupOverItsRateKeepsItsOrderAndWaitsAtItsHead() {
+    q.policy("ns", NamespacePolicy.newBuilder(policy(new Rate(1.0, 1L), null)).setOrdered(true).build());
+    q.advance(Duration.ofSeconds(2));
+    List<String> a = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      a.add(q.enqueue(item("t", i % 2 == 0 ? 5 : 0).setGroupKey("a").build()));
+    }
+    String loose = q.enqueue(item("t", 9).build());
+    q.demand(ALICE, Map.of("t", 100), Duration.ofMinutes(5));
+    List<String> got = new ArrayList<>();
+    for (DeliveredItem d : takeAndAck()) {
+      got.add(d.getItemId());
+    }
+    assertEquals(List.of(a.get(0), loose), got, "a's head (its one token), and the ungrouped item not limited");
+    for (int s = 0; s < 3; s++) {
+      q.advance(Duration.ofMillis(500));
+      assertEquals(List.of(), takeAndAck(), "half a token: a's next waits");
+      q.advance(Duration.ofMillis(520));
+      List<DeliveredItem> next = takeAndAck();
+      assertEquals(1, next.size());
+      got.add(next.get(0).getItemId());
+    }
+    assertEquals(List.of(a.get(0), loose, a.get(1), a.get(2), a.get(3)), got, "in enqueue order, one a second");
+  }
+
+  @Test
+  void aDequeueOverTopicsWithWeightsPassesAGroupOverItsRate() {
+    q.policy("ns", NamespacePolicy.newBuilder(policy(null, Map.of("a", new Rate(1.0, 1L))))
+        .setTopicWeights(Map.of("x", 3.0)).build());
+    q.advance(Duration.ofSeconds(2));
+    for (int i = 0; i < 5; i++) {
+      q.enqueue(item("x", 0).setGroupKey("a").build());
+      q.enqueue(item("y", 0).setGroupKey("b").build());
+    }
+    q.demand(ALICE, Map.of("*", 100), Duration.ofMinutes(5));
+    Map<String, Integer> byGroup = new java.util.HashMap<>();
+    for (DeliveredItem d : takeAndAck()) {
+      byGroup.merge(d.getGroupKey(), 1, Integer::sum);
+    }
+    assertEquals(Map.of("a", 1, "b", 5), byGroup, "a's one token whatever x's weight; b all of its");
+    q.advance(Duration.ofMillis(1_050));
+    assertEquals(1, takeAndAck().size(), "a's next token, to the demand that waited");
+  }
 }
