@@ -358,7 +358,8 @@ public final class QueuePlanner {
    * admitted as their namespaces' rates and backlog limits allow (at most a batch of each).
    */
   public Effects onTimers(QueueView view, long now) {
-    if (now - prunedAt >= PRUNE_EVERY_MS) {
+    // (prunedAt starts at Long.MIN_VALUE, where now - prunedAt overflows: the first timer run prunes.)
+    if (prunedAt == Long.MIN_VALUE || now - prunedAt >= PRUNE_EVERY_MS) {
       arrivals.prune(now);
       if (groupRates.size() > 0) {
         groupRates.prune(now, this::groupRate);

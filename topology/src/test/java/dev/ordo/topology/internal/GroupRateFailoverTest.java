@@ -72,6 +72,8 @@ class GroupRateFailoverTest {
 
     assertEquals(new HashSet<>(ids), leasedIds, "every item of g leased in the end, none dropped");
     assertEquals(ids.size(), leasedAt.size(), "each once");
+    assertEquals(0, planner.rateWaits(), "nothing waits for a token any more");
+    assertEquals(0, planner.groupRateBuckets(), "g's bucket, full again, was pruned: the state is bounded");
     for (int i = 0; i < leasedAt.size(); i++) {
       for (int j = i; j < leasedAt.size(); j++) {
         long window = leasedAt.get(j) - leasedAt.get(i);
