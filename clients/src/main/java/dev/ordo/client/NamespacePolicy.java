@@ -114,6 +114,19 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
   }
 
   /**
+   * This policy with per-group rates (docs/queue.md, "Group rates"): {@code rate} for every group key (null:
+   * none), {@code overrides} per group key in its place (null: none); the other group settings kept.
+   */
+  public NamespacePolicy withGroupRate(Rate rate, Map<String, Rate> overrides) {
+    Groups g = groups == null ? new Groups(null, null, null) : groups;
+    Groups rated = g.withRate(rate, overrides);
+    boolean empty = rated.concurrency() == null && rated.concurrencyOverrides().isEmpty() && rated.weights().isEmpty()
+        && rated.rate() == null && rated.rateOverrides().isEmpty();
+    return new NamespacePolicy(defaults, admissionRate, maxBacklog, dispatchRate, sidelineAfter, empty ? null : rated,
+        dedupWindow, topicWeights, ordered, orderedTopics, shards);
+  }
+
+  /**
    * True when {@code topic}'s grouped items are ordered under this policy: its override, else true for a
    * topic named {@code *.fifo} (an SQS FIFO queue's), else {@code ordered}.
    */
@@ -157,9 +170,39 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
    * @param concurrencyOverrides per group key, its own limit in place of {@code concurrency} ({@code >= 1})
    * @param weights per group key, its weight ({@code > 0}, default 1): a group of weight 3 is served
    *     three times as often as one of weight 1 while both have items ready
+   * @param rate items of one group key leased a second, at most {@code burst} at once (docs/queue.md, "Group
+   *     rates"; decisions D61): a group over it waits, the others are not slowed; null: no rate. Items without
+   *     a group key are not rate-limited
+   * @param rateOverrides per group key, its own rate in place of {@code rate}; never null (empty: none)
    */
-  public record Groups(Integer concurrency, Map<String, Integer> concurrencyOverrides, Map<String, Double> weights) {
+  public record Groups(Integer concurrency, Map<String, Integer> concurrencyOverrides, Map<String, Double> weights,
+      Rate rate, Map<String, Rate> rateOverrides) {
+    /** Groups without rates. */
+    public Groups(Integer concurrency, Map<String, Integer> concurrencyOverrides, Map<String, Double> weights) {
+      this(concurrency, concurrencyOverrides, weights, null, null);
+    }
+
+    /** These group settings with {@code rate} for every group (null: none) and {@code overrides} per group (null: none). */
+    public Groups withRate(Rate rate, Map<String, Rate> overrides) {
+      return new Groups(concurrency, concurrencyOverrides, weights, rate, overrides);
+    }
+
+    /** The rate of {@code group}: its override, else {@link #rate}; null: none. */
+    public Rate rateOf(String group) {
+      Rate own = rateOverrides.get(group);
+      return own != null ? own : rate;
+    }
+
     public Groups {
+      if (rateOverrides != null) {
+        rateOverrides.forEach((group, r) -> {
+          if (group == null || r == null) {
+            throw new IllegalArgumentException("groupRateOverrides." + group + " must be a rate {perSecond, burst}, got "
+                + r);
+          }
+        });
+      }
+      rateOverrides = rateOverrides == null ? Map.of() : Map.copyOf(rateOverrides);
       if (concurrency != null && concurrency < 1) {
         throw new IllegalArgumentException("groupConcurrency must be at least 1, got " + concurrency);
       }
@@ -246,6 +289,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         .setGroupConcurrency(groups == null ? null : groups.concurrency())
         .setGroupConcurrencyOverrides(groups == null ? Map.of() : new java.util.HashMap<>(groups.concurrencyOverrides()))
         .setGroupWeights(groups == null ? Map.of() : new java.util.HashMap<>(groups.weights()))
+        .setGroupRate(groups == null || groups.rate() == null ? null : groups.rate().toRecord())
+        .setGroupRateOverrides(groups == null || groups.rateOverrides().isEmpty() ? null : rateRecords(groups.rateOverrides()))
         .setDedupWindowMs(dedupWindow == null ? null : dedupWindow.toMillis())
         .setTopicWeights(new java.util.HashMap<>(topicWeights))
         .setOrdered(ordered)
@@ -262,11 +307,39 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
         Rate.fromRecord(r.getAdmissionRate()), r.getMaxBacklog(), Rate.fromRecord(r.getDispatchRate()),
         r.getSidelineAfterMs() == null ? null : Duration.ofMillis(r.getSidelineAfterMs()),
         r.getGroupConcurrency() == null && r.getGroupConcurrencyOverrides().isEmpty() && r.getGroupWeights().isEmpty()
-            ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights()),
+            && r.getGroupRate() == null && (r.getGroupRateOverrides() == null || r.getGroupRateOverrides().isEmpty())
+            ? null : new Groups(r.getGroupConcurrency(), r.getGroupConcurrencyOverrides(), r.getGroupWeights(),
+                validRate(r.getGroupRate()), validRates(r.getGroupRateOverrides())),
         r.getDedupWindowMs() == null ? null : Duration.ofMillis(r.getDedupWindowMs()),
         r.getTopicWeights() == null ? Map.of() : validWeights(r.getTopicWeights()),
         r.getOrdered(), r.getOrderedTopics(),
         r.getShards() == null || dev.ordo.api.Shards.problem("shards", r.getShards()) != null ? null : r.getShards());
+  }
+
+  private static Map<String, dev.ordo.schema.Rate> rateRecords(Map<String, Rate> rates) {
+    Map<String, dev.ordo.schema.Rate> out = new java.util.HashMap<>();
+    rates.forEach((group, r) -> out.put(group, r.toRecord()));
+    return out;
+  }
+
+  /** A stored rate, or null when a policy could not hold it (written by hand, say). */
+  private static Rate validRate(dev.ordo.schema.Rate r) {
+    return r == null || !(r.getPerSecond() > 0) || Double.isInfinite(r.getPerSecond()) || r.getBurst() < 1 ? null
+        : Rate.fromRecord(r);
+  }
+
+  /** The group rates of a stored record, those a policy could not hold left out. */
+  private static Map<String, Rate> validRates(Map<String, dev.ordo.schema.Rate> stored) {
+    Map<String, Rate> out = new java.util.HashMap<>();
+    if (stored != null) {
+      stored.forEach((group, r) -> {
+        Rate valid = validRate(r);
+        if (group != null && valid != null) {
+          out.put(group, valid);
+        }
+      });
+    }
+    return out;
   }
 
   /** The weights of a stored record, those a policy could not hold (written by hand, say) left out. */

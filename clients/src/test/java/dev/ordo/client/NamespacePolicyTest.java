@@ -56,4 +56,44 @@ class NamespacePolicyTest {
     record.setTopicWeights(new HashMap<>(Map.of("good", 2.0, "bad", -1.0)));
     assertEquals(Map.of("good", 2.0), NamespacePolicy.fromRecord(record).topicWeights());
   }
+
+  @Test
+  void groupRatesGoToTheRecordAndBack() {
+    NamespacePolicy policy = new NamespacePolicy(null, null, 10L, null, null,
+        new NamespacePolicy.Groups(2, Map.of(), Map.of("bob", 2.0)))
+        .withGroupRate(new NamespacePolicy.Rate(2, 5), Map.of("big", NamespacePolicy.Rate.perSecond(50)));
+    assertEquals(2, policy.groups().concurrency(), "the other group settings kept");
+    dev.ordo.schema.NamespacePolicy record = policy.toRecord("ns", 1L);
+    assertEquals(new dev.ordo.schema.Rate(2.0, 5L), record.getGroupRate());
+    assertEquals(Map.of("big", new dev.ordo.schema.Rate(50.0, 50L)), record.getGroupRateOverrides());
+    NamespacePolicy back = NamespacePolicy.fromRecord(record);
+    assertEquals(policy, back);
+    assertEquals(new NamespacePolicy.Rate(50, 50), back.groups().rateOf("big"));
+    assertEquals(new NamespacePolicy.Rate(2, 5), back.groups().rateOf("anyone"));
+
+    NamespacePolicy onlyRates = new NamespacePolicy(null).withGroupRate(null, Map.of("a", new NamespacePolicy.Rate(1, 1)));
+    assertEquals(onlyRates, NamespacePolicy.fromRecord(onlyRates.toRecord("ns", 1L)), "a policy of group rates alone");
+    NamespacePolicy none = new NamespacePolicy(null).withGroupRate(null, null);
+    assertEquals(null, none.groups(), "no group settings at all");
+    assertEquals(null, none.toRecord("ns", 1L).getGroupRateOverrides(), "null: no overrides (the schema's default)");
+    NamespacePolicy sharded = new NamespacePolicy(null).withShards(2).withGroupRate(new NamespacePolicy.Rate(2, 5), null);
+    assertEquals(2, sharded.shards(), "a group rate keeps the shards");
+    assertEquals(new NamespacePolicy.Rate(2, 5), sharded.withShards(3).groups().rate(), "and shards the group rate");
+  }
+
+  @Test
+  void badGroupRatesAreRefusedAndAStoredOneNoPolicyCouldHoldIsLeftOut() {
+    Map<String, NamespacePolicy.Rate> nullRate = new HashMap<>();
+    nullRate.put("a", null);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new NamespacePolicy(null).withGroupRate(null, nullRate));
+    assertTrue(e.getMessage().startsWith("groupRateOverrides.a must be a rate"), e.getMessage());
+    dev.ordo.schema.NamespacePolicy record = new NamespacePolicy(null).toRecord("ns", 1L);
+    record.setGroupRateOverrides(new HashMap<>(Map.of("good", new dev.ordo.schema.Rate(1.0, 1L),
+        "bad", new dev.ordo.schema.Rate(-1.0, 1L))));
+    record.setGroupRate(new dev.ordo.schema.Rate(1.0, 0L));
+    NamespacePolicy read = NamespacePolicy.fromRecord(record);
+    assertEquals(Map.of("good", new NamespacePolicy.Rate(1, 1)), read.groups().rateOverrides());
+    assertEquals(null, read.groups().rate());
+  }
 }

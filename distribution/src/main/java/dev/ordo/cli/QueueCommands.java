@@ -560,6 +560,15 @@ final class QueueCommands {
         description = "A group key's weight in fair queueing, default 1 (repeatable).")
     Map<String, Double> groupWeights;
 
+    @Option(names = "--group-rate", paramLabel = "PER_SECOND[:BURST]",
+        description = "Items of one group key leased a second, BURST at once (default: one second's worth); a group "
+            + "over it waits, the others are not slowed (docs/queue.md, \"Group rates\").")
+    String groupRate;
+
+    @Option(names = "--group-rate-for", paramLabel = "GROUP=PER_SECOND[:BURST]",
+        description = "A group key's own rate in place of --group-rate (repeatable).")
+    Map<String, String> groupRatesFor;
+
     @Option(names = "--topic-weight", paramLabel = "TOPIC=WEIGHT",
         description = "A topic's weight within the namespace, default 1: a dequeue over several topics shares its "
             + "items between the ready topics by weight, within priority order (repeatable).")
@@ -603,6 +612,12 @@ final class QueueCommands {
       putIf(policy, "groupConcurrency", groupConcurrency);
       putIf(policy, "groupConcurrencyOverrides", groupLimits);
       putIf(policy, "groupWeights", groupWeights);
+      putIf(policy, "groupRate", groupRate == null ? null : rateSpec("--group-rate", groupRate));
+      if (groupRatesFor != null) {
+        Map<String, Object> rates = new java.util.LinkedHashMap<>();
+        groupRatesFor.forEach((group, spec) -> rates.put(group, rateSpec("--group-rate-for " + group, spec)));
+        policy.put("groupRateOverrides", rates);
+      }
       putIf(policy, "topicWeights", topicWeights);
       putIf(policy, "ordered", ordered);
       putIf(policy, "orderedTopics", orderedTopics);
@@ -620,6 +635,28 @@ final class QueueCommands {
           : ApiClient.line(new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(fromFlags));
       print(api.put(policyPath(), body, TIMEOUT));
     }
+  }
+
+  /**
+   * {@code PER_SECOND[:BURST]} as {@code {"perSecond", "burst"}} (the burst left to the server's default when
+   * not given); a usage error naming {@code flag} when it is not two numbers. Ranges are the server's to check.
+   */
+  static Map<String, Object> rateSpec(String flag, String spec) {
+    String[] parts = spec.split(":", -1);
+    Map<String, Object> rate = new java.util.LinkedHashMap<>();
+    try {
+      if (parts.length > 2) {
+        throw new NumberFormatException();
+      }
+      rate.put("perSecond", Double.parseDouble(parts[0].trim()));
+      if (parts.length == 2) {
+        rate.put("burst", Long.parseLong(parts[1].trim()));
+      }
+    } catch (NumberFormatException e) {
+      throw new ApiClient.Failure(OrdoMain.EXIT_USAGE, flag + ": expected PER_SECOND[:BURST] (e.g. 2 or 2:10), got '"
+          + spec + "'");
+    }
+    return rate;
   }
 
   /** {@code {"perSecond", "burst"}} under {@code field} when either is given. */

@@ -177,6 +177,17 @@ class QueueCommandsTest {
     assertEquals(1, groups.get("groupConcurrencyOverrides").get("bob").asInt());
     assertEquals(2.0, groups.get("groupWeights").get("alice").asDouble());
     assertEquals(0.5, groups.get("groupWeights").get("bob").asDouble());
+    JsonNode rates = one(ordo("namespace", "set", "cli-ns", "--group-rate", "2:5", "--group-rate-for", "big=50",
+        "--group-rate-for", "tiny=0.5:1"));
+    assertEquals(2.0, rates.get("groupRate").get("perSecond").asDouble(), rates::toString);
+    assertEquals(5, rates.get("groupRate").get("burst").asLong());
+    assertEquals(50, rates.get("groupRateOverrides").get("big").get("burst").asLong(), "one second's worth by default");
+    JsonNode tiny = one(ordo("namespace", "get", "cli-ns")).get("groupRateOverrides").get("tiny");
+    assertEquals(0.5, tiny.get("perSecond").asDouble());
+    assertEquals(1, tiny.get("burst").asLong());
+    assertRefused(ordo("namespace", "set", "cli-ns", "--group-rate", "fast"), OrdoMain.EXIT_USAGE, "--group-rate");
+    assertRefused(ordo("namespace", "set", "cli-ns", "--group-rate-for", "big=0"), OrdoMain.EXIT_USAGE,
+        "groupRateOverrides.big.perSecond");
     JsonNode topics = one(ordo("namespace", "set", "cli-ns", "--topic-weight", "emails=3", "--topic-weight", "sms=1"));
     assertEquals(3.0, topics.get("topicWeights").get("emails").asDouble());
     assertEquals(1.0, one(ordo("namespace", "get", "cli-ns")).get("topicWeights").get("sms").asDouble());

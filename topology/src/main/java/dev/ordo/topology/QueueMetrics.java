@@ -55,6 +55,11 @@ public final class QueueMetrics {
   public static final String SIDELINED = "sidelined";
   /** Ready items passed over by dispatch because their group had its concurrency limit leased. */
   public static final String GROUP_LIMITED = "group.limited";
+  /**
+   * Ready items passed over by dispatch because their group had no token of its rate left ({@code groupRate},
+   * docs/queue.md "Group rates"): rate-limited waits, one per pass; the items wait, none is refused.
+   */
+  public static final String GROUP_RATE_LIMITED = "group.rate_limited";
   /** Items of an ordered group that arrived behind an older item of their group and wait their turn (D60). */
   public static final String ORDER_WAITED = "order.waited";
   public static final String DEAD_LETTERED = "dead_lettered";
@@ -101,7 +106,7 @@ public final class QueueMetrics {
   /** Every counter above, for exporters. */
   public static final List<String> EVENTS = List.of(ENQUEUED, DUPLICATE_ENQUEUE, DEDUP_DUPLICATE, DEDUP_EXPIRED, DEDUP_EVICTED, DISPATCHED, ACKED, NACKED, EXTENDED,
       RELEASED, CANCELLED, PURGED, STALE_LEASE, UNKNOWN_ITEM, INVALID_COMMAND, FORBIDDEN, LEASE_EXPIRED, AT_MOST_ONCE_DROPPED, TTL_EXPIRED,
-      OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, ORDER_WAITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
+      OVERFLOWED, ADMITTED, SIDELINED, GROUP_LIMITED, GROUP_RATE_LIMITED, ORDER_WAITED, DEAD_LETTERED, MALFORMED, SCHEMA_UNRESOLVED, PARKED, REENTERED, REENTRY_DROPPED,
       DEMANDS, INDEX_REBUILT_ITEMS, INDEX_REBUILD_STEPS, ITEM_TABLE_REBUILDS, ITEM_TABLE_REBUILT_ITEMS, ITEMS_LOST, COLD_ITEMS, UNROUTABLE_REPLY, DEAD_LETTER_TRIMMED, PRODUCE_TOO_LARGE,
       TICKS, EARLY_ANSWERS, COMMITTED_ANSWERS, EARLY_ANSWER_REFUSED, EARLY_ANSWER_FAILED, LEASE_EXPIRED_UNEXTENDED,
       returned(ReturnReason.SURPLUS), returned(ReturnReason.LATE), returned(ReturnReason.OVER_CAPACITY),

@@ -196,6 +196,16 @@ public final class TopicMeters {
     }
   }
 
+  /**
+   * Items of the topic passed over {@code n} times because their group had no token of its rate
+   * ({@code groupRate}, docs/queue.md "Group rates"): rate-limited waits.
+   */
+  public void groupRateLimited(String namespace, String topic, long n) {
+    if (registry != null) {
+      topic(namespace, topic).groupRateLimited.increment(n);
+    }
+  }
+
   /** How many deduplication IDs the partition's window holds now. */
   public void dedupEntries(int partition, long entries) {
     if (registry != null) {
@@ -307,6 +317,7 @@ public final class TopicMeters {
     final Counter staleLeases;
     final Counter redriven;
     final Counter duplicates;
+    final Counter groupRateLimited;
     final Counter extended;
     final DistributionSummary attemptsPerAck;
     volatile long lastActive;
@@ -354,6 +365,10 @@ public final class TopicMeters {
           .description("Items refused as duplicates: their deduplication ID was taken in within the window")
           .tags(tags).register(registry);
       fixed.add(duplicates);
+      groupRateLimited = Counter.builder("ordo.group.rate.limited")
+          .description("Ready items passed over because their group had no token of its rate left (they wait)")
+          .tags(tags).register(registry);
+      fixed.add(groupRateLimited);
       extended = Counter.builder("ordo.extends").description("Leases extended").tags(tags).register(registry);
       attemptsPerAck = DistributionSummary.builder("ordo.attempts.per.ack")
           .description("Deliveries an item took until it was acked")

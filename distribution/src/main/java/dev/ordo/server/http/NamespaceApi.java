@@ -23,7 +23,7 @@ import java.util.Set;
 public final class NamespaceApi {
   static final Set<String> FIELDS = new LinkedHashSet<>(List.of("defaults", "admissionRate", "maxBacklog",
       "dispatchRate", "groupConcurrency", "groupConcurrencyOverrides", "groupWeights", "sidelineAfterMs", "dedupWindowMs",
-      "topicWeights", "ordered", "orderedTopics", "shards"));
+      "topicWeights", "ordered", "orderedTopics", "groupRate", "groupRateOverrides", "shards"));
   static final Set<String> RATE = new LinkedHashSet<>(List.of("perSecond", "burst"));
   static final Set<String> DEFAULTS = new LinkedHashSet<>(List.of("leaseMs", "ttlMs", "maxAttempts", "atMostOnce",
       "maxPayloadBytes"));
@@ -109,8 +109,13 @@ public final class NamespaceApi {
       }
       topicWeights.put(topic, v.doubleValue());
     });
-    NamespacePolicy.Groups groups = concurrency == null && overrides.isEmpty() && weights.isEmpty() ? null
-        : new NamespacePolicy.Groups(concurrency == null ? null : concurrency.intValue(), overrides, weights);
+    NamespacePolicy.Rate groupRate = rate(b, "groupRate");
+    Map<String, NamespacePolicy.Rate> groupRates = new LinkedHashMap<>();
+    groupMap(b, "groupRateOverrides").forEach((group, v) -> groupRates.put(group, rate(v, "groupRateOverrides." + group)));
+    NamespacePolicy.Groups groups = concurrency == null && overrides.isEmpty() && weights.isEmpty() && groupRate == null
+        && groupRates.isEmpty() ? null
+        : new NamespacePolicy.Groups(concurrency == null ? null : concurrency.intValue(), overrides, weights, groupRate,
+            groupRates);
     Boolean ordered = b.bool("ordered");
     Map<String, Boolean> orderedTopics = new LinkedHashMap<>();
     JsonNode topics = b.node("orderedTopics");
@@ -169,9 +174,11 @@ public final class NamespaceApi {
   /** {@code {"perSecond": > 0, "burst": >= 1 (default: one second's worth)}}, or null when absent. */
   private static NamespacePolicy.Rate rate(JsonBody b, String field) {
     JsonNode node = b.node(field);
-    if (node == null) {
-      return null;
-    }
+    return node == null ? null : rate(node, field);
+  }
+
+  /** {@link #rate(JsonBody, String)} of a node (not null), errors prefixed with {@code field}. */
+  private static NamespacePolicy.Rate rate(JsonNode node, String field) {
     try {
       JsonBody r = JsonBody.entry(node, RATE);
       JsonNode perSecond = r.node("perSecond");
@@ -227,6 +234,14 @@ public final class NamespaceApi {
       if (!g.weights().isEmpty()) {
         m.put("groupWeights", new java.util.TreeMap<>(g.weights()));
       }
+      if (g.rate() != null) {
+        m.put("groupRate", rateView(g.rate()));
+      }
+      if (!g.rateOverrides().isEmpty()) {
+        Map<String, Object> rates = new java.util.TreeMap<>();
+        g.rateOverrides().forEach((group, r) -> rates.put(group, rateView(r)));
+        m.put("groupRateOverrides", rates);
+      }
     }
     if (!policy.topicWeights().isEmpty()) {
       m.put("topicWeights", new java.util.TreeMap<>(policy.topicWeights()));
@@ -236,6 +251,13 @@ public final class NamespaceApi {
       m.put("orderedTopics", new java.util.TreeMap<>(policy.orderedTopics()));
     }
     putIf(m, "shards", policy.shards());
+    return m;
+  }
+
+  private static Map<String, Object> rateView(NamespacePolicy.Rate r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("perSecond", r.perSecond());
+    m.put("burst", r.burst());
     return m;
   }
 

@@ -433,6 +433,7 @@ async function namespacePage(page, ns) {
     el('p', { id: 'dedup-window' }, dedupWindowText(policy)),
     el('p', { id: 'topic-weights' }, topicWeightsText(policy)),
     el('p', { id: 'ordered-groups' }, orderedText(policy)),
+    el('p', { id: 'group-rates' }, groupRatesText(policy)),
     el('p', { id: 'shards' }, shardsText(policy)), edit);
   return false;
 }
@@ -464,6 +465,19 @@ function orderedText(policy) {
   return text + (all || on.length
     ? ': each group key\'s items are leased one at a time in enqueue order, a nacked item staying its group\'s head.'
     : ': a group key\'s items are leased in parallel, as fair queueing orders them.');
+}
+
+/** How fast each group key's items may be leased (docs/queue.md, "Group rates"): groupRate, then its overrides. */
+function groupRatesText(policy) {
+  const rate = r => r.perSecond + '/s (burst ' + r.burst + ')';
+  const all = policy && policy.groupRate ? policy.groupRate : null;
+  const own = policy && policy.groupRateOverrides ? Object.entries(policy.groupRateOverrides) : [];
+  if (!all && !own.length) return 'Group rates: none: a group key\'s items are leased as fast as workers take them.';
+  const parts = [];
+  if (all) parts.push('every group ' + rate(all));
+  own.forEach(([g, r]) => parts.push(g + ' ' + rate(r)));
+  return 'Group rates: ' + parts.join(', ') + (all ? '' : ' (other groups: none)')
+    + ': a group over its rate waits, the others are not slowed; items without a group key are not limited.';
 }
 
 /** The deduplication window a namespace's items get (docs/queue.md, "Deduplication"). */

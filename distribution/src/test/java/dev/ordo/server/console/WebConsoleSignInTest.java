@@ -148,15 +148,18 @@ class WebConsoleSignInTest {
     browser.awaitTextContaining("#dedup-window", "300000 ms (5 minutes, the default)");
     browser.awaitTextContaining("#topic-weights", "Topic weights: none");
     browser.awaitTextContaining("#ordered-groups", "Ordered groups: off");
+    browser.awaitTextContaining("#group-rates", "Group rates: none");
     browser.awaitTextContaining("#shards", "Shards: 1: each group key's items on one partition");
     browser.js("document.querySelector('#policy-edit textarea').value = arguments[0];",
         "{\"defaults\": {\"maxAttempts\": 7}, \"dedupWindowMs\": 60000, \"topicWeights\": {\"orders\": 3},"
-            + " \"ordered\": true, \"orderedTopics\": {\"audit\": false}, \"shards\": 2}");
+            + " \"ordered\": true, \"orderedTopics\": {\"audit\": false}, \"groupRate\": {\"perSecond\": 2, \"burst\": 5},"
+            + " \"groupRateOverrides\": {\"vip\": {\"perSecond\": 50, \"burst\": 60}}, \"shards\": 2}");
     browser.click(By.id("policy-save"));
     browser.awaitTextContaining("#policy", "\"maxAttempts\": 7");
     browser.awaitTextContaining("#dedup-window", "Deduplication window: 60000 ms");
     browser.awaitTextContaining("#topic-weights", "Topic weights: orders 3 (other topics 1)");
     browser.awaitTextContaining("#ordered-groups", "Ordered groups: on for every topic but audit");
+    browser.awaitTextContaining("#group-rates", "Group rates: every group 2/s (burst 5), vip 50/s (burst 60)");
     browser.awaitTextContaining("#shards", "Shards: 2: each group key's items spread over its own 2 partitions");
     Reply policy = call("GET", "/v1/namespaces/shop/policy", null);
     assertEquals(7, policy.json().get("defaults").get("maxAttempts").asInt(), policy.text());

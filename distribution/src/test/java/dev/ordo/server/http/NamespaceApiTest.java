@@ -92,6 +92,16 @@ class NamespaceApiTest {
     assertFalse(g.has("defaults"), "a PUT replaces the whole policy");
     assertFalse(g.has("ordered"), "not ordered unless said");
 
+    Reply rates = server.put("/v1/namespaces/tenant-a/policy", "{\"groupRate\": {\"perSecond\": 2, \"burst\": 5}, "
+        + "\"groupRateOverrides\": {\"big\": {\"perSecond\": 50}, \"tiny\": {\"perSecond\": 0.5, \"burst\": 1}}}");
+    assertEquals(200, rates.status(), rates::text);
+    JsonNode gr = server.get("/v1/namespaces/tenant-a/policy").json();
+    assertEquals(2.0, gr.get("groupRate").get("perSecond").asDouble(), gr::toString);
+    assertEquals(5, gr.get("groupRate").get("burst").asLong(), gr::toString);
+    assertEquals(50, gr.get("groupRateOverrides").get("big").get("burst").asLong(), "one second's worth by default");
+    assertEquals(0.5, gr.get("groupRateOverrides").get("tiny").get("perSecond").asDouble(), gr::toString);
+    assertFalse(gr.has("groupConcurrency"), gr::toString);
+
     Reply ordered = server.put("/v1/namespaces/tenant-a/policy",
         "{\"ordered\": true, \"orderedTopics\": {\"free\": false, \"fifo\": true}}");
     assertEquals(200, ordered.status(), ordered::text);
@@ -255,6 +265,12 @@ class NamespaceApiTest {
         {"{\"groupWeights\": {\"a\": 0}}", "groupWeights.a"},
         {"{\"groupWeights\": [2]}", "groupWeights must be an object"},
         {"{\"groupConcurrency\": 0}", "groupConcurrency"},
+        {"{\"groupRate\": {\"perSecond\": 0}}", "groupRate.perSecond"},
+        {"{\"groupRate\": {\"perSecond\": 2, \"burst\": 0}}", "groupRate.burst"},
+        {"{\"groupRate\": 2}", "groupRate."},
+        {"{\"groupRateOverrides\": {\"big\": {\"perSecond\": -1}}}", "groupRateOverrides.big.perSecond"},
+        {"{\"groupRateOverrides\": {\"big\": {\"burst\": 3}}}", "groupRateOverrides.big.perSecond is missing"},
+        {"{\"groupRateOverrides\": [1]}", "groupRateOverrides must be an object"},
         {"{\"topicWeights\": {\"emails\": 0}}", "topicWeights.emails"},
         {"{\"topicWeights\": [2]}", "topicWeights must be an object"},
         {"{\"groupConcurrencyOverrides\": {\"bob\": 1.5}}", "groupConcurrencyOverrides.bob"},

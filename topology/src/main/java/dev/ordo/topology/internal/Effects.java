@@ -158,6 +158,21 @@ public final class Effects {
     return staleLeases == null ? List.of() : staleLeases;
   }
 
+  /** Rate-limited waits by topic (a group passed over at its rate; for the per-topic meters); made when first needed. */
+  private Map<TopicRef, Long> groupRateWaits;
+
+  void groupRateWait(String namespace, String topic) {
+    if (groupRateWaits == null) {
+      groupRateWaits = new LinkedHashMap<>();
+    }
+    groupRateWaits.merge(new TopicRef(namespace, topic), 1L, Long::sum);
+  }
+
+  /** Rate-limited waits by topic: groups passed over at their rate ({@code group.rate_limited}). */
+  public Map<TopicRef, Long> groupRateWaits() {
+    return groupRateWaits == null ? Map.of() : groupRateWaits;
+  }
+
   void count(String metric, long n) {
     counts.merge(metric, n, Long::sum);
   }
@@ -172,6 +187,7 @@ public final class Effects {
     changedTopics.clear();
     readyTopics.clear();
     counts.clear();
+    groupRateWaits = null;
     refusal = new Refusal(reason, metric);
   }
 }

@@ -92,6 +92,13 @@ public final class QueuePlanner {
    * offers them to dispatch again once a lease is allowed.
    */
   private final java.util.Set<TopicRef> throttled = new java.util.LinkedHashSet<>();
+  /** Per-group rates (docs/queue.md, "Group rates"): a token bucket per group leasing under one, soft state. */
+  private final GroupRates groupRates = new GroupRates();
+  /**
+   * (namespace, topic) pairs that had a group passed over at its rate while a demand waited, with the
+   * earliest time one of those groups may lease again: each timer run offers them to dispatch then.
+   */
+  private final Map<TopicRef, Long> rateWaits = new java.util.LinkedHashMap<>();
   /** Paused topics and namespaces: nothing of them is leased; their held demand is offered again on resume. */
   private final PauseGate pauses;
   /**
@@ -163,7 +170,14 @@ public final class QueuePlanner {
 
   /** The concurrency limit of a group key in its namespace's policy, or null for none. */
   Integer groupLimit(String namespace, String group) {
-    dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
+    return groupLimit(namespace, policies.policy(namespace), group);
+  }
+
+  /**
+   * The concurrency limit of a group key under {@code policy}, its namespace's (null: none), or null for
+   * none; with shuffle sharding, this partition's part of it.
+   */
+  Integer groupLimit(String namespace, dev.ordo.schema.NamespacePolicy policy, String group) {
     if (policy == null) {
       return null;
     }
@@ -174,6 +188,29 @@ public final class QueuePlanner {
       return limit;
     }
     return shards.limit(policy, namespace, group, limit);
+  }
+
+  /** The rate of a group key in its namespace's policy (docs/queue.md, "Group rates"), or null for none. */
+  dev.ordo.schema.Rate groupRate(String namespace, String group) {
+    return groupRate(policies.policy(namespace), group);
+  }
+
+  /** True when {@code policy} sets a rate for some group ({@code groupRate} or an override). */
+  static boolean hasGroupRates(dev.ordo.schema.NamespacePolicy policy) {
+    return policy != null && (policy.getGroupRate() != null
+        || policy.getGroupRateOverrides() != null && !policy.getGroupRateOverrides().isEmpty());
+  }
+
+  /** The rate of a group key under {@code policy} (null: none): its override, else {@code groupRate}; or null. */
+  static dev.ordo.schema.Rate groupRate(dev.ordo.schema.NamespacePolicy policy, String group) {
+    if (policy == null) {
+      return null;
+    }
+    Map<String, dev.ordo.schema.Rate> overrides = policy.getGroupRateOverrides();
+    dev.ordo.schema.Rate own = overrides == null || overrides.isEmpty() ? null : overrides.get(group);
+    dev.ordo.schema.Rate rate = own != null ? own : policy.getGroupRate();
+    // A record no policy could hold (written by hand: no positive, finite rate) limits nothing.
+    return rate == null || !(rate.getPerSecond() > 0) || Double.isInfinite(rate.getPerSecond()) ? null : rate;
   }
 
   /**
@@ -334,8 +371,12 @@ public final class QueuePlanner {
    * admitted as their namespaces' rates and backlog limits allow (at most a batch of each).
    */
   public Effects onTimers(QueueView view, long now) {
-    if (now - prunedAt >= PRUNE_EVERY_MS) {
+    // (prunedAt starts at Long.MIN_VALUE, where now - prunedAt overflows: the first timer run prunes.)
+    if (prunedAt == Long.MIN_VALUE || now - prunedAt >= PRUNE_EVERY_MS) {
       arrivals.prune(now);
+      if (groupRates.size() > 0) {
+        groupRates.prune(now, this::groupRate);
+      }
       prunedAt = now;
     }
     demands.expire(now);
@@ -369,6 +410,7 @@ public final class QueuePlanner {
     if (!view.rebuilding()) {
       admitOverflow(plan, batch);
       offerThrottled(plan);
+      offerRateWaits(plan);
       offerResumed(plan);
     }
     return plan.effects;
@@ -415,9 +457,41 @@ public final class QueuePlanner {
     return plan.effects;
   }
 
-  /** True while demand waits for a namespace's dispatch rate: only the passing of time serves it. */
+  /** True while demand waits for a namespace's dispatch rate or a group's rate: only the passing of time serves it. */
   public boolean throttling() {
-    return !throttled.isEmpty();
+    return !throttled.isEmpty() || !rateWaits.isEmpty();
+  }
+
+  /**
+   * The partition's takeover (the processor's start): a group's rate bucket made from now on is empty as
+   * of this time (docs/queue.md, "Group rates"). Without a call, the first time a plan sees.
+   */
+  public void started(long now) {
+    groupRates.started(now);
+  }
+
+  /** Rate buckets held (bounded: {@link GroupRates#MAX_BUCKETS}). */
+  int groupRateBuckets() {
+    return groupRates.size();
+  }
+
+  /** (namespace, topic) pairs waiting for a group's rate to let a lease through. */
+  int rateWaits() {
+    return rateWaits.size();
+  }
+
+  /** Topics that had a group passed at its rate go to dispatch again once one of those groups may lease. */
+  private void offerRateWaits(Plan plan) {
+    for (var it = rateWaits.entrySet().iterator(); it.hasNext(); ) {
+      var e = it.next();
+      TopicRef nsTopic = e.getKey();
+      if (demands.wanting(nsTopic.namespace(), nsTopic.topic()).isEmpty()) {
+        it.remove(); // the demand lapsed or was served
+      } else if (e.getValue() <= plan.now || !hasGroupRates(policies.policy(nsTopic.namespace()))) {
+        it.remove(); // a token is back, or the policy lifted its group rates
+        plan.effects.topicReady(nsTopic.namespace(), nsTopic.topic());
+      }
+    }
   }
 
   /** Topics whose demand waited for a dispatch rate go to dispatch again once a lease is allowed. */
@@ -527,6 +601,7 @@ public final class QueuePlanner {
     List<String> scope;
 
     Plan(QueueView view, long now, boolean urgent) {
+      groupRates.started(now); // the first plan of a task, if the processor said nothing
       this.view = view;
       this.now = now;
       this.urgent = urgent;
@@ -872,9 +947,13 @@ public final class QueuePlanner {
         effects.count(QueueMetrics.ORDER_WAITED);
         return false; // an older item of its ordered group is there: it waits behind it (D60)
       }
-      if (group != null && atGroupLimit(ready.getItem().getNamespace(), group)) {
-        effects.count(QueueMetrics.GROUP_LIMITED);
-        return false; // it waits READY until the group has a lease free
+      dev.ordo.schema.Rate rate = null;
+      if (group != null) {
+        String held = groupHeld(ready.getItem().getNamespace(), group, topic);
+        if (held != null) {
+          return false; // it waits READY until the group has a lease free, or a token of its rate
+        }
+        rate = heldRate;
       }
       if (allowance(ready.getItem().getNamespace(), 1) == 0) {
         throttled.add(new TopicRef(ready.getItem().getNamespace(), topic));
@@ -883,6 +962,9 @@ public final class QueuePlanner {
       DemandBook.Open open = wanting.get(0);
       String key = open.wanted(topic) > 0 ? topic : DemandBook.ANY_TOPIC;
       lease(offset, null, ready, open.requester(), open.urgent());
+      if (rate != null) {
+        groupRates.leased(ready.getItem().getNamespace(), group, rate, now);
+      }
       open.served(key, 1);
       demands.afterServing(open);
       return true;
@@ -1028,12 +1110,15 @@ public final class QueuePlanner {
         String group = item.getItem().getGroupKey();
         boolean here = item.getState() == ItemState.READY && item.getSidelined() == c.entry().sidelined()
             && item.getSlot() == c.entry().slot() && item.getReadyAt() == c.entry().readyAt();
-        if (group != null && atGroupLimit(open.namespace(), group)) {
-          effects.count(QueueMetrics.GROUP_LIMITED);
-          if (here && item.getFlat() && !item.getOrdered()) { // an ordered group is one entry already
-            intoGroupQueue(c.entry().offset(), item);
+        dev.ordo.schema.Rate rate = null;
+        if (group != null) {
+          if (groupHeld(open.namespace(), group, c.topic()) != null) { // at its limit, or over its rate
+            if (here && item.getFlat() && !item.getOrdered()) { // an ordered group is one entry already
+              intoGroupQueue(c.entry().offset(), item);
+            }
+            continue; // the group's other queued items wait behind this one: not read
           }
-          continue; // the group's other queued items wait behind this one: not read
+          rate = heldRate;
         }
         if (here && item.getOrdered()
             && !OrderedGroups.mayLease(c.entry().offset(), true, view.orderedHead(open.namespace(), c.topic(), group))) {
@@ -1043,6 +1128,9 @@ public final class QueuePlanner {
           expire(c.entry().offset(), item); // its TTL timer has not run yet: never hand out an expired item
         } else if (here) {
           lease(c.entry().offset(), item, item, open.requester(), open.urgent());
+          if (rate != null) {
+            groupRates.leased(open.namespace(), group, rate, now);
+          }
           served++;
           if (share != null) {
             share.leased(c.topic(), c.entry().priority());
@@ -1070,9 +1158,44 @@ public final class QueuePlanner {
       changed.put(offset, queued);
     }
 
-    /** True when the group has as many items leased as its namespace's policy allows (with this plan's leases). */
-    boolean atGroupLimit(String namespace, String group) {
-      Integer limit = groupLimit(namespace, group);
+    /** The rate of the group last let through by {@link #groupHeld} (null: none): the lease takes a token of it. */
+    private dev.ordo.schema.Rate heldRate;
+
+    /**
+     * Why an item of {@code group} may not be leased now: {@link QueueMetrics#GROUP_LIMITED} (its
+     * concurrency limit is leased), {@link QueueMetrics#GROUP_RATE_LIMITED} (its rate has no token: the
+     * topic is offered again when it has, {@link #offerRateWaits}), each counted; or null, and
+     * {@link #heldRate} is the group's rate (null: none), for the lease to take a token of. One policy
+     * read, as the limit alone took.
+     */
+    String groupHeld(String namespace, String group, String topic) {
+      heldRate = null;
+      dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
+      if (policy == null) {
+        return null;
+      }
+      if (atGroupLimit(namespace, group, groupLimit(namespace, policy, group))) {
+        effects.count(QueueMetrics.GROUP_LIMITED);
+        return QueueMetrics.GROUP_LIMITED;
+      }
+      if (policy.getGroupRate() == null && policy.getGroupRateOverrides() == null) {
+        return null; // no group rates in the namespace: nothing more per item (an empty map is looked in once)
+      }
+      dev.ordo.schema.Rate rate = groupRate(policy, group);
+      if (rate != null && !groupRates.mayLease(namespace, group, rate, now)) {
+        effects.count(QueueMetrics.GROUP_RATE_LIMITED);
+        effects.groupRateWait(namespace, topic);
+        long wait = Math.max(1, groupRates.msUntilOne(namespace, group, rate, now));
+        long due = wait > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + wait;
+        rateWaits.merge(new TopicRef(namespace, topic), due, Math::min);
+        return QueueMetrics.GROUP_RATE_LIMITED;
+      }
+      heldRate = rate;
+      return null;
+    }
+
+    /** True when the group has {@code limit} items leased (with this plan's leases); false for no limit (null). */
+    boolean atGroupLimit(String namespace, String group, Integer limit) {
       if (limit == null) {
         return false;
       }
@@ -1293,7 +1416,16 @@ public final class QueuePlanner {
       String group = item.getItem().getGroupKey();
       // An ordered group's items are in no group queue: the store keeps its head alone in the ready
       // index (decisions D60), so a limit passes it at one entry as it is.
-      item.setFlat(group != null && (item.getOrdered() || groupLimit(item.getItem().getNamespace(), group) == null));
+      // A group with a rate is queued as one with a limit: over its rate, it is passed at one entry too.
+      if (group == null) {
+        item.setFlat(false);
+      } else if (item.getOrdered()) {
+        item.setFlat(true);
+      } else {
+        dev.ordo.schema.NamespacePolicy policy = policies.policy(item.getItem().getNamespace());
+        item.setFlat(groupLimit(item.getItem().getNamespace(), policy, group) == null
+            && groupRate(policy, group) == null);
+      }
     }
 
     /**

@@ -241,6 +241,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.planner = new QueuePlanner(settings, partition, new SplittableRandom(), policies,
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
     initializedAt = context.currentSystemTimeMs();
+    planner.started(initializedAt); // group rates' buckets start empty as of the takeover (decisions D61)
     purges = new PurgeJobs(context.getStateStore(PurgeJobs.STORE), partition,
         config.getDouble(QueueConfig.PURGE_RATE_CONFIG), initializedAt);
     dedup = new DedupWindow(context.getStateStore(DedupWindow.STORE), config.getLong(QueueConfig.DEDUP_MAX_ENTRIES_CONFIG));
@@ -616,6 +617,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     boolean purged = effects.counts().containsKey(QueueMetrics.PURGED);
     for (StoredItem stale : effects.staleLeases()) {
       meters.staleLease(stale.getItem().getNamespace(), stale.getItem().getTopic());
+    }
+    for (Map.Entry<TopicRef, Long> w : effects.groupRateWaits().entrySet()) {
+      meters.groupRateLimited(w.getKey().namespace(), w.getKey().topic(), w.getValue());
     }
     for (Effects.Change c : effects.changes()) {
       StoredItem before = c.before();

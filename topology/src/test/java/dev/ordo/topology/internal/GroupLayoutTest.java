@@ -49,6 +49,7 @@ class GroupLayoutTest {
   private long now = 1_000_000;
   private long nextOffset;
   private long groupLimited;
+  private long rateLimited;
   /** Reads of a group's queue by the planner (through {@link #view}). */
   private int groupQueueReads;
   /** The store as the planner sees it, counting its reads of the groups' queues. */
@@ -147,6 +148,43 @@ class GroupLayoutTest {
     assertEquals(1, groupQueueReads, "bob's queue read once, from its first item; alice's never");
   }
 
+  /**
+   * A group with a rate (docs/queue.md, "Group rates") has the layout of one with a limit: over its rate it
+   * is passed at one entry, its queue not read; its flat items from before the rate are moved, each once.
+   */
+  @Test
+  void aGroupWithARateIsQueuedAndPassedAtOneEntryOverItsRate() {
+    for (int i = 0; i < 10; i++) {
+      enqueue("bob"); // flat: no rate yet
+    }
+    policy = NamespacePolicy.newBuilder().setNamespace(NS).setUpdatedAt(0)
+        .setGroupRateOverrides(Map.of("bob", new dev.ordo.schema.Rate(1.0, 2L))).build();
+    now += 10_000; // past the takeover's warm-up: bob's bucket starts full (2)
+    for (int i = 0; i < 10; i++) {
+      enqueue("bob");
+    }
+    assertFalse(store.get(10).getFlat(), "a group with a rate is queued");
+    for (int i = 0; i < 3; i++) {
+      enqueue("alice");
+    }
+    assertTrue(store.get(20).getFlat(), "alice has no rate: flat");
+
+    List<DeliveredItem> first = demand(100);
+    assertEquals(5, first.size(), "bob's burst of 2, and alice's 3 not slowed");
+    long passes = rateLimited;
+    assertTrue(passes >= 8, "bob's other flat items passed, each once, into his queue: " + passes);
+    assertEquals(18, store.groupHead(NS, "t", 0, "bob", 100).size());
+
+    rateLimited = 0;
+    groupQueueReads = 0;
+    assertEquals(List.of(), demand(100), "bob is over his rate");
+    assertEquals(1, rateLimited, "passed at one entry");
+    assertEquals(0, groupQueueReads, "his queue not read");
+
+    now += 1_000;
+    assertEquals(1, demand(100).size(), "a second later: one token");
+  }
+
   @Test
   void dispatchOfFlatGroupsReadsNoGroupQueue() {
     for (int i = 0; i < 10; i++) {
@@ -185,6 +223,7 @@ class GroupLayoutTest {
     }
     store.markChanges();
     groupLimited += effects.counts().getOrDefault(QueueMetrics.GROUP_LIMITED, 0L);
+    rateLimited += effects.counts().getOrDefault(QueueMetrics.GROUP_RATE_LIMITED, 0L);
     List<DeliveredItem> leased = new ArrayList<>();
     for (Effects.Leased l : effects.leased()) {
       leased.addAll(l.items());
