@@ -27,8 +27,9 @@ import java.util.Map;
  *     enqueue order (docs/queue.md, "Ordered groups"; decisions D60); null: false
  * @param orderedTopics per topic, ordered or not in place of {@code ordered}; null: none
  * @param shards shuffle sharding: each group key's items spread over its own combination of this many of the
- *     queue's partitions, the producer picking the least loaded (docs/queue.md, "Shuffle sharding"; decisions
- *     D62; 1 to {@link dev.ordo.api.Shards#MAX}); null or 1: one partition per group key
+ *     queue's partitions, the producer picking the least loaded, a group's concurrency limit and rate split
+ *     over its shards (docs/queue.md, "Shuffle sharding"; decisions D61, D62; 1 to {@link dev.ordo.api.Shards#MAX});
+ *     null or 1: one partition per group key
  */
 public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBacklog, Rate dispatchRate,
     Duration sidelineAfter, Groups groups, Duration dedupWindow, Map<String, Double> topicWeights,
@@ -172,7 +173,8 @@ public record NamespacePolicy(Defaults defaults, Rate admissionRate, Long maxBac
    *     three times as often as one of weight 1 while both have items ready
    * @param rate items of one group key leased a second, at most {@code burst} at once (docs/queue.md, "Group
    *     rates"; decisions D61): a group over it waits, the others are not slowed; null: no rate. Items without
-   *     a group key are not rate-limited
+   *     a group key are not rate-limited. Under {@code shards}, each of the group's shards holds its part of the
+   *     rate and the burst, which sum to them
    * @param rateOverrides per group key, its own rate in place of {@code rate}; never null (empty: none)
    */
   public record Groups(Integer concurrency, Map<String, Integer> concurrencyOverrides, Map<String, Double> weights,

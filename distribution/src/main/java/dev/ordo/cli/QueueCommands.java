@@ -585,8 +585,8 @@ final class QueueCommands {
 
     @Option(names = "--shards", paramLabel = "K",
         description = "Shuffle sharding: each group key's items spread over its own combination of K of the queue's "
-            + "partitions, the producer picking the least loaded; 1 (the default): one partition per group key "
-            + "(docs/queue.md, \"Shuffle sharding\").")
+            + "partitions, the producer picking the least loaded, group limits and rates split over them; 1 (the "
+            + "default): one partition per group key (docs/queue.md, \"Shuffle sharding\").")
     Integer shards;
 
     @Option(names = "--json", paramLabel = "JSON", description = "The whole policy as JSON, instead of the flags.")

@@ -8,7 +8,8 @@ import org.apache.kafka.common.utils.Utils;
  * queue and every partition agree on. A namespace policy's {@code shards: k} gives each group key its
  * own combination of k of the items topic's partitions; a producer sends a grouped item to the one of
  * the k with the smallest backlog, and each partition holds the group to its share of the group's
- * concurrency limit. Everything here is a pure function of its arguments.
+ * concurrency limit and of its rate ({@code groupRate}, decisions D61). Everything here is a pure
+ * function of its arguments.
  *
  * <p>The combination ({@link #of}) starts with the partition a group key has without sharding, the
  * murmur2 hash of its UTF-8 bytes modulo the partition count (what Kafka's default partitioner does
@@ -43,10 +44,25 @@ public final class Shards {
    * @param limit the group's concurrency limit, or null for none
    */
   public static int effective(Integer shards, int partitions, Integer limit) {
+    return effective(shards, partitions, limit, null);
+  }
+
+  /**
+   * {@link #effective(Integer, int, Integer)}, and for a group with a rate no more than its burst, so that
+   * each of its shards holds at least one token of it ({@link #burstShare}): a shard's bucket needs a
+   * capacity of one to lease at all, and the shards' capacities must sum to the burst for the group to get
+   * no more than {@code burst + perSecond × t} in any window (decisions D61, D62).
+   *
+   * @param burst the group's rate's burst (read as at least 1), or null for no rate
+   */
+  public static int effective(Integer shards, int partitions, Integer limit, Long burst) {
     int k = shards == null ? 1 : Math.max(1, shards);
     k = Math.min(k, Math.max(1, partitions));
     if (limit != null) {
       k = Math.min(k, Math.max(1, limit));
+    }
+    if (burst != null) {
+      k = (int) Math.min(k, Math.max(1, burst));
     }
     return k;
   }
@@ -54,8 +70,7 @@ public final class Shards {
   /**
    * The shards a group key's items of {@code topic} use under a namespace's policy (null: none): 1
    * without {@code shards}, for an ordered topic (an ordered group needs its items on one partition:
-   * its home), else {@link #effective} with the group's concurrency limit (its override, else
-   * {@code groupConcurrency}). The ordered rule is the queue's (decisions D60): the topic's
+   * its home), else {@link #spread}. The ordered rule is the queue's (decisions D60): the topic's
    * {@code orderedTopics} entry, else true for a {@code *.fifo} topic, else {@code ordered}.
    */
   public static int forGroup(dev.ordo.schema.NamespacePolicy policy, String topic, String group, int partitions) {
@@ -68,7 +83,33 @@ public final class Shards {
     if (ordered) {
       return 1;
     }
-    return effective(policy.getShards(), partitions, limit(policy, group));
+    return spread(policy, group, partitions);
+  }
+
+  /**
+   * The shards over which a group key's items of an unordered topic spread under a namespace's policy
+   * (null: none), and so the shards that split its concurrency limit and its rate: 1 without
+   * {@code shards}, else {@link #effective} with the group's concurrency limit ({@link #limit}) and its
+   * rate's burst ({@link #rate}). An ordered topic's items are on the first of these (its home).
+   */
+  public static int spread(dev.ordo.schema.NamespacePolicy policy, String group, int partitions) {
+    if (policy == null || policy.getShards() == null || policy.getShards() <= 1 || partitions <= 1) {
+      return 1;
+    }
+    dev.ordo.schema.Rate rate = rate(policy, group);
+    return effective(policy.getShards(), partitions, limit(policy, group), rate == null ? null : rate.getBurst());
+  }
+
+  /**
+   * The group's rate under the policy (decisions D61): its {@code groupRateOverrides} entry, else
+   * {@code groupRate}; null when none, or when it is no rate a policy could hold (written by hand: not a
+   * positive, finite {@code perSecond}), which limits nothing.
+   */
+  public static dev.ordo.schema.Rate rate(dev.ordo.schema.NamespacePolicy policy, String group) {
+    java.util.Map<String, dev.ordo.schema.Rate> overrides = policy.getGroupRateOverrides();
+    dev.ordo.schema.Rate own = overrides == null || overrides.isEmpty() ? null : overrides.get(group);
+    dev.ordo.schema.Rate rate = own != null ? own : policy.getGroupRate();
+    return rate == null || !(rate.getPerSecond() > 0) || Double.isInfinite(rate.getPerSecond()) ? null : rate;
   }
 
   /** The group's concurrency limit under the policy: its override, else {@code groupConcurrency}; null: none. */
@@ -165,6 +206,16 @@ public final class Shards {
    */
   public static int limitShare(int limit, int k, int index) {
     return limit / k + (index < limit % k ? 1 : 0);
+  }
+
+  /**
+   * The part of a group's rate burst that its shard at {@code index} (of {@code k}) holds, as
+   * {@link #limitShare} splits a limit: the shares sum to the burst (read as at least 1), and with
+   * {@code k <= burst} ({@link #effective}) each is at least 1.
+   */
+  public static long burstShare(long burst, int k, int index) {
+    long b = Math.max(1, burst);
+    return b / k + (index < b % k ? 1 : 0);
   }
 
   private static long fnv1a64(byte[] bytes) {

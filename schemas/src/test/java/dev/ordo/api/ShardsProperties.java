@@ -20,7 +20,10 @@ import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 import org.apache.kafka.common.utils.Utils;
 
-/** The pure parts of shuffle sharding (decisions D62): the combination, the producer's choice, the limit's split. */
+/**
+ * The pure parts of shuffle sharding (decisions D62): the combination, the producer's choice, the limit's
+ * split, the rate burst's split (D61).
+ */
 class ShardsProperties {
 
   @Provide
@@ -151,6 +154,36 @@ class ShardsProperties {
     assertEquals(limit, sum, "never more than the limit across the shards, and all of it usable");
     assertTrue(min >= 1, "every shard of the group may lease");
     assertTrue(max - min <= 1);
+  }
+
+  @Property
+  void theSharesOfABurstSumToItAndEachHoldsAToken(@ForAll @IntRange(min = 1, max = 1000) int burst,
+      @ForAll @IntRange(min = 1, max = 32) int shards, @ForAll @IntRange(min = 1, max = 64) int partitions,
+      @ForAll @IntRange(min = 0, max = 40) int limit) {
+    int k = Shards.effective(shards, partitions, limit == 0 ? null : limit, (long) burst);
+    assertTrue(k >= 1 && k <= shards && k <= partitions && k <= burst && (limit == 0 || k <= limit));
+    long sum = 0;
+    for (int i = 0; i < k; i++) {
+      long s = Shards.burstShare(burst, k, i);
+      assertTrue(s >= 1, "every shard of the group holds a token: a bucket of capacity 0 could never lease");
+      sum += s;
+    }
+    assertEquals(burst, sum, "never more than the burst across the shards at once, and all of it usable");
+  }
+
+  @Example
+  void aGroupsRateBurstBoundsItsShards() {
+    dev.ordo.schema.NamespacePolicy policy = dev.ordo.schema.NamespacePolicy.newBuilder().setNamespace("ns")
+        .setUpdatedAt(0).setShards(4).setGroupRate(new dev.ordo.schema.Rate(0.5, 1L))
+        .setGroupRateOverrides(Map.of("big", new dev.ordo.schema.Rate(50.0, 3L), "bad", new dev.ordo.schema.Rate(0.0, 1L)))
+        .build();
+    assertEquals(1, Shards.forGroup(policy, "t", "small", 8), "a burst of 1: one shard, the home");
+    assertEquals(3, Shards.forGroup(policy, "t", "big", 8), "its own burst of 3: three shards");
+    assertEquals(4, Shards.forGroup(policy, "t", "bad", 8), "a rate no policy could hold limits nothing");
+    assertEquals(null, Shards.rate(policy, "bad"));
+    assertEquals(4, Shards.effective(4, 8, null, null));
+    assertEquals(2, Shards.effective(4, 8, 5, 2L));
+    assertEquals(1, Shards.effective(4, 8, null, 0L), "a burst read as at least 1");
   }
 
   @Example

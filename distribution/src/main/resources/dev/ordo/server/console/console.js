@@ -451,7 +451,7 @@ function shardsText(policy) {
   const k = policy && policy.shards ? policy.shards : 1;
   if (k <= 1) return 'Shards: 1: each group key\'s items on one partition (its hash).';
   return 'Shards: ' + k + ': each group key\'s items spread over its own ' + k + ' partitions, the producer picking '
-    + 'the least loaded; group limits split over them, ordered topics on one.';
+    + 'the least loaded; group limits and rates split over them, ordered topics on one.';
 }
 
 /** Which topics order their groups (docs/queue.md, "Ordered groups"): ordered, then the per-topic overrides. */

@@ -187,12 +187,28 @@ public final class QueuePlanner {
     if (limit == null || !shards.shards(policy)) {
       return limit;
     }
-    return shards.limit(policy, namespace, group, limit);
+    return shards.limit(policy, namespace, group);
   }
 
-  /** The rate of a group key in its namespace's policy (docs/queue.md, "Group rates"), or null for none. */
+  /**
+   * The rate of a group key in its namespace's policy (docs/queue.md, "Group rates"), or null for none;
+   * with shuffle sharding, this partition's part of it.
+   */
   dev.ordo.schema.Rate groupRate(String namespace, String group) {
-    return groupRate(policies.policy(namespace), group);
+    return groupRate(namespace, policies.policy(namespace), group);
+  }
+
+  /**
+   * The rate of a group key under {@code policy}, its namespace's (null: none), or null for none; with
+   * shuffle sharding, this partition's part of it ({@link GroupShards#rateShare}: the parts of the group's
+   * shards sum to its rate and its burst, decisions D61, D62).
+   */
+  dev.ordo.schema.Rate groupRate(String namespace, dev.ordo.schema.NamespacePolicy policy, String group) {
+    dev.ordo.schema.Rate rate = groupRate(policy, group);
+    if (rate == null || !shards.shards(policy)) {
+      return rate;
+    }
+    return shards.rate(policy, namespace, group);
   }
 
   /** True when {@code policy} sets a rate for some group ({@code groupRate} or an override). */
@@ -201,16 +217,13 @@ public final class QueuePlanner {
         || policy.getGroupRateOverrides() != null && !policy.getGroupRateOverrides().isEmpty());
   }
 
-  /** The rate of a group key under {@code policy} (null: none): its override, else {@code groupRate}; or null. */
+  /**
+   * The whole rate of a group key under {@code policy} (null: none): its override, else {@code groupRate};
+   * or null, also for a record no policy could hold (written by hand: no positive, finite rate), which
+   * limits nothing ({@link dev.ordo.api.Shards#rate}, the rule the producer's choice of shards uses too).
+   */
   static dev.ordo.schema.Rate groupRate(dev.ordo.schema.NamespacePolicy policy, String group) {
-    if (policy == null) {
-      return null;
-    }
-    Map<String, dev.ordo.schema.Rate> overrides = policy.getGroupRateOverrides();
-    dev.ordo.schema.Rate own = overrides == null || overrides.isEmpty() ? null : overrides.get(group);
-    dev.ordo.schema.Rate rate = own != null ? own : policy.getGroupRate();
-    // A record no policy could hold (written by hand: no positive, finite rate) limits nothing.
-    return rate == null || !(rate.getPerSecond() > 0) || Double.isInfinite(rate.getPerSecond()) ? null : rate;
+    return policy == null ? null : dev.ordo.api.Shards.rate(policy, group);
   }
 
   /**
@@ -1181,7 +1194,7 @@ public final class QueuePlanner {
       if (policy.getGroupRate() == null && policy.getGroupRateOverrides() == null) {
         return null; // no group rates in the namespace: nothing more per item (an empty map is looked in once)
       }
-      dev.ordo.schema.Rate rate = groupRate(policy, group);
+      dev.ordo.schema.Rate rate = groupRate(namespace, policy, group); // with shards, this partition's part
       if (rate != null && !groupRates.mayLease(namespace, group, rate, now)) {
         effects.count(QueueMetrics.GROUP_RATE_LIMITED);
         effects.groupRateWait(namespace, topic);

@@ -4,11 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ordo.api.Shards;
+import dev.ordo.schema.NamespacePolicy;
 import dev.ordo.schema.Rate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -23,7 +26,8 @@ import net.jqwik.api.constraints.IntRange;
  * Per-group rates alone (docs/queue.md, "Group rates"; decisions D61): a bucket per group, never more
  * than {@code burst + rate × t} leases of a group in any window, takeovers (a new instance, buckets
  * empty as of then), evictions and prunes included; a group under its rate is never held, whatever the
- * others do; the state is bounded.
+ * others do; the state is bounded. With shuffle sharding (decisions D62), the same bound across the
+ * group's shards: each partition holds its part of the rate and the burst ({@link GroupShards#rateShare}).
  */
 class GroupRatesProperties {
   /** A step: time passes, then a group asks for up to {@code wanted} leases; sometimes a takeover or a prune first. */
@@ -73,6 +77,84 @@ class GroupRatesProperties {
         }
       }
     }
+  }
+
+  /**
+   * Shuffle sharding splits a group's rate over its shards: on the partitions of its shards
+   * ({@link Shards#spread}: at most its burst of them) the parts sum to its rate and its burst, each
+   * holding at least one token, and its limit's parts to its limit; off them, one shard's rate with a burst
+   * of 1. Then each shard's bucket leasing as fast as it may (on its own partition, knowing nothing of
+   * the others) gives the group at most {@code burst + perSecond × t} leases in every window of length t.
+   */
+  @Property(seed = "42")
+  void aShardedGroupsRateIsSplitSoItsShardsTogetherKeepIt(@ForAll @IntRange(min = 2, max = 32) int shards,
+      @ForAll @IntRange(min = 2, max = 64) int partitions, @ForAll @IntRange(min = 1, max = 40) int burst,
+      @ForAll @DoubleRange(min = 0.1, max = 50) double perSecond, @ForAll @IntRange(min = 0, max = 40) int limit,
+      @ForAll @IntRange(min = 0, max = 1_000_000) int key, @ForAll("advances") List<Long> advances) {
+    String group = "g" + key;
+    NamespacePolicy policy = NamespacePolicy.newBuilder().setNamespace("ns").setUpdatedAt(0).setShards(shards)
+        .setGroupRate(new Rate(perSecond, (long) burst)).setGroupConcurrency(limit == 0 ? null : limit).build();
+    int k = Shards.spread(policy, group, partitions);
+    assertTrue(k >= 1 && k <= burst && k <= shards && k <= partitions && (limit == 0 || k <= limit), "k " + k);
+    int[] own = Shards.of(group, k, partitions);
+    List<GroupShards.Part> onShards = new ArrayList<>();
+    List<GroupShards.Part> offShards = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      (Shards.indexOf(own, p) < 0 ? offShards : onShards).add(GroupShards.part(policy, partitions, p, group));
+    }
+
+    // Each shard's own bucket (its own planner), leasing all it may at each step: the group's leases by time.
+    List<GroupRates> buckets = new ArrayList<>();
+    for (int i = 0; i < onShards.size(); i++) {
+      GroupRates r = new GroupRates();
+      r.started(0); // every shard's bucket fills from the same moment: the most at once they can give together
+      buckets.add(r);
+    }
+    TreeMap<Long, Integer> leasesAt = new TreeMap<>();
+    long now = 0;
+    for (long advance : advances) {
+      now += advance;
+      for (int i = 0; i < onShards.size(); i++) {
+        Rate part = onShards.get(i).rate();
+        while (buckets.get(i).mayLease("ns", group, part, now)) {
+          buckets.get(i).leased("ns", group, part, now);
+          leasesAt.merge(now, 1, Integer::sum);
+        }
+      }
+    }
+    List<Map.Entry<Long, Integer>> byTime = new ArrayList<>(leasesAt.entrySet());
+    for (int i = 0; i < byTime.size(); i++) {
+      long count = 0;
+      for (int j = i; j < byTime.size(); j++) {
+        count += byTime.get(j).getValue();
+        long window = byTime.get(j).getKey() - byTime.get(i).getKey();
+        double bound = burst + perSecond * window / 1000.0;
+        assertTrue(count <= bound + 1e-6, count + " leases across " + onShards.size() + " shards within " + window
+            + " ms, more than " + bound);
+      }
+    }
+
+    long bursts = 0;
+    double rates = 0;
+    int limits = 0;
+    for (GroupShards.Part part : onShards) {
+      assertTrue(part.rate().getBurst() >= 1, "every shard of the group may lease");
+      bursts += part.rate().getBurst();
+      rates += part.rate().getPerSecond();
+      limits += limit == 0 ? 0 : part.limit();
+    }
+    assertEquals(burst, bursts, "the bursts of the shards sum to the group's: all of it usable");
+    assertEquals(perSecond, rates, perSecond * 1e-9, "the rates of the shards sum to the group's: all of it usable");
+    assertEquals(limit, limits, "and so do the limits");
+    for (GroupShards.Part part : offShards) {
+      assertEquals(new Rate(perSecond / k, 1L), part.rate(), "off the group's shards: one at a time, a shard's rate");
+      assertEquals(limit == 0 ? null : 1, part.limit());
+    }
+  }
+
+  @Provide
+  Arbitrary<List<Long>> advances() {
+    return Arbitraries.longs().between(0, 3_000).list().ofMinSize(1).ofMaxSize(60);
   }
 
   @Property(seed = "42")

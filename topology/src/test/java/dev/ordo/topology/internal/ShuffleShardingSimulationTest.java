@@ -11,6 +11,7 @@ import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Demand;
 import dev.ordo.schema.Item;
 import dev.ordo.schema.NamespacePolicy;
+import dev.ordo.schema.Rate;
 import dev.ordo.schema.Requester;
 import dev.ordo.store.PriorityStore;
 import java.nio.ByteBuffer;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * Shuffle sharding over eight partitions, each a planner over its own real store with its partition
  * number (decisions D62), fed by the producers' routing rule ({@link Shards#forGroup}, {@link Shards#of},
  * {@link Shards#choose} over each partition's backlog of the topic, as its stats record says it): the
- * isolation Amazon describes, in dispatch counts; a group's concurrency limit kept across its shards;
- * ordered topics on one partition; duplicates on one shard.
+ * isolation Amazon describes, in dispatch counts; a group's concurrency limit and its rate kept across
+ * its shards; ordered topics on one partition; duplicates on one shard.
  */
 class ShuffleShardingSimulationTest {
   private static final String NS = "ns";
@@ -159,6 +160,72 @@ class ShuffleShardingSimulationTest {
   }
 
   /**
+   * A group's rate over its shards (decisions D61, D62): {@code groupRate} 10/s with a burst of 4,
+   * {@code shards: 2}, 300 items of the group spread over its two shards, a standing demand on every
+   * partition for 20 s (timer runs every 20 ms, leases acked at once) after the buckets had 2 s to fill.
+   * Across the eight partitions the group gets at most {@code 4 + 10 × t} leases in every window of
+   * length t, and its whole rate: 4 at once, then 10 a second. Were each shard to apply the whole rate,
+   * it would get 8 at once and 20 a second.
+   */
+  @Test
+  void aGroupsRateHoldsAcrossItsShards() {
+    NamespacePolicy policy = NamespacePolicy.newBuilder().setNamespace(NS).setUpdatedAt(0).setShards(2)
+        .setGroupRate(new Rate(10.0, 4L)).build();
+    Cluster c = new Cluster(policy);
+    c.enqueue("g", 300, "t");
+    int[] shards = Shards.of("g", 2, PARTITIONS);
+    assertEquals(150, c.items(shards[0], "g"), "spread over both shards");
+    assertEquals(150, c.items(shards[1], "g"));
+
+    List<Long> leasedAt = c.leaseUnderStandingDemand(2_000, 20_000);
+    assertWithin(leasedAt, 4, 10.0);
+    assertEquals(4, leasedAt.stream().filter(t -> t.equals(leasedAt.get(0))).count(), "the group's burst at once, no more");
+    assertEquals(new Rate(5.0, 2L), c.parts[shards[0]].planner.groupRate(NS, "g"), "half the rate, half the burst");
+    assertEquals(new Rate(5.0, 2L), c.parts[shards[1]].planner.groupRate(NS, "g"));
+    assertTrue(leasedAt.size() >= 4 + 10 * 20 - 2, "the whole rate usable across the shards: " + leasedAt.size());
+    for (int p : shards) {
+      long here = c.parts[p].leasedAt.size();
+      assertTrue(here >= 95 && here <= 107, "each shard about half: " + here + " on partition " + p);
+    }
+  }
+
+  /**
+   * A burst smaller than the shards: {@code shards: 4}, {@code groupRate} 2/s with a burst of 2. The group
+   * uses its first 2 shards only (each holding 1 token of the burst and 1/s: a shard's bucket needs a
+   * capacity of 1 to lease at all), so the producer sends nothing to the other two, the bound {@code 2 +
+   * 2 × t} holds in every window, and every item is leased.
+   */
+  @Test
+  void aBurstSmallerThanTheShardsUsesThatManyShards() {
+    NamespacePolicy policy = NamespacePolicy.newBuilder().setNamespace(NS).setUpdatedAt(0).setShards(4)
+        .setGroupRate(new Rate(2.0, 2L)).build();
+    assertEquals(2, Shards.forGroup(policy, "t", "g", PARTITIONS), "two shards: one token of the burst each");
+    Cluster c = new Cluster(policy);
+    c.enqueue("g", 40, "t");
+    int[] four = Shards.of("g", 4, PARTITIONS);
+    assertEquals(20, c.items(four[0], "g"));
+    assertEquals(20, c.items(four[1], "g"));
+    assertEquals(0, c.items(four[2], "g") + c.items(four[3], "g"), "nothing on shards that would hold no token");
+
+    List<Long> leasedAt = c.leaseUnderStandingDemand(2_000, 25_000);
+    assertWithin(leasedAt, 2, 2.0);
+    assertEquals(40, leasedAt.size(), "every item leased: none stuck on a shard without tokens");
+    assertEquals(new Rate(1.0, 1L), c.parts[four[0]].planner.groupRate(NS, "g"));
+  }
+
+  /** Every window of the lease times (sorted) holds at most {@code burst + perSecond × its length} leases. */
+  private static void assertWithin(List<Long> leasedAt, long burst, double perSecond) {
+    for (int i = 0; i < leasedAt.size(); i++) {
+      for (int j = i; j < leasedAt.size(); j++) {
+        long window = leasedAt.get(j) - leasedAt.get(i);
+        double bound = burst + perSecond * window / 1000.0;
+        assertTrue(j - i + 1 <= bound + 1e-9, (j - i + 1) + " leases within " + window + " ms across the shards, more than "
+            + bound);
+      }
+    }
+  }
+
+  /**
    * Weights: each shard applies the group's weight divided by its shards, so the group as a whole keeps
    * its weight: with {@code shards: 2}, a group of weight 2 on a partition against one of weight 1 whose
    * limit of 1 keeps it on one shard gets one turn for each of the other's.
@@ -256,6 +323,38 @@ class ShuffleShardingSimulationTest {
       return items(partition, group, "t");
     }
 
+    /**
+     * Each partition's processor loop over simulated time: {@code fillMs} of timer runs without demand (the
+     * rate buckets fill), then a standing demand of topic t on every partition and {@code forMs} of timer
+     * runs every 20 ms, each followed by dispatch of what became ready; leases acked at once. The lease
+     * times across all partitions, in order.
+     */
+    List<Long> leaseUnderStandingDemand(long fillMs, long forMs) {
+      for (Part p : parts) {
+        p.planner.started(p.now);
+      }
+      long start = parts[0].now;
+      for (long t = start + 20; t <= start + fillMs; t += 20) {
+        for (Part p : parts) {
+          p.tick(t);
+        }
+      }
+      for (Part p : parts) {
+        p.standingDemand();
+      }
+      for (long t = start + fillMs + 20; t <= start + fillMs + forMs; t += 20) {
+        for (Part p : parts) {
+          p.tick(t);
+        }
+      }
+      List<Long> all = new ArrayList<>();
+      for (Part p : parts) {
+        all.addAll(p.leasedAt);
+      }
+      all.sort(null);
+      return all;
+    }
+
     long items(int partition, String group, String topic) {
       return parts[partition].enqueuedOf.stream().filter(e -> e.equals(topic + "/" + group)).count();
     }
@@ -300,8 +399,11 @@ class ShuffleShardingSimulationTest {
     final PriorityStore store;
     final QueuePlanner planner;
     final List<String> enqueuedOf = new ArrayList<>();
+    /** The lease times of {@link #tick} and {@link #standingDemand}. */
+    final List<Long> leasedAt = new ArrayList<>();
+    private final Set<TopicRef> readyTopics = new java.util.LinkedHashSet<>();
     private long nextOffset;
-    private final long now = 1_000_000;
+    private long now = 1_000_000;
 
     Part(int partition, NamespacePolicy policy) {
       this.partition = partition;
@@ -353,6 +455,27 @@ class ShuffleShardingSimulationTest {
         assertEquals(partition, ItemId.parse(d.getItemId()).partition());
       }
       return got;
+    }
+
+    /** A lease consumer's demand of topic t that stays open (a minute), served as items and tokens come. */
+    void standingDemand() {
+      record(planner.onCommand(command(new Demand(NS, Map.of("t", 100_000), 60_000L, true, false, false, -1L, 0L)),
+          store, now));
+    }
+
+    /** A timer run at {@code t}, then dispatch of the topics that became ready; the leases acked at once. */
+    void tick(long t) {
+      now = t;
+      record(planner.onTimers(store, now));
+      record(planner.dispatch(readyTopics, store, now));
+    }
+
+    private void record(Effects effects) {
+      readyTopics.addAll(effects.readyTopics());
+      for (DeliveredItem d : apply(effects)) {
+        leasedAt.add(now);
+        assertTrue(ack(d));
+      }
     }
 
     boolean ack(DeliveredItem d) {
