@@ -35,9 +35,11 @@ class InstanceKilledWithBacklogTest {
     assertEquals(0, r.missing(), "items enqueued and never handled");
     assertEquals(0, r.unknown(), "items handled that were never enqueued");
     assertEquals(r.items(), r.handled());
-    // The survivor rebuilt the item table of each partition it took over from its state log (kept by
-    // the standby) and the items topic (decisions D54), and found every live item's record.
-    assertTrue(r.tableRebuilds() >= r.victimPartitions().size(), "item tables rebuilt: " + r.tableRebuilds());
+    // The survivor had an item table for each partition it took over: rebuilt from its state log (kept
+    // by the standby) and the items topic (decisions D54), or still its own when it ran the partition
+    // before the victim joined (on a loaded machine it may have run all of them through the ingest; then
+    // nothing is rebuilt, 2026-11-29). Either way no live item was without its record.
+    assertTrue(r.lostItems() <= 0, "live items whose record the survivor did not find (-1: the event never counted): " + r.line());
     assertTrue(r.rebuiltItems() > 0, "the backlog's items were rebuilt");
     assertEquals(0, r.lostItems(), "items whose record the rebuild did not find");
   }

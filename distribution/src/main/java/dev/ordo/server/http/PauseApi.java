@@ -69,7 +69,7 @@ public final class PauseApi {
     if (topic == null && (!pause.isEmpty() || table.knows(ns))) {
       return;
     }
-    List<TopicActivity> topics = QueueApi.await(client.activeTopics(ns), QueueApi.SLACK, "reading the topics table");
+    List<TopicActivity> topics = QueueApi.topicsShowing(client, ns, topic);
     if (topic == null && !topics.isEmpty() || topic != null && topics.stream().anyMatch(t -> t.topic().equals(topic))) {
       return;
     }

@@ -43,7 +43,7 @@ public final class TopicPurgeApi {
     boolean includeLeased = Boolean.TRUE.equals(b.bool("includeLeased"));
     String ns = r.pathParam("ns");
     String topic = r.pathParam("topic");
-    List<TopicActivity> topics = QueueApi.await(client.activeTopics(ns), QueueApi.SLACK, "reading the topics table");
+    List<TopicActivity> topics = QueueApi.topicsShowing(client, ns, topic);
     if (topics.stream().noneMatch(t -> t.topic().equals(topic))) {
       throw new QueueApi.ApiException(404, "unknown topic " + topic + " of namespace " + ns + ": it has no items"
           + (topics.isEmpty() ? "" : " (topics with items: "
