@@ -52,12 +52,14 @@ final class MessageActions {
   private final SqsQueues queues;
   private final QueueProducer producer;
   private final QueueClient client;
+  private final ReceivePrefetch prefetch;
   private final Clock clock;
 
-  MessageActions(SqsQueues queues, QueueProducer producer, QueueClient client, Clock clock) {
+  MessageActions(SqsQueues queues, QueueProducer producer, QueueClient client, ReceivePrefetch prefetch, Clock clock) {
     this.queues = queues;
     this.producer = producer;
     this.client = client;
+    this.prefetch = prefetch;
     this.clock = clock;
   }
 
@@ -265,8 +267,9 @@ final class MessageActions {
     List<String> system = new ArrayList<>(r.strings("AttributeNames"));
     system.addAll(r.strings("MessageSystemAttributeNames"));
     List<String> attributeNames = r.strings("MessageAttributeNames");
-    List<DeliveredItem> items = await(client.dequeue(q.ref().namespace(), q.ref().name(), max, Duration.ofSeconds(wait)),
-        Duration.ofSeconds(wait).plus(SLACK), "the receive");
+    // From the queue's prefetch when it holds items, else a dequeue (which may lease more for later receives).
+    List<DeliveredItem> items = prefetch.receive(q.ref(), max, Duration.ofSeconds(wait),
+        q.attributes().visibilityTimeout());
     if (visibility.isPresent()) {
       items = withVisibility(items, visibility.get());
     }
