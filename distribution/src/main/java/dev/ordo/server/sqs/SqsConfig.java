@@ -31,10 +31,11 @@ public final class SqsConfig extends AbstractConfig {
   public static final int DEFAULT_PREFETCH_ITEMS = 50;
 
   public static final String PREFETCH_MAX_AGE_CONFIG = "ordo.sqs.prefetch.max.age.ms";
-  private static final String PREFETCH_MAX_AGE_DOC = "How long a prefetched message is held for a receive, from"
-      + " when its dequeue was sent; one not handed out by then is given back unseen (ready again at its place, the"
-      + " receive not counted). A message received from the prefetch without a VisibilityTimeout of the receive's"
-      + " own stays invisible for its queue's VisibilityTimeout less up to this much. 0: no prefetch.";
+  private static final String PREFETCH_MAX_AGE_DOC = "Longest a prefetched message is held for a receive, from"
+      + " when its dequeue was sent, and never more than a tenth of its queue's VisibilityTimeout nor half of what is"
+      + " left of its lease; one not handed out by then is given back unseen (ready again at its place, the receive"
+      + " not counted). A message received from the prefetch stays invisible for its queue's VisibilityTimeout less"
+      + " up to that much (a receive's own VisibilityTimeout counts from the receive). 0: no prefetch.";
   public static final long DEFAULT_PREFETCH_MAX_AGE_MS = 250;
 
   public static final ConfigDef CONFIG = new ConfigDef()
