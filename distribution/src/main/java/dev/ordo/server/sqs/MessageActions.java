@@ -53,13 +53,16 @@ final class MessageActions {
   private final QueueProducer producer;
   private final QueueClient client;
   private final ReceivePrefetch prefetch;
+  private final DeleteCoalescer deletes;
   private final Clock clock;
 
-  MessageActions(SqsQueues queues, QueueProducer producer, QueueClient client, ReceivePrefetch prefetch, Clock clock) {
+  MessageActions(SqsQueues queues, QueueProducer producer, QueueClient client, ReceivePrefetch prefetch,
+      DeleteCoalescer deletes, Clock clock) {
     this.queues = queues;
     this.producer = producer;
     this.client = client;
     this.prefetch = prefetch;
+    this.deletes = deletes;
     this.clock = clock;
   }
 
@@ -417,7 +420,8 @@ final class MessageActions {
   Map<String, Object> deleteMessage(SqsRequest r, Caller caller) throws SqsException {
     SqsQueue q = queue(r, caller);
     ReceiptHandle h = handle(r.params(), q);
-    deleted(await(client.within(caller.scope(Permission.CONSUME)).ack(h.itemId(), h.leaseId()), SLACK, "the delete"));
+    deleted(await(deletes.ackAll(caller.scope(Permission.CONSUME), List.of(Map.entry(h.itemId(), h.leaseId()))).get(0),
+        SLACK, "the delete"));
     return Map.of();
   }
 
@@ -452,7 +456,7 @@ final class MessageActions {
       }
     }
     List<CompletableFuture<Outcome>> futures = acks.isEmpty() ? List.of()
-        : client.within(caller.scope(Permission.CONSUME)).ackAll(acks);
+        : deletes.ackAll(caller.scope(Permission.CONSUME), acks);
     List<Object> successful = new ArrayList<>();
     for (int i = 0; i < futures.size(); i++) {
       try {

@@ -112,6 +112,10 @@ final class ReceivePrefetch implements AutoCloseable {
     int tookThisWindow;
     int tookLastWindow;
 
+    Held(long now) {
+      windowStart = now; // nanoTime may be negative: the window starts at the queue's first receive
+    }
+
     void took(int n, long now, long window) {
       if (now - windowStart >= window) {
         tookLastWindow = now - windowStart < 2 * window ? tookThisWindow : 0;
@@ -146,18 +150,20 @@ final class ReceivePrefetch implements AutoCloseable {
       return SqsActions.await(dequeuer.dequeue(ref.namespace(), ref.name(), max, wait), wait.plus(SLACK),
           "the receive");
     }
-    Held h = held.computeIfAbsent(ref, r -> new Held());
+    long now = nanos.getAsLong();
+    Held h = held.computeIfAbsent(ref, r -> new Held(now));
     List<DeliveredItem> got = new ArrayList<>(max);
     List<DeliveredItem> stale = new ArrayList<>();
     int ask;
-    long now = nanos.getAsLong();
     synchronized (h) {
       h.stale(now, stale);
       while (got.size() < max && !h.items.isEmpty()) {
         got.add(h.items.pollFirst().item());
       }
       h.took(got.size(), now, maxAgeNanos);
-      if (got.isEmpty()) {
+      if (got.isEmpty() && closed) {
+        ask = max; // closing: nothing more to hold
+      } else if (got.isEmpty()) {
         // As many as the receives took lately, less what is on its way, at least this receive's.
         int expected = Math.max(h.tookThisWindow, h.tookLastWindow) + max;
         ask = Math.min(most, Math.max(max, expected - h.asked));

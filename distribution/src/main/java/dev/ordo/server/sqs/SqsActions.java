@@ -42,7 +42,9 @@ public final class SqsActions implements AutoCloseable {
     this.queueActions = new QueueActions(queues, client, config, clock);
     this.prefetch = new ReceivePrefetch(config.prefetchItems(), config.prefetchMaxAge(), client::dequeue,
         client::giveBackUnseen, System::nanoTime, System::currentTimeMillis, true);
-    this.messages = new MessageActions(queues, producer, client, prefetch, clock);
+    DeleteCoalescer deletes = new DeleteCoalescer((scope, acks) -> client.within(scope).ackAll(acks),
+        config.coalesceDeletes());
+    this.messages = new MessageActions(queues, producer, client, prefetch, deletes, clock);
     this.moveTasks = new MoveTasks(queues, deadLetters, config.region());
     this.purges = new QueuePurges(queues, purges, prefetch, clock);
   }

@@ -38,6 +38,11 @@ public final class SqsConfig extends AbstractConfig {
       + " up to that much (a receive's own VisibilityTimeout counts from the receive). 0: no prefetch.";
   public static final long DEFAULT_PREFETCH_MAX_AGE_MS = 250;
 
+  public static final String DELETE_COALESCE_CONFIG = "ordo.sqs.delete.coalesce";
+  private static final String DELETE_COALESCE_DOC = "Whether concurrent DeleteMessage(Batch) requests share ack"
+      + " commands: while one to a partition is on its way, the deletes that come for it go together as the next,"
+      + " when it is answered (false: each request sends its own, one per partition it touches).";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(PORT_CONFIG, Type.INT, DEFAULT_PORT, (name, value) -> {
         int v = (Integer) value;
@@ -56,7 +61,8 @@ public final class SqsConfig extends AbstractConfig {
       .define(PREFETCH_ITEMS_CONFIG, Type.INT, DEFAULT_PREFETCH_ITEMS, ConfigDef.Range.between(0, 1_000),
           Importance.LOW, PREFETCH_ITEMS_DOC)
       .define(PREFETCH_MAX_AGE_CONFIG, Type.LONG, DEFAULT_PREFETCH_MAX_AGE_MS, ConfigDef.Range.between(0, 60_000),
-          Importance.LOW, PREFETCH_MAX_AGE_DOC);
+          Importance.LOW, PREFETCH_MAX_AGE_DOC)
+      .define(DELETE_COALESCE_CONFIG, Type.BOOLEAN, true, Importance.LOW, DELETE_COALESCE_DOC);
 
   public SqsConfig(Map<?, ?> originals) {
     super(CONFIG, originals, false);
@@ -76,6 +82,10 @@ public final class SqsConfig extends AbstractConfig {
 
   public int prefetchItems() {
     return getInt(PREFETCH_ITEMS_CONFIG);
+  }
+
+  public boolean coalesceDeletes() {
+    return getBoolean(DELETE_COALESCE_CONFIG);
   }
 
   public java.time.Duration prefetchMaxAge() {
