@@ -914,6 +914,30 @@ public final class QueueClient implements AutoCloseable {
         });
   }
 
+  /**
+   * Gives back, fire and forget, the leases of items that a caller of {@link #dequeue} took for its own
+   * callers and never handed on (the SQS endpoint's prefetch, docs/sqs.md): each is undone as if never
+   * granted ({@code Release.returned}: ready again at its place, the attempt given back) and counted by
+   * {@code reason} in {@link #givenBack}, with one log line for all. Only for items nobody was handed.
+   */
+  public void giveBackUnseen(List<DeliveredItem> items, ReturnReason reason) {
+    if (items.isEmpty()) {
+      return;
+    }
+    givenBack.get(reason).add(items.size());
+    log.debug("Giving back {} items unseen: {}", items.size(), reason);
+    for (DeliveredItem item : items) {
+      ItemId id = ItemId.parse(item.getItemId());
+      send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
+          new Release(id.toString(), item.getLeaseId(), reason), false))
+          .whenComplete((m, e) -> {
+            if (e != null) {
+              log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
+            }
+          });
+    }
+  }
+
   private CompletableFuture<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
     CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
     try {

@@ -39,6 +39,7 @@ public final class SqsComponent implements ServerComponent {
   private dev.ordo.client.dlq.DeadLetters deadLetters;
   private dev.ordo.client.purge.TopicPurges purges;
   private SqsHttpServer server;
+  private SqsActions actions;
 
   @Override
   public String name() {
@@ -75,7 +76,7 @@ public final class SqsComponent implements ServerComponent {
 
     // PurgeQueue is a purge job of the queue's topic, run by the queue's partitions.
     purges = new dev.ordo.client.purge.TopicPurges(ctx.kafkaClientConfig(), ctx.topics().cluster());
-    SqsActions actions = new SqsActions(queues, producer, client, deadLetters, purges, config, Clock.systemUTC());
+    actions = new SqsActions(queues, producer, client, deadLetters, purges, config, Clock.systemUTC());
     dev.ordo.server.auth.AuditLog audit = ctx.audit();
     SqsHttpServer.Auditor auditor = audit == null ? SqsHttpServer.Auditor.NONE
         : (principal, action, request, status, outcome) -> audit.record(Clock.systemUTC().instant(), principal, "POST",
@@ -116,6 +117,9 @@ public final class SqsComponent implements ServerComponent {
   public void close() {
     if (server != null) {
       server.close();
+    }
+    if (actions != null) {
+      actions.close(); // gives back what the receive prefetch holds, through the client closed below
     }
     if (purges != null) {
       purges.close();

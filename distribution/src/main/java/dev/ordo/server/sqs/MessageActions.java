@@ -52,12 +52,17 @@ final class MessageActions {
   private final SqsQueues queues;
   private final QueueProducer producer;
   private final QueueClient client;
+  private final ReceivePrefetch prefetch;
+  private final DeleteCoalescer deletes;
   private final Clock clock;
 
-  MessageActions(SqsQueues queues, QueueProducer producer, QueueClient client, Clock clock) {
+  MessageActions(SqsQueues queues, QueueProducer producer, QueueClient client, ReceivePrefetch prefetch,
+      DeleteCoalescer deletes, Clock clock) {
     this.queues = queues;
     this.producer = producer;
     this.client = client;
+    this.prefetch = prefetch;
+    this.deletes = deletes;
     this.clock = clock;
   }
 
@@ -265,8 +270,9 @@ final class MessageActions {
     List<String> system = new ArrayList<>(r.strings("AttributeNames"));
     system.addAll(r.strings("MessageSystemAttributeNames"));
     List<String> attributeNames = r.strings("MessageAttributeNames");
-    List<DeliveredItem> items = await(client.dequeue(q.ref().namespace(), q.ref().name(), max, Duration.ofSeconds(wait)),
-        Duration.ofSeconds(wait).plus(SLACK), "the receive");
+    // From the queue's prefetch when it holds items, else a dequeue (which may lease more for later receives).
+    List<DeliveredItem> items = prefetch.receive(q.ref(), max, Duration.ofSeconds(wait),
+        q.attributes().visibilityTimeout());
     if (visibility.isPresent()) {
       items = withVisibility(items, visibility.get());
     }
@@ -414,7 +420,8 @@ final class MessageActions {
   Map<String, Object> deleteMessage(SqsRequest r, Caller caller) throws SqsException {
     SqsQueue q = queue(r, caller);
     ReceiptHandle h = handle(r.params(), q);
-    deleted(await(client.within(caller.scope(Permission.CONSUME)).ack(h.itemId(), h.leaseId()), SLACK, "the delete"));
+    deleted(await(deletes.ackAll(caller.scope(Permission.CONSUME), List.of(Map.entry(h.itemId(), h.leaseId()))).get(0),
+        SLACK, "the delete"));
     return Map.of();
   }
 
@@ -449,7 +456,7 @@ final class MessageActions {
       }
     }
     List<CompletableFuture<Outcome>> futures = acks.isEmpty() ? List.of()
-        : client.within(caller.scope(Permission.CONSUME)).ackAll(acks);
+        : deletes.ackAll(caller.scope(Permission.CONSUME), acks);
     List<Object> successful = new ArrayList<>();
     for (int i = 0; i < futures.size(); i++) {
       try {

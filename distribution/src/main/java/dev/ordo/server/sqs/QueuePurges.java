@@ -22,11 +22,13 @@ final class QueuePurges {
 
   private final SqsQueues queues;
   private final TopicPurges purges;
+  private final ReceivePrefetch prefetch;
   private final Clock clock;
 
-  QueuePurges(SqsQueues queues, TopicPurges purges, Clock clock) {
+  QueuePurges(SqsQueues queues, TopicPurges purges, ReceivePrefetch prefetch, Clock clock) {
     this.queues = queues;
     this.purges = purges;
+    this.prefetch = prefetch;
     this.clock = clock;
   }
 
@@ -39,6 +41,7 @@ final class QueuePurges {
       throw SqsError.PURGE_IN_PROGRESS.with("Only one PurgeQueue operation on " + name + " is allowed every 60"
           + " seconds.");
     }
+    prefetch.drop(q.ref()); // what this server holds for later receives is not handed out after the purge
     purges.start(ns, name, null, true);
     return Map.of();
   }

@@ -19,7 +19,7 @@ import org.apache.kafka.common.KafkaException;
  * topic) through one {@link QueueProducer} and one {@link QueueClient} (docs/sqs.md has the mapping).
  * Every parameter is checked before anything is sent, so a refused request leaves nothing behind.
  */
-public final class SqsActions {
+public final class SqsActions implements AutoCloseable {
   /** The message attribute that sets an item's Ordo priority (a Number, an integer; lower is sooner). */
   public static final String PRIORITY_ATTRIBUTE = "ordo.priority";
   /**
@@ -33,15 +33,31 @@ public final class SqsActions {
   private final MessageActions messages;
   private final MoveTasks moveTasks;
   private final QueuePurges purges;
+  private final ReceivePrefetch prefetch;
 
   public SqsActions(SqsQueues queues, QueueProducer producer, QueueClient client,
       dev.ordo.client.dlq.DeadLetters deadLetters, dev.ordo.client.purge.TopicPurges purges, SqsConfig config,
       Clock clock) {
     this.queues = queues;
     this.queueActions = new QueueActions(queues, client, config, clock);
-    this.messages = new MessageActions(queues, producer, client, clock);
+    this.prefetch = new ReceivePrefetch(config.prefetchItems(), config.prefetchMaxAge(), client::dequeue,
+        client::giveBackUnseen, System::nanoTime, System::currentTimeMillis, true);
+    DeleteCoalescer deletes = new DeleteCoalescer((scope, acks) -> client.within(scope).ackAll(acks),
+        config.coalesceDeletes());
+    this.messages = new MessageActions(queues, producer, client, prefetch, deletes, clock);
     this.moveTasks = new MoveTasks(queues, deadLetters, config.region());
-    this.purges = new QueuePurges(queues, purges, clock);
+    this.purges = new QueuePurges(queues, purges, prefetch, clock);
+  }
+
+  /** Gives back the items the receive prefetch holds (before the queue client closes). */
+  @Override
+  public void close() {
+    prefetch.close();
+  }
+
+  /** What the receive prefetch did since start. */
+  ReceivePrefetch.Counts prefetchCounts() {
+    return prefetch.counts();
   }
 
   /** Whether the endpoint answers {@code action} (else UnsupportedOperation). */

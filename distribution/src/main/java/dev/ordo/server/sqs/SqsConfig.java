@@ -23,6 +23,26 @@ public final class SqsConfig extends AbstractConfig {
   private static final String REGION_DOC = "Region named in queue ARNs (arn:aws:sqs:REGION:NAMESPACE:QUEUE)."
       + " Signatures are checked with the region the client signed with, whatever this says.";
 
+  public static final String PREFETCH_ITEMS_CONFIG = "ordo.sqs.prefetch.items";
+  private static final String PREFETCH_ITEMS_DOC = "Most messages one ReceiveMessage's dequeue may lease: the"
+      + " receive returns up to its MaxNumberOfMessages (SQS's most: 10) and this server holds the rest for the"
+      + " queue's next receives (a prefetch), asking for as many as the queue's receives took in the last"
+      + " ordo.sqs.prefetch.max.age.ms. 10 or less: no prefetch, every receive dequeues what it returns.";
+  public static final int DEFAULT_PREFETCH_ITEMS = 50;
+
+  public static final String PREFETCH_MAX_AGE_CONFIG = "ordo.sqs.prefetch.max.age.ms";
+  private static final String PREFETCH_MAX_AGE_DOC = "Longest a prefetched message is held for a receive, from"
+      + " when its dequeue was sent, and never more than a tenth of its queue's VisibilityTimeout nor half of what is"
+      + " left of its lease; one not handed out by then is given back unseen (ready again at its place, the receive"
+      + " not counted). A message received from the prefetch stays invisible for its queue's VisibilityTimeout less"
+      + " up to that much (a receive's own VisibilityTimeout counts from the receive). 0: no prefetch.";
+  public static final long DEFAULT_PREFETCH_MAX_AGE_MS = 250;
+
+  public static final String DELETE_COALESCE_CONFIG = "ordo.sqs.delete.coalesce";
+  private static final String DELETE_COALESCE_DOC = "Whether concurrent DeleteMessage(Batch) requests share ack"
+      + " commands: while one to a partition is on its way, the deletes that come for it go together as the next,"
+      + " when it is answered (false: each request sends its own, one per partition it touches).";
+
   public static final ConfigDef CONFIG = new ConfigDef()
       .define(PORT_CONFIG, Type.INT, DEFAULT_PORT, (name, value) -> {
         int v = (Integer) value;
@@ -37,7 +57,12 @@ public final class SqsConfig extends AbstractConfig {
         }
       }, Importance.MEDIUM, NAMESPACE_DOC)
       .define(REGION_CONFIG, Type.STRING, "us-east-1", new ConfigDef.NonEmptyStringWithoutControlChars(),
-          Importance.LOW, REGION_DOC);
+          Importance.LOW, REGION_DOC)
+      .define(PREFETCH_ITEMS_CONFIG, Type.INT, DEFAULT_PREFETCH_ITEMS, ConfigDef.Range.between(0, 1_000),
+          Importance.LOW, PREFETCH_ITEMS_DOC)
+      .define(PREFETCH_MAX_AGE_CONFIG, Type.LONG, DEFAULT_PREFETCH_MAX_AGE_MS, ConfigDef.Range.between(0, 60_000),
+          Importance.LOW, PREFETCH_MAX_AGE_DOC)
+      .define(DELETE_COALESCE_CONFIG, Type.BOOLEAN, true, Importance.LOW, DELETE_COALESCE_DOC);
 
   public SqsConfig(Map<?, ?> originals) {
     super(CONFIG, originals, false);
@@ -53,5 +78,17 @@ public final class SqsConfig extends AbstractConfig {
 
   public String region() {
     return getString(REGION_CONFIG);
+  }
+
+  public int prefetchItems() {
+    return getInt(PREFETCH_ITEMS_CONFIG);
+  }
+
+  public boolean coalesceDeletes() {
+    return getBoolean(DELETE_COALESCE_CONFIG);
+  }
+
+  public java.time.Duration prefetchMaxAge() {
+    return java.time.Duration.ofMillis(getLong(PREFETCH_MAX_AGE_CONFIG));
   }
 }
