@@ -472,12 +472,12 @@ public final class QueueApi {
 
   /** Turns {@link ApiException}s into {@code {"error"}} answers; IllegalArgumentException stays the router's 400. */
   /** How long a request naming a topic the topics table does not show yet waits for it before a 404. */
-  static final Duration TOPIC_SHOW_WAIT = Duration.ofSeconds(5);
+  static final Duration TOPIC_SHOW_WAIT = Duration.ofSeconds(2);
 
   /**
    * The namespace's topics from the topics table, waiting up to {@link #TOPIC_SHOW_WAIT} for
    * {@code topic} (or, when null, any topic of the namespace) to show: the table lags the queue by its
-   * stats interval and a commit, so a topic whose first items were enqueued a moment ago is not a
+   * stats interval (1 s) and a commit, so a topic whose first items were enqueued a moment ago is not a
    * misspelt one (a pause or purge right after an enqueue got a 404 under load).
    */
   static List<TopicActivity> topicsShowing(QueueClient client, String namespace, String topic) throws ApiException {

@@ -225,7 +225,8 @@ async function topicPage(page, ns, topic) {
     api('/v1/console/series?namespace=' + enc(ns) + '&topic=' + enc(topic)),
     api('/v1/namespaces/' + enc(ns) + '/topics/' + enc(topic) + '/peek?n=20'),
     api('/v1/console/consumers?namespace=' + enc(ns) + '&topic=' + enc(topic))]);
-  const t = topics.topics.find(x => x.topic === topic) ||
+  const listed = topics.topics.find(x => x.topic === topic);
+  const t = listed ||
     { ready: 0, delayed: 0, leased: 0, parked: 0, overflow: 0, headPriority: null, oldestReadyAgeMs: 0 };
   const cards = el('div', { class: 'cards', id: 'counts' },
     COUNTS.map(c => el('div', { class: 'card', 'data-field': c }, el('div', { class: 'v' }, t[c]), el('div', { class: 'k' }, c))),
@@ -238,7 +239,8 @@ async function topicPage(page, ns, topic) {
     el('thead', {}, el('tr', {}, ['id', 'priority', 'lane', 'group', 'attempts', 'enqueued', 'payload']
       .map(h => el('th', {}, h)))), el('tbody', {}, headRows))
     : el('p', { id: 'head', class: 'muted' }, 'Nothing ready.');
-  replace(page, el('h1', {}, el('a', { href: '#/topics' }, ns), ' / ', topic), pauseBox(ns, topic, !!t.paused), cards,
+  replace(page, el('h1', {}, el('a', { href: '#/topics' }, ns), ' / ', topic), listed ? pauseBox(ns, topic, !!t.paused)
+    : el('p', { id: 'pause', class: 'muted' }, 'Not counted yet: the topics table shows a topic about a second after its first items.'), cards,
     charts(series),
     el('h2', {}, 'Head: the next items to be leased'),
     peek.unavailable && peek.unavailable.length

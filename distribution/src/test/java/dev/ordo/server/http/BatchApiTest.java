@@ -108,8 +108,15 @@ class BatchApiTest {
 
     // Acked ones are gone; the entry without a lease and the stale one left their items leased.
     assertEquals(404, single("ack", a).status());
-    Reply state = server.get("/v1/items/" + untouched.get("id").asText());
-    assertEquals("LEASED", state.json().get("state").asText(), () -> "dequeued " + items + "; now " + state.text());
+    // A look-up reads the store as of the stream thread's last commit (docs/http-api.md): right after the
+    // dequeue it may still show the item READY; once it shows LEASED, the batch left it so (an ack would
+    // make it 404, a release READY for good).
+    Reply[] state = new Reply[1];
+    await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
+      state[0] = server.get("/v1/items/" + untouched.get("id").asText());
+      return state[0].status() == 200 && "LEASED".equals(state[0].json().get("state").asText());
+    });
+    assertEquals("LEASED", state[0].json().get("state").asText(), () -> "dequeued " + items + "; now " + state[0].text());
     assertEquals(200, single("ack", untouched).status());
     assertEquals(200, single("ack", staleTarget).status());
   }
