@@ -1,5 +1,6 @@
 package dev.ordo.server.sqs;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -223,9 +224,7 @@ class ReceivePrefetchTest {
       }
     });
     t.start();
-    while (q.asks.size() < 3) {
-      Thread.sleep(1); // until the receive's dequeue was asked
-    }
+    await().atMost(java.time.Duration.ofSeconds(10)).until(() -> q.asks.size() >= 3); // the receive's dequeue asked
     p.close();
     assertEquals(List.of(), q.givenBack, "nothing held at the close");
     late.complete(List.of());
