@@ -116,6 +116,8 @@ public final class Bench {
     SurgeScenario.Result[] surgeWith = new SurgeScenario.Result[rounds];
     OrdoScenarios.EndToEnd[] costWithout = new OrdoScenarios.EndToEnd[rounds];
     OrdoScenarios.EndToEnd[] costWith = new OrdoScenarios.EndToEnd[rounds];
+    OrdoScenarios.EndToEnd[] tenantsOff = new OrdoScenarios.EndToEnd[rounds];
+    OrdoScenarios.EndToEnd[] tenantsOn = new OrdoScenarios.EndToEnd[rounds];
     BenchOptions.Fairness fairSizes = options.fairness();
     FairPlan fairPlan = FairPlan.of(options.partitions(), fairSizes.backlog(), fairSizes.baselineItems(),
         fairSizes.weightedItems(), fairSizes.groupKeys());
@@ -154,7 +156,8 @@ public final class Bench {
             "records/s");
       }
       if (options.runs(Scenario.EOS) || options.runs(Scenario.ALOS) || options.runs(Scenario.BACKLOG)
-          || options.runs(Scenario.SURGE) || options.runs(Scenario.COST) || options.runs(Scenario.FAIRNESS)) {
+          || options.runs(Scenario.SURGE) || options.runs(Scenario.COST) || options.runs(Scenario.FAIRNESS)
+          || options.runs(Scenario.TENANTS)) {
         warmUp(kafka, runId, sizes, options, out, notes);
       }
       if (options.runs(Scenario.HTTP) && http != null) {
@@ -263,6 +266,16 @@ public final class Bench {
             (policies ? costWith : costWithout)[i] = endToEnd(out, notes, r, what,
                 () -> OrdoScenarios.endToEnd(kafka, runId + (policies ? "-costp" : "-cost") + round,
                     "at_least_once", sizes, policies ? OrdoScenarios.unboundPolicies() : Map.of()));
+          }
+        }
+        if (options.runs(Scenario.TENANTS)) {
+          int keys = fairPlan.groupKeys();
+          for (boolean on : policiesFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
+            String what = String.format(Locale.ROOT, "at_least_once, %,d group keys, %s", keys,
+                on ? "shards 2 and group rates" : "no policy");
+            (on ? tenantsOn : tenantsOff)[i] = endToEnd(out, notes, r, what,
+                () -> OrdoScenarios.endToEnd(kafka, runId + (on ? "-tenp" : "-ten") + round, "at_least_once", sizes,
+                    on ? OrdoScenarios.tenantPolicies() : Map.of(), keys));
           }
         }
         if (options.runs(Scenario.FAIRNESS)) {
@@ -387,10 +400,13 @@ public final class Bench {
           ordo("at_least_once", costWithout), ordo("at_least_once", costWith),
           medianRatio(rates(costWith), rates(costWithout)), medianRatio(cpuWith, cpuWithout));
     }
+    BenchReport.Tenants tenantsFigure = options.runs(Scenario.TENANTS)
+        ? tenants(fairPlan.groupKeys(), tenantsOff, tenantsOn) : null;
     BenchReport.Fairness fairFigure = options.runs(Scenario.FAIRNESS)
         ? fairness(fairPlan, fair, fairUnkeyed, fairKeyed, fairSlices) : null;
     BenchReport report = new BenchReport(options, env, rawFigure, shareFigure, eosFigure, alosFigure, backlogFigure,
-        delayFigure, httpFigure, sqsFigure, surgeFigure, costFigure, fairFigure, ratios, List.copyOf(notes));
+        delayFigure, httpFigure, sqsFigure, surgeFigure, costFigure, tenantsFigure, fairFigure, ratios,
+        List.copyOf(notes));
     out.println();
     out.print(report.table());
     if (options.json() != null) {
@@ -781,6 +797,19 @@ public final class Bench {
       r.add(a[i] / b[i]);
     }
     return Stats.median(r);
+  }
+
+  /** The tenants scenario's two sides and the medians of their per-round ratios (on over off). */
+  private static BenchReport.Tenants tenants(int groupKeys, OrdoScenarios.EndToEnd[] off, OrdoScenarios.EndToEnd[] on) {
+    ToDoubleFunction<OrdoScenarios.EndToEnd> all = OrdoScenarios.EndToEnd::cpuUsPerItem;
+    ToDoubleFunction<OrdoScenarios.EndToEnd> stream = OrdoScenarios.EndToEnd::streamThreadUsPerItem;
+    return new BenchReport.Tenants(PolicyText.describe(OrdoScenarios.TENANT_POLICY), groupKeys,
+        ordo("at_least_once", off), ordo("at_least_once", on), medianRatio(rates(on), rates(off)),
+        medianRatio(each(on, all), each(off, all)), medianRatio(each(on, stream), each(off, stream)));
+  }
+
+  private static double[] each(OrdoScenarios.EndToEnd[] results, ToDoubleFunction<OrdoScenarios.EndToEnd> figure) {
+    return Arrays.stream(results).mapToDouble(e -> e == null ? Double.NaN : figure.applyAsDouble(e)).toArray();
   }
 
   private static BenchReport.Ordo ordo(String guarantee, OrdoScenarios.EndToEnd[] results) {

@@ -103,16 +103,23 @@ public record BenchOptions(
      * partition, and the dispatches on it before each of her items; a 3:1 weighted share; Ordo end to
      * end at-least-once with a group key on every item against none. Not in the default run.
      */
-    FAIRNESS
+    FAIRNESS,
+    /**
+     * The cost of issue 48's tenant features: Ordo end to end at-least-once with a group key on every
+     * item (the fairness scenario's {@code --fair-keys} distinct ones), without a policy and with
+     * {@code shards: 2} and a group rate that never binds on the namespace, the two sides in turn.
+     * Not in the default run.
+     */
+    TENANTS
   }
 
   /**
    * What runs when {@code --scenarios} is not given: every scenario but {@link Scenario#SURGE},
-   * {@link Scenario#COST} and {@link Scenario#FAIRNESS}, which add minutes to every round and are
-   * asked for by name.
+   * {@link Scenario#COST}, {@link Scenario#FAIRNESS}, {@link Scenario#SQS} and {@link Scenario#TENANTS},
+   * which add minutes to every round and are asked for by name.
    */
-  public static final Set<Scenario> DEFAULT_SCENARIOS =
-      Set.copyOf(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS, Scenario.SQS)));
+  public static final Set<Scenario> DEFAULT_SCENARIOS = Set.copyOf(EnumSet.complementOf(
+      EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS, Scenario.SQS, Scenario.TENANTS)));
 
   /**
    * The surge scenario's sizes: the consumers' capacity is twice A's rate, B offers 10 times that

@@ -31,6 +31,7 @@ public record BenchReport(
     Sqs sqs,
     Surge surge,
     Cost cost,
+    Tenants tenants,
     Fairness fairness,
     Ratios ratios,
     List<String> notes) {
@@ -114,6 +115,15 @@ public record BenchReport(
    */
   public record Cost(String policy, Ordo withoutPolicies, Ordo withPolicies, double throughputWithOverWithout,
       double streamCpuWithOverWithout) {}
+
+  /**
+   * The tenants scenario (issue 48): Ordo end to end at-least-once, every item with one of
+   * {@code groupKeys} group keys, without a policy ({@code off}) and with {@code policy} (shards 2 and
+   * a group rate that never binds: {@code on}); the medians of the per-round ratios (on over off) of
+   * throughput, of the CPU per item in all threads and of the stream thread's CPU per item.
+   */
+  public record Tenants(String policy, int groupKeys, Ordo off, Ordo on, double throughputOnOverOff,
+      double cpuOnOverOff, double streamCpuOnOverOff) {}
 
   /**
    * The fairness scenario (issue 14): Alice behind Bob's backlog, weighted groups, and what group
@@ -262,20 +272,15 @@ public record BenchReport(
       surgeRows(b, row);
     }
     if (cost != null) {
-      Ordo[] sides = {cost.withoutPolicies(), cost.withPolicies()};
-      for (int i = 0; i < sides.length; i++) {
-        Ordo ordo = sides[i];
-        String which = i == 0 ? "no policies" : "with policies";
-        b.append(String.format(Locale.ROOT, row, "Ordo e2e " + ordo.guarantee() + ", " + which,
-            rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
-        b.append(String.format(Locale.ROOT, row, "  CPU per item, all / stream thread",
-            String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
-                ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
-        b.append(String.format(Locale.ROOT, row,
-            String.format(Locale.ROOT, "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
-            latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
-      }
+      e2eRows(b, row, cost.withoutPolicies(), "no policies");
+      e2eRows(b, row, cost.withPolicies(), "with policies");
       b.append(String.format(Locale.ROOT, "  the policy: %s%n", cost.policy()));
+    }
+    if (tenants != null) {
+      String keys = String.format(Locale.ROOT, "%,d group keys, ", tenants.groupKeys());
+      e2eRows(b, row, tenants.off(), keys + "no policy");
+      e2eRows(b, row, tenants.on(), keys + "tenant policy");
+      b.append(String.format(Locale.ROOT, "  the tenant policy: %s%n", tenants.policy()));
     }
     if (fairness != null) {
       fairnessRows(b, row);
@@ -306,6 +311,11 @@ public record BenchReport(
     if (cost != null) {
       b.append(String.format(Locale.ROOT, "  cost: e2e with policies / without         %s (stream thread CPU per item %s)%n",
           ratio(cost.throughputWithOverWithout()), ratio(cost.streamCpuWithOverWithout())));
+    }
+    if (tenants != null) {
+      b.append(String.format(Locale.ROOT,
+          "  tenants: e2e with shards and group rates / without %s (CPU per item, all %s, stream thread %s)%n",
+          ratio(tenants.throughputOnOverOff()), ratio(tenants.cpuOnOverOff()), ratio(tenants.streamCpuOnOverOff())));
     }
     if (fairness != null) {
       b.append(String.format(Locale.ROOT, "  fairness: Alice p99 behind Bob / alone      %s %s%n",
@@ -455,6 +465,18 @@ public record BenchReport(
     return v >= 10 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.1f", v);
   }
 
+  /** An end-to-end run's rows: items/s, CPU per item and latency at half load, each with its rounds. */
+  private static void e2eRows(StringBuilder b, String row, Ordo ordo, String which) {
+    b.append(String.format(Locale.ROOT, row, "Ordo e2e " + ordo.guarantee() + ", " + which,
+        rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
+    b.append(String.format(Locale.ROOT, row, "  CPU per item, all / stream thread",
+        String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
+            ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
+    b.append(String.format(Locale.ROOT, row,
+        String.format(Locale.ROOT, "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
+        latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
+  }
+
   private static String ratio(double v) {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
   }
@@ -472,8 +494,9 @@ public record BenchReport(
    * {@code ratios.fairnessAliceP99BehindOverAlone}, {@code ratios.fairnessPingP99BehindOverAlone},
    * {@code ratios.fairnessWeightRatio},
    * {@code ratios.groupKeyCostThroughput}, {@code fairness.queue.aliceBehindMs.p99},
-   * {@code fairness.queue.afterArrivalMax} and {@code fairness.cost.withGroupKeys.itemsPerSec};
-   * figures that were not measured are null.
+   * {@code fairness.queue.afterArrivalMax} and {@code fairness.cost.withGroupKeys.itemsPerSec}; with the
+   * tenants scenario (issue 48), {@code ratios.tenantCostThroughput}, {@code ratios.tenantCostCpu} and
+   * {@code tenants.on.cpuUsPerItem}; figures that were not measured are null.
    */
   public String toJson() {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -489,6 +512,8 @@ public record BenchReport(
     num(r, "surgeP99DuringOverBeforeWithPolicies",
         surge == null ? Double.NaN : surge.withPolicies().p99DuringOverBefore());
     num(r, "policyCostThroughput", cost == null ? Double.NaN : cost.throughputWithOverWithout());
+    num(r, "tenantCostThroughput", tenants == null ? Double.NaN : tenants.throughputOnOverOff());
+    num(r, "tenantCostCpu", tenants == null ? Double.NaN : tenants.cpuOnOverOff());
     num(r, "fairnessAliceP99BehindOverAlone", fairness == null ? Double.NaN : fairness.queue().p99BehindOverAlone());
     num(r, "fairnessPingP99BehindOverAlone",
         fairness == null ? Double.NaN : fairness.queue().pingP99BehindOverAlone());
@@ -565,6 +590,16 @@ public record BenchReport(
       ordo(co.putObject("withPolicies"), cost.withPolicies());
       num(co, "throughputWithOverWithout", cost.throughputWithOverWithout());
       num(co, "streamCpuWithOverWithout", cost.streamCpuWithOverWithout());
+    }
+    ObjectNode te = root.putObject("tenants");
+    if (tenants != null) {
+      te.put("policy", tenants.policy());
+      te.put("groupKeys", tenants.groupKeys());
+      ordo(te.putObject("off"), tenants.off());
+      ordo(te.putObject("on"), tenants.on());
+      num(te, "throughputOnOverOff", tenants.throughputOnOverOff());
+      num(te, "cpuOnOverOff", tenants.cpuOnOverOff());
+      num(te, "streamCpuOnOverOff", tenants.streamCpuOnOverOff());
     }
     ObjectNode fa = root.putObject("fairness");
     if (fairness != null) {

@@ -18,7 +18,8 @@ class BenchOptionsTest {
     BenchOptions o = BenchOptions.parse();
     assertEquals(Size.FULL, o.size());
     assertEquals(1_000_000, o.backlogItems());
-    assertEquals(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS, Scenario.SQS)),
+    assertEquals(EnumSet.complementOf(EnumSet.of(Scenario.SURGE, Scenario.COST, Scenario.FAIRNESS, Scenario.SQS,
+        Scenario.TENANTS)),
         o.scenarios());
     assertEquals(200, o.payloadBytes());
     assertNull(o.json());

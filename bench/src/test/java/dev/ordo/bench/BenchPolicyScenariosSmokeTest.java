@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the namespace-policy scenarios of issue 13 ({@code surge}, {@code cost}) end to end with tiny
+ * Runs the namespace-policy scenarios of issue 13 ({@code surge}, {@code cost}) and issue 48's
+ * {@code tenants} end to end with tiny
  * sizes against a real in-JVM Kafka: both sides of each ran, every item of tenant A reached a
  * worker, the policies took effect (B's items went to OVERFLOW only with them), and the table and
  * the JSON carry the figures. No figure is compared with a target: timings prove nothing here.
@@ -29,9 +30,9 @@ class BenchPolicyScenariosSmokeTest {
   @Test
   void surgeAndCostReportBothSidesInTheTableAndTheJson(RealKafka kafka, @TempDir Path dir) throws Exception {
     Path json = dir.resolve("bench.json");
-    BenchOptions options = BenchOptions.parse("--quick", "--rounds", "1", "--scenarios", "surge,cost",
+    BenchOptions options = BenchOptions.parse("--quick", "--rounds", "1", "--scenarios", "surge,cost,tenants",
         "--surge-rate", "20", "--surge-seconds", "1", "--surge-calm-seconds", "1", "--items", "300",
-        "--latency-seconds", "1", "--partitions", "2", "--max-in-flight", "20", "--warm-up-seconds", "0",
+        "--latency-seconds", "1", "--partitions", "2", "--max-in-flight", "20", "--warm-up-seconds", "0", "--fair-keys", "20",
         "--json", json.toString());
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
@@ -64,11 +65,23 @@ class BenchPolicyScenariosSmokeTest {
     }
     assertFalse(Double.isNaN(cost.throughputWithOverWithout()));
 
+    BenchReport.Tenants tenants = report.tenants();
+    for (BenchReport.Ordo side : new BenchReport.Ordo[] {tenants.off(), tenants.on()}) {
+      assertEquals("at_least_once", side.guarantee());
+      assertTrue(side.itemsPerSec().median() > 0);
+      assertTrue(side.cpuUsPerItem().median() > 0);
+    }
+    assertEquals(20, tenants.groupKeys());
+    assertEquals("shards 2, groupRate 1,000,000,000/s (burst 1,000,000,000)", tenants.policy());
+    assertFalse(Double.isNaN(tenants.throughputOnOverOff()));
+    assertFalse(Double.isNaN(tenants.cpuOnOverOff()));
+
     String table = printed.toString(StandardCharsets.UTF_8);
     for (String row : new String[] {"Surge: A 20 items/s", "no policies, A before", "policies, A during B's surge",
         "policies, B enqueued / refused", "Ordo e2e at_least_once, no policies",
         "Ordo e2e at_least_once, with policies", "surge: A p99 during / before, policies",
-        "cost: e2e with policies / without"}) {
+        "cost: e2e with policies / without", "Ordo e2e at_least_once, 20 group keys, tenant policy",
+        "tenants: e2e with shards and group rates / without"}) {
       assertTrue(table.contains(row), () -> "the table lacks '" + row + "':\n" + table);
     }
 
@@ -83,6 +96,8 @@ class BenchPolicyScenariosSmokeTest {
       assertTrue(root.path("cost").path(side).path("itemsPerSec").isNumber(), () -> "cost." + side + " in " + root);
     }
     assertTrue(root.path("ratios").path("policyCostThroughput").isNumber());
+    assertTrue(root.path("ratios").path("tenantCostCpu").isNumber());
+    assertTrue(root.path("tenants").path("on").path("cpuUsPerItem").isNumber(), () -> "tenants.on in " + root);
     assertTrue(root.path("ratios").has("surgeP99DuringOverBeforeWithPolicies"));
   }
 }

@@ -83,6 +83,20 @@ public final class OrdoScenarios {
       new NamespacePolicy.Rate(1e9, 1_000_000_000L), 1_000_000_000_000L, new NamespacePolicy.Rate(1e9, 1_000_000_000L),
       Duration.ofHours(1));
 
+  /**
+   * Issue 48's tenant features on every namespace the end-to-end scenario uses: each group key on two
+   * of the topic's partitions ({@code shards: 2}, the producer sending to the one with the smaller
+   * backlog) and a group rate of 10^9 items a second, which never binds. What it measures is the cost
+   * of the features (shard choice, a token bucket per active group on the dispatch path), not of a limit.
+   */
+  public static Map<String, NamespacePolicy> tenantPolicies() {
+    return Map.of(E2E_NAMESPACE, TENANT_POLICY);
+  }
+
+  /** The policy of {@link #tenantPolicies()}. */
+  public static final NamespacePolicy TENANT_POLICY = new NamespacePolicy(null).withShards(2)
+      .withGroupRate(new NamespacePolicy.Rate(1e9, 1_000_000_000L), Map.of());
+
   private static EndToEnd endToEnd(BenchKafka kafka, OrdoCluster c, Sizes s, int groupKeys) {
     String cluster = c.topics().cluster();
     try (Enqueuer enqueuer = new Enqueuer(c, s.payloadBytes(), groupKeys);

@@ -32,6 +32,13 @@ public final class PolicyText {
     if (p.sidelineAfter() != null) {
       parts.add(String.format(Locale.ROOT, "sidelineAfter %s s", number(p.sidelineAfter().toMillis() / 1000.0)));
     }
+    if (p.shards() != null) {
+      parts.add("shards " + p.shards());
+    }
+    if (p.groups() != null && p.groups().rate() != null) {
+      parts.add(String.format(Locale.ROOT, "groupRate %s/s (burst %,d)", number(p.groups().rate().perSecond()),
+          p.groups().rate().burst()));
+    }
     return parts.isEmpty() ? "no limits" : String.join(", ", parts);
   }
 

@@ -16,6 +16,8 @@ class PolicyTextTest {
         PolicyText.describe(OrdoScenarios.UNBOUND_POLICY));
     assertEquals("admission 12.5/s (burst 2)",
         PolicyText.describe(new NamespacePolicy(null, new NamespacePolicy.Rate(12.5, 2), null)));
+    assertEquals("shards 2, groupRate 1,000,000,000/s (burst 1,000,000,000)",
+        PolicyText.describe(OrdoScenarios.TENANT_POLICY));
     assertEquals("none", PolicyText.describe(null));
     assertEquals("no limits", PolicyText.describe(new NamespacePolicy(null)));
   }
