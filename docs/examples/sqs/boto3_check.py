@@ -50,6 +50,68 @@ def check(condition, what):
     print("ok " + what, flush=True)
 
 
+def receive_all(sqs, url, want, seconds=30):
+    """Receives until want messages came or seconds passed; returns them (ApproximateReceiveCount asked for)."""
+    got = []
+    deadline = time.monotonic() + seconds
+    while len(got) < want and time.monotonic() < deadline:
+        got += sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=2,
+                                   AttributeNames=["All"]).get("Messages", [])
+    return got
+
+
+def fifo(sqs):
+    """A FIFO queue: a group's messages one at a time in the order sent, a message made visible again
+    first, deduplication by ID and by content, and SQS's FIFO errors."""
+    url = sqs.create_queue(QueueName="py-orders.fifo", Attributes={
+        "FifoQueue": "true", "ContentBasedDeduplication": "true", "VisibilityTimeout": "30"})["QueueUrl"]
+    attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    check(attributes["FifoQueue"] == "true" and attributes["ContentBasedDeduplication"] == "true",
+          "a .fifo queue with content-based deduplication")
+    check(code_of(lambda: sqs.send_message(QueueUrl=url, MessageBody="no group")) == "MissingParameter",
+          "a FIFO message without MessageGroupId is refused")
+    check(code_of(lambda: sqs.send_message(QueueUrl=url, MessageBody="late", MessageGroupId="a",
+                                           DelaySeconds=5)) == "InvalidParameterValue",
+          "a FIFO message's own DelaySeconds is refused")
+    sent = {}
+    for body in ("a1", "a2", "a3"):
+        sent[body] = sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="a",
+                                      MessageDeduplicationId="id-" + body)
+    sent["b1"] = sqs.send_message(QueueUrl=url, MessageBody="b1", MessageGroupId="b")
+    check(all(s["SequenceNumber"].isdigit() for s in sent.values())
+          and int(sent["a1"]["SequenceNumber"]) < int(sent["a2"]["SequenceNumber"]) < int(sent["a3"]["SequenceNumber"]),
+          "each send has a SequenceNumber, growing within the group")
+    again = sqs.send_message(QueueUrl=url, MessageBody="a1, sent twice", MessageGroupId="a",
+                             MessageDeduplicationId="id-a1")
+    check(again["MessageId"] == sent["a1"]["MessageId"], "a duplicate MessageDeduplicationId answers the first MessageId")
+    same = sqs.send_message(QueueUrl=url, MessageBody="b1", MessageGroupId="b")
+    check(same["MessageId"] == sent["b1"]["MessageId"], "the same body is a duplicate by content")
+
+    heads = receive_all(sqs, url, 2)
+    check(sorted(m["Body"] for m in heads) == ["a1", "b1"],
+          "each group's first message is received, one a group: %s" % [m["Body"] for m in heads])
+    a1 = next(m for m in heads if m["Body"] == "a1")
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=a1["ReceiptHandle"], VisibilityTimeout=0)
+    retried = receive_all(sqs, url, 1)
+    check([m["Body"] for m in retried] == ["a1"] and retried[0]["Attributes"]["ApproximateReceiveCount"] == "2",
+          "a message made visible again is received before the next of its group")
+    order = []
+    head = retried[0]
+    while True:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=head["ReceiptHandle"])
+        got = [m for m in receive_all(sqs, url, 1, seconds=5) if m["Attributes"]["MessageGroupId"] == "a"]
+        if not got:
+            break
+        head = got[0]
+        order.append(head["Body"])
+    check(order == ["a2", "a3"], "a deletion lets the group's next message go, in the order sent: %s" % order)
+    b1 = next(m for m in heads if m["Body"] == "b1")
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=b1["ReceiptHandle"])
+    check(not sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1).get("Messages", []),
+          "the duplicates were never enqueued")
+    sqs.delete_queue(QueueUrl=url)
+
+
 def main():
     endpoint = sys.argv[1]
     key, secret = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else ("any", "any")
@@ -130,6 +192,8 @@ def main():
     deleted = sqs.delete_message_batch(QueueUrl=url, Entries=deletes)
     check(len(deleted["Successful"]) == 5 and deleted["Failed"][0]["Code"] == "ReceiptHandleIsInvalid",
           "delete_message_batch: a garbled handle fails alone")
+
+    fifo(sqs)
 
     check(code_of(lambda: sqs.get_queue_url(QueueName="never-made")) == "AWS.SimpleQueueService.NonExistentQueue",
           "a queue that does not exist")

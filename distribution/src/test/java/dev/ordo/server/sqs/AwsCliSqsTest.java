@@ -27,11 +27,16 @@ import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
 @KafkaCluster
 class AwsCliSqsTest {
   static String docsBlock() throws Exception {
+    return docsBlock("aws cli example");
+  }
+
+  /** The shell block of docs/sqs.md between {@code <!-- NAME: ... -->} and {@code <!-- end of NAME -->}. */
+  static String docsBlock(String name) throws Exception {
     String doc = Files.readString(SqsClientPrograms.repoRoot().resolve("docs/sqs.md"));
-    String begin = "<!-- aws cli example: AwsCliSqsTest runs this block -->\n```sh\n";
+    String begin = "<!-- " + name + ": AwsCliSqsTest runs this block -->\n```sh\n";
     int from = doc.indexOf(begin);
-    int to = doc.indexOf("```\n<!-- end of aws cli example -->");
-    assertTrue(from >= 0 && to > from, "docs/sqs.md has the aws CLI block between its markers");
+    int to = doc.indexOf("```\n<!-- end of " + name + " -->");
+    assertTrue(from >= 0 && to > from, "docs/sqs.md has the " + name + " block between its markers");
     return doc.substring(from + begin.length(), to);
   }
 
@@ -60,6 +65,30 @@ class AwsCliSqsTest {
           Map.of("ORDO_SQS", server.sqsAddress().toString(), "HOME", state.toString()), state, Duration.ofMinutes(3));
       assertEquals(254, garbled.exit(), "a receipt handle the endpoint never issued fails the script: " + garbled);
       assertTrue(garbled.err().contains("ReceiptHandleIsInvalid"), garbled::toString);
+    }
+  }
+
+  @Test
+  void theAwsCliFifoCommandsOfTheDocsKeepOrderAndDropDuplicates(RealKafka kafka, @TempDir Path state) throws Exception {
+    SqsClientPrograms.install();
+    // The FIFO block runs in the environment the first block exports.
+    String first = docsBlock();
+    String setup = first.substring(0, first.indexOf("QUEUE="));
+    String script = setup + docsBlock("aws cli fifo example");
+    try (TestServer server = TestServer.startWithSqs(kafka, "awsfifo", state.resolve("server"), Map.of(),
+        OptionalInt.empty())) {
+      SqsClientPrograms.Run run = SqsClientPrograms.run(List.of("bash", "-euo", "pipefail", "-c", script),
+          Map.of("ORDO_SQS", server.sqsAddress().toString(), "HOME", state.toString()), state, Duration.ofMinutes(3));
+      assertTrue(run.ok(), run::toString);
+      List<String> lines = run.out().lines().toList();
+      assertTrue(lines.stream().anyMatch(l -> l.matches("invoice-1 again: a duplicate of \\S+")),
+          "the duplicate send answered the first MessageId: " + run);
+      assertTrue(lines.contains("received: invoice-1 "), "invoice-2 waited while invoice-1 was in flight: " + run);
+      assertEquals("then: invoice-2", lines.get(lines.size() - 1), "the deletion let invoice-2 go, once: " + run);
+      try (SqsClient sqs = SqsJavaSdkTest.client(server.sqsAddress())) {
+        assertThrows(QueueDoesNotExistException.class, () -> sqs.getQueueUrl(b -> b.queueName("invoices.fifo")),
+            "delete-queue ran last");
+      }
     }
   }
 }
