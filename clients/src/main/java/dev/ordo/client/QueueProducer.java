@@ -124,6 +124,7 @@ public final class QueueProducer implements AutoCloseable {
    */
   CompletableFuture<ItemId> enqueue(EnqueueRequest request, Duration backlogWait, byte[] replyTo) {
     checkPayload(request);
+    awaitPoliciesForDedup(request);
     BacklogFullException full = awaitRoom(request.namespace(), backlogWait.toMillis());
     if (full != null) {
       return CompletableFuture.failedFuture(full);
@@ -154,6 +155,7 @@ public final class QueueProducer implements AutoCloseable {
     }
     List<CompletableFuture<ItemId>> sends = new ArrayList<>(requests.size());
     for (EnqueueRequest r : requests) {
+      awaitPoliciesForDedup(r);
       sends.add(send(r, null));
     }
     return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
@@ -225,6 +227,19 @@ public final class QueueProducer implements AutoCloseable {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
       // the limits as far as they are known
+    }
+  }
+
+  /**
+   * A grouped item with a deduplication ID is routed by its namespace's {@code shards} (decisions D62):
+   * to the shard its ID hashes to, so its duplicates meet it. A producer that had not read the policies
+   * yet would send it to the group's home instead, where a duplicate from a producer that has read them
+   * would not meet it; so before its first such item a new producer waits, up to {@code max.block.ms}
+   * whatever the call's own backlog wait, for its first read of the policies (once per producer).
+   */
+  private void awaitPoliciesForDedup(EnqueueRequest r) {
+    if (limits != null && r.groupKey() != null && r.dedupId() != null) {
+      awaitFirstRead(maxBlockMs);
     }
   }
 

@@ -92,6 +92,38 @@ class DedupEnqueueTest {
     assertEquals(1, drain("plain").size(), "four duplicates refused");
   }
 
+  /**
+   * Decisions D62: under {@code shards: 2} a grouped item with an ID goes to the shard its ID hashes to.
+   * A new producer's very first such item, sent with no backlog wait (as the HTTP API sends), must go
+   * there too, not to the group's home before the producer has read the policies: else a duplicate
+   * from a producer that has read them lands on the other shard and is taken in.
+   */
+  @Test
+  void aNewProducersFirstGroupedItemWithAnIdGoesToTheIdsShard() throws Exception {
+    try (NamespaceAdmin admin = new NamespaceAdmin(java.util.Map.of("bootstrap.servers",
+        queue.kafka.bootstrapServers()), queue.topics.cluster())) {
+      admin.set("dds", new NamespacePolicy(null).withShards(2));
+    }
+    String group = "tenant-7";
+    int[] shards = dev.ordo.api.Shards.of(group, 2, TestQueue.PARTITIONS);
+    String id = null;
+    for (int i = 0; id == null; i++) {
+      if (dev.ordo.api.Shards.forDedup(shards, "dds", "orders", "order-" + i) != shards[0]) {
+        id = "order-" + i; // an ID whose shard is not the group's home
+      }
+    }
+    String dedupId = id;
+    try (QueueProducer fresh = new QueueProducer(queue.producerConfig());
+         QueueProducer other = new QueueProducer(queue.producerConfig())) {
+      ItemId first = fresh.enqueue(EnqueueRequest.builder("dds", "orders", "a".getBytes(StandardCharsets.UTF_8))
+          .groupKey(group).dedupId(dedupId).build(), Duration.ZERO).get(30, TimeUnit.SECONDS);
+      assertEquals(shards[1], first.partition(), "the ID's shard, not the home " + shards[0]);
+      ItemId again = other.enqueue(EnqueueRequest.builder("dds", "orders", "b".getBytes(StandardCharsets.UTF_8))
+          .groupKey(group).dedupId(dedupId).build()).get(30, TimeUnit.SECONDS);
+      assertEquals(first.partition(), again.partition(), "the duplicate meets the first");
+    }
+  }
+
   @Test
   void withoutAnIdTheClientDoesNotWaitForTheQueue() throws Exception {
     Enqueued e = client.enqueue(producer, item("free", "x").build(), Duration.ZERO).get(30, TimeUnit.SECONDS);
