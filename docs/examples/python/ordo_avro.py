@@ -4,7 +4,7 @@
 Ordo (with ordo.schema.registry.url set) registers its schemas under <topic>-value and reads
 Confluent-framed records, so any Avro producer can enqueue, and any Avro consumer can read what Ordo
 hands out. This program uses confluent-kafka's Avro serializer and deserializer (the legacy
-confluent_kafka.avro API, which runs on Debian's python3-avro; see docs/decisions.md) and writes no
+confluent_kafka.avro API, which runs on Debian's python3-avro; see docs/decisions/0031-confluent-wire-format-and-registry.md) and writes no
 Avro code of its own.
 
   enqueue: writes COUNT items to <cluster>.items, Confluent-framed, with the item schema Ordo
