@@ -85,8 +85,8 @@ public final class QueuePlanner {
   private final DispatchLimit dispatchLimit = new DispatchLimit();
   /** The topics' turns of namespaces with topic weights (docs/queue.md, "Topic weights"): soft state. */
   private final TopicTurns topicTurns = new TopicTurns();
-  /** Shuffle-sharded groups' parts of their limits on this partition (decisions D62). */
-  private final GroupShards shards;
+  /** What the namespace policies say: rules, group limits and rates, ordered topics, topic weights. */
+  private final PolicyRules policyRules;
   /**
    * (namespace, topic) pairs whose open demand waits for the namespace's dispatch rate: each timer run
    * offers them to dispatch again once a lease is allowed.
@@ -115,10 +115,6 @@ public final class QueuePlanner {
 
   /** Items one dispatch of a topic moves to its backlog lane at most (the rest at the next). */
   static final int SIDELINE_BATCH = 256;
-  /** The rules last made from a namespace's policy, by namespace (remade when its policy object changes). */
-  private final Map<String, RulesOf> rules = new HashMap<>();
-
-  private record RulesOf(dev.ordo.schema.NamespacePolicy policy, NamespaceRules rules, boolean anyOrdered) {}
 
   /** A planner without namespace policies. */
   public QueuePlanner(Settings settings, int partition, SplittableRandom random) {
@@ -141,7 +137,8 @@ public final class QueuePlanner {
     this.router = settings.tiers().isEmpty() ? null : new TierRouter(settings.tiers(), Duration.ZERO);
     this.partition = partition;
     this.random = random;
-    this.shards = new GroupShards(partition, settings.deliveriesPartitions());
+    this.policyRules = new PolicyRules(policies, defaults, settings.payloadLimit(),
+        new GroupShards(partition, settings.deliveriesPartitions()));
   }
 
   public int partition() {
@@ -155,89 +152,32 @@ public final class QueuePlanner {
 
   /** The defaults and limits of {@code namespace}: the server's, or its policy's where it sets them. */
   NamespaceRules rules(String namespace) {
-    dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
-    if (policy == null) {
-      rules.remove(namespace);
-      return NamespaceRules.of(defaults, settings.payloadLimit(), null);
-    }
-    RulesOf known = rules.get(namespace);
-    if (known == null || known.policy() != policy) {
-      known = new RulesOf(policy, NamespaceRules.of(defaults, settings.payloadLimit(), policy), OrderedGroups.any(policy));
-      rules.put(namespace, known);
-    }
-    return known.rules();
+    return policyRules.of(namespace);
   }
 
   /** The concurrency limit of a group key in its namespace's policy, or null for none. */
   Integer groupLimit(String namespace, String group) {
-    return groupLimit(namespace, policies.policy(namespace), group);
+    return policyRules.groupLimit(namespace, group);
   }
 
-  /**
-   * The concurrency limit of a group key under {@code policy}, its namespace's (null: none), or null for
-   * none; with shuffle sharding, this partition's part of it.
-   */
+  /** {@link PolicyRules#groupLimit(String, dev.ordo.schema.NamespacePolicy, String)}. */
   Integer groupLimit(String namespace, dev.ordo.schema.NamespacePolicy policy, String group) {
-    if (policy == null) {
-      return null;
-    }
-    Integer own = policy.getGroupConcurrencyOverrides() == null ? null : policy.getGroupConcurrencyOverrides().get(group);
-    Integer limit = own != null ? own : policy.getGroupConcurrency();
-    // Shuffle sharding (decisions D62): this partition holds its part of the group's limit.
-    if (limit == null || !shards.shards(policy)) {
-      return limit;
-    }
-    return shards.limit(policy, namespace, group);
+    return policyRules.groupLimit(namespace, policy, group);
   }
 
-  /**
-   * The rate of a group key in its namespace's policy (docs/queue.md, "Group rates"), or null for none;
-   * with shuffle sharding, this partition's part of it.
-   */
+  /** The rate of a group key in its namespace's policy, or null for none; with shards, this partition's part. */
   dev.ordo.schema.Rate groupRate(String namespace, String group) {
-    return groupRate(namespace, policies.policy(namespace), group);
+    return policyRules.groupRate(namespace, group);
   }
 
-  /**
-   * The rate of a group key under {@code policy}, its namespace's (null: none), or null for none; with
-   * shuffle sharding, this partition's part of it ({@link GroupShards#rateShare}: the parts of the group's
-   * shards sum to its rate and its burst, decisions D61, D62).
-   */
+  /** {@link PolicyRules#groupRate(String, dev.ordo.schema.NamespacePolicy, String)}. */
   dev.ordo.schema.Rate groupRate(String namespace, dev.ordo.schema.NamespacePolicy policy, String group) {
-    dev.ordo.schema.Rate rate = groupRate(policy, group);
-    if (rate == null || !shards.shards(policy)) {
-      return rate;
-    }
-    return shards.rate(policy, namespace, group);
+    return policyRules.groupRate(namespace, policy, group);
   }
 
-  /** True when {@code policy} sets a rate for some group ({@code groupRate} or an override). */
-  static boolean hasGroupRates(dev.ordo.schema.NamespacePolicy policy) {
-    return policy != null && (policy.getGroupRate() != null
-        || policy.getGroupRateOverrides() != null && !policy.getGroupRateOverrides().isEmpty());
-  }
-
-  /**
-   * The whole rate of a group key under {@code policy} (null: none): its override, else {@code groupRate};
-   * or null, also for a record no policy could hold (written by hand: no positive, finite rate), which
-   * limits nothing ({@link dev.ordo.api.Shards#rate}, the rule the producer's choice of shards uses too).
-   */
+  /** {@link PolicyRules#groupRate(dev.ordo.schema.NamespacePolicy, String)}. */
   static dev.ordo.schema.Rate groupRate(dev.ordo.schema.NamespacePolicy policy, String group) {
-    return policy == null ? null : dev.ordo.api.Shards.rate(policy, group);
-  }
-
-  /**
-   * True when items of {@code topic} with a group key are taken in as an ordered group's (docs/queue.md,
-   * "Ordered groups"): the namespace policy's {@code orderedTopics} entry for the topic, else true for a
-   * {@code *.fifo} topic, else its {@code ordered}, else false ({@link OrderedGroups#ordered}). Asked once
-   * per grouped item taken in.
-   */
-  boolean ordered(String namespace, String topic) {
-    RulesOf known = rules.get(namespace); // made by rules(namespace) for the item: no second policy read
-    if (known == null) {
-      return OrderedGroups.fifo(topic); // no policy: a *.fifo topic only
-    }
-    return (known.anyOrdered() || OrderedGroups.fifo(topic)) && OrderedGroups.ordered(known.policy(), topic);
+    return PolicyRules.groupRate(policy, group);
   }
 
   /**
@@ -249,22 +189,7 @@ public final class QueuePlanner {
     dev.ordo.schema.NamespacePolicy policy = policies.policy(namespace);
     Double weight = policy == null || policy.getGroupWeights() == null ? null : policy.getGroupWeights().get(group);
     long increment = weight == null || !(weight > 0) ? SLOT_UNIT : Math.max(1, Math.round(SLOT_UNIT / weight));
-    return shards.shards(policy) ? increment * shards.spread(policy, topic, group) : increment;
-  }
-
-  /**
-   * The topic weights a demand is served by (docs/queue.md, "Topic weights"): its namespace's
-   * {@code topicWeights} when the policy sets some and the demand spans several topics ({@code *}, or
-   * more than one key); else null, and the demand is served as without weights.
-   */
-  Map<String, Double> topicWeights(DemandBook.Open open) {
-    Map<String, Integer> keys = open.remaining();
-    if (keys.size() < 2 && !keys.containsKey(DemandBook.ANY_TOPIC)) {
-      return null;
-    }
-    dev.ordo.schema.NamespacePolicy policy = policies.policy(open.namespace());
-    Map<String, Double> weights = policy == null ? null : policy.getTopicWeights();
-    return weights == null || weights.isEmpty() ? null : weights;
+    return policyRules.shards(policy) ? increment * policyRules.spread(policy, topic, group) : increment;
   }
 
   /** Items of the topic arriving on this partition a second, recently (published with its stats). */
@@ -297,7 +222,7 @@ public final class QueuePlanner {
       return plan.effects;
     }
     StoredItem stored = Lifecycle.admit(item, appendedAt, now, ns.defaults(), ns.semantics());
-    if (item.getGroupKey() != null && ordered(item.getNamespace(), item.getTopic())) {
+    if (item.getGroupKey() != null && policyRules.ordered(item.getNamespace(), item.getTopic())) {
       stored.setOrdered(true); // fixed for the item's life: the store orders its group by it (D60)
     }
     if (stored.getExpiresAt() != null && stored.getExpiresAt() <= now) {
@@ -500,7 +425,7 @@ public final class QueuePlanner {
       TopicRef nsTopic = e.getKey();
       if (demands.wanting(nsTopic.namespace(), nsTopic.topic()).isEmpty()) {
         it.remove(); // the demand lapsed or was served
-      } else if (e.getValue() <= plan.now || !hasGroupRates(policies.policy(nsTopic.namespace()))) {
+      } else if (e.getValue() <= plan.now || !PolicyRules.hasGroupRates(policies.policy(nsTopic.namespace()))) {
         it.remove(); // a token is back, or the policy lifted its group rates
         plan.effects.topicReady(nsTopic.namespace(), nsTopic.topic());
       }
@@ -563,7 +488,7 @@ public final class QueuePlanner {
     }
     for (TopicRef nsTopic : touched) {
       for (DemandBook.Open open : demands.wanting(nsTopic.namespace(), nsTopic.topic())) {
-        if (topicWeights(open) != null) {
+        if (policyRules.topicWeights(open) != null) {
           plan.serve(open); // its topics share by weight: all of them at once
         } else {
           plan.serveTopic(open, nsTopic.topic());
@@ -985,7 +910,7 @@ public final class QueuePlanner {
 
     /** Hands out what an open demand asks for, in priority order. */
     void serve(DemandBook.Open open) {
-      Map<String, Double> weights = topicWeights(open);
+      Map<String, Double> weights = policyRules.topicWeights(open);
       if (weights != null) {
         serveShared(open, weights);
         return;
