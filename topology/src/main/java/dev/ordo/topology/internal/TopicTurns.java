@@ -14,7 +14,7 @@ import java.util.function.Function;
  * queueing among topics, per (namespace, priority): each topic has the virtual time of its next turn;
  * among the topics whose head is at the best (priority, lane), the one whose turn comes first
  * ({@code max(its next turn, the virtual time)}) is served, and a lease moves the virtual time to that
- * turn and the topic's next turn {@code 1/weight} later, in units of {@link QueuePlanner#SLOT_UNIT}
+ * turn and the topic's next turn {@code 1/weight} later, in units of {@link FairSlots#SLOT_UNIT}
  * per weight 1. So topics of weights 3 and 1 both with items ready get three items and one in every
  * four, exactly; a topic that had nothing ready starts at the virtual time, with no credit saved up.
  *
@@ -30,7 +30,7 @@ final class TopicTurns {
   /** Topics one state keeps at most (past it, the state starts again even). */
   static final int MAX_TOPICS = 1024;
   /** The turn increment of a weight at or below 1e-6 (weights under it count as 1e-6). */
-  static final long MAX_INCREMENT = QueuePlanner.SLOT_UNIT * 1_000_000L;
+  static final long MAX_INCREMENT = FairSlots.SLOT_UNIT * 1_000_000L;
 
   private record Key(String namespace, int priority) {}
 
@@ -88,15 +88,15 @@ final class TopicTurns {
   }
 
   /**
-   * The virtual-time increment of one item of {@code topic}: {@link QueuePlanner#SLOT_UNIT} over its
+   * The virtual-time increment of one item of {@code topic}: {@link FairSlots#SLOT_UNIT} over its
    * weight in {@code weights} (1 when not there), between 1 and {@link #MAX_INCREMENT}.
    */
   static long increment(Map<String, Double> weights, String topic) {
     Double w = weights == null ? null : weights.get(topic);
     if (w == null || !(w > 0) || w.isInfinite()) {
-      return QueuePlanner.SLOT_UNIT;
+      return FairSlots.SLOT_UNIT;
     }
-    double inc = QueuePlanner.SLOT_UNIT / w;
+    double inc = FairSlots.SLOT_UNIT / w;
     if (inc >= MAX_INCREMENT) {
       return MAX_INCREMENT;
     }
