@@ -16,9 +16,11 @@ final class FairSlots {
   static final long SLOT_UNIT = 1_000_000;
 
   private final PolicyRules rules;
+  private final RateGates gates;
 
-  FairSlots(PolicyRules rules) {
+  FairSlots(PolicyRules rules, RateGates gates) {
     this.rules = rules;
+    this.gates = gates;
   }
 
   /**
@@ -33,15 +35,17 @@ final class FairSlots {
     String group = item.getItem().getGroupKey();
     // An ordered group's items are in no group queue: the store keeps its head alone in the ready
     // index (decisions D60), so a limit passes it at one entry as it is.
-    // A group with a rate is queued as one with a limit: over its rate, it is passed at one entry too.
+    // A group with a rate is queued only while it has no token (so that over its rate it is passed at one
+    // entry too); with a token it goes flat, and dispatch moves a flat item it meets over the rate.
     if (group == null) {
       item.setFlat(false);
     } else if (item.getOrdered()) {
       item.setFlat(true);
     } else {
-      NamespacePolicy policy = rules.policy(item.getItem().getNamespace());
-      item.setFlat(rules.groupLimit(item.getItem().getNamespace(), policy, group) == null
-          && PolicyRules.groupRate(policy, group) == null);
+      String namespace = item.getItem().getNamespace();
+      NamespacePolicy policy = rules.policy(namespace);
+      item.setFlat(rules.groupLimit(namespace, policy, group) == null
+          && gates.rateOpen(namespace, policy, group, plan.now));
     }
   }
 

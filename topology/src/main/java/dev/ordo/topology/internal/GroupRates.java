@@ -73,6 +73,20 @@ final class GroupRates {
     return bucket(namespace, group, rate, now).available(rate.getPerSecond(), capacity(rate), now) >= 1;
   }
 
+  /**
+   * True when the group would have a token now under {@code rate}, as {@link #mayLease} says, but without
+   * making a bucket for a group that has none: what a fresh one would hold.
+   */
+  boolean wouldLease(String namespace, String group, Rate rate, long now) {
+    Held held = buckets.isEmpty() ? null : buckets.get(new Key(namespace, group));
+    if (held != null) {
+      return held.bucket.available(rate.getPerSecond(), capacity(rate), now) >= 1;
+    }
+    long since = emptySince == Long.MIN_VALUE ? now : emptySince;
+    double fresh = Math.min(capacity(rate), Math.max(0, now - since) * rate.getPerSecond() / 1000.0);
+    return fresh + 1e-9 >= 1;
+  }
+
   /** Records a lease of the group (after {@link #mayLease} said yes at the same {@code now}). */
   void leased(String namespace, String group, Rate rate, long now) {
     bucket(namespace, group, rate, now).take(1, rate.getPerSecond(), capacity(rate), now);

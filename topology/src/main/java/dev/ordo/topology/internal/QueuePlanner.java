@@ -84,9 +84,9 @@ public final class QueuePlanner {
     PauseGate pauses = new PauseGate(policies);
     this.rules = new PolicyRules(policies, defaults, settings.payloadLimit(),
         new GroupShards(partition, settings.deliveriesPartitions()));
-    this.slots = new FairSlots(rules);
-    ItemChanges changes = new ItemChanges(rules, slots, settings.tiers(), settings.ttlDeadLetter());
     this.gates = new RateGates(rules, demands, load, partition);
+    this.slots = new FairSlots(rules, gates);
+    ItemChanges changes = new ItemChanges(rules, slots, settings.tiers(), settings.ttlDeadLetter());
     this.dispatch = new Dispatch(partition, random, demands, pauses, rules, gates, changes);
     this.intake = new Intake(partition, load, rules, slots, changes, dispatch, gates, demands, pauses, defaults,
         settings.payloadLimit(), settings.headersLimit());

@@ -113,6 +113,20 @@ final class RateGates {
     return null;
   }
 
+  /**
+   * False only when {@code group} has a rate (its part on this partition) without a token now: an item of it
+   * becoming READY then goes straight into the group's queue. A group with a rate and a token is laid out
+   * flat like a group without one (decisions D61, point 4): a rate that does not bind costs nothing in the
+   * store, and a flat item that dispatch meets over the rate is moved into the queue then, once.
+   */
+  boolean rateOpen(String namespace, NamespacePolicy policy, String group, long now) {
+    if (!PolicyRules.hasGroupRates(policy)) {
+      return true;
+    }
+    Rate rate = rules.groupRate(namespace, policy, group);
+    return rate == null || groupRates.wouldLease(namespace, group, rate, now);
+  }
+
   /** The rate of the group {@link #groupHeld} last let through (null: none). */
   Rate heldRate() {
     return heldRate;

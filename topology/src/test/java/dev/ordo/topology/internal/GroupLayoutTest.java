@@ -149,11 +149,13 @@ class GroupLayoutTest {
   }
 
   /**
-   * A group with a rate (docs/queue.md, "Group rates") has the layout of one with a limit: over its rate it
-   * is passed at one entry, its queue not read; its flat items from before the rate are moved, each once.
+   * A group with a rate (docs/queue.md, "Group rates"; decisions D61) is laid out flat while it has a token,
+   * so a rate that does not bind costs the store nothing; over its rate it is passed at one entry, its queue
+   * not read: the flat items dispatch meets over the rate are moved into its queue, each once, and an item
+   * that becomes ready while the group has no token goes into the queue at once.
    */
   @Test
-  void aGroupWithARateIsQueuedAndPassedAtOneEntryOverItsRate() {
+  void aGroupWithARateIsFlatWhileItHasATokenAndQueuedOverItsRate() {
     for (int i = 0; i < 10; i++) {
       enqueue("bob"); // flat: no rate yet
     }
@@ -163,7 +165,7 @@ class GroupLayoutTest {
     for (int i = 0; i < 10; i++) {
       enqueue("bob");
     }
-    assertFalse(store.get(10).getFlat(), "a group with a rate is queued");
+    assertTrue(store.get(10).getFlat(), "a group with a rate and a token is flat");
     for (int i = 0; i < 3; i++) {
       enqueue("alice");
     }
@@ -172,7 +174,7 @@ class GroupLayoutTest {
     List<DeliveredItem> first = demand(100);
     assertEquals(5, first.size(), "bob's burst of 2, and alice's 3 not slowed");
     long passes = rateLimited;
-    assertTrue(passes >= 8, "bob's other flat items passed, each once, into his queue: " + passes);
+    assertEquals(18, passes, "bob's other flat items passed, each once, into his queue");
     assertEquals(18, store.groupHead(NS, "t", 0, "bob", 100).size());
 
     rateLimited = 0;
@@ -180,6 +182,9 @@ class GroupLayoutTest {
     assertEquals(List.of(), demand(100), "bob is over his rate");
     assertEquals(1, rateLimited, "passed at one entry");
     assertEquals(0, groupQueueReads, "his queue not read");
+    enqueue("bob");
+    assertFalse(store.get(23).getFlat(), "ready while bob has no token: into his queue at once");
+    assertEquals(19, store.groupHead(NS, "t", 0, "bob", 100).size());
 
     now += 1_000;
     assertEquals(1, demand(100).size(), "a second later: one token");
