@@ -30,7 +30,7 @@ class BenchFairnessSmokeTest {
   void fairnessReportsEveryPartInTheTableAndTheJson(RealKafka kafka, @TempDir Path dir) throws Exception {
     Path json = dir.resolve("bench.json");
     BenchOptions options = BenchOptions.parse("--quick", "--rounds", "1", "--scenarios", "fairness",
-        "--fair-backlog", "2000", "--fair-baseline", "3", "--fair-weighted", "40", "--fair-keys", "10",
+        "--fair-backlog", "1000", "--fair-baseline", "3", "--fair-weighted", "40", "--fair-keys", "10",
         "--items", "300", "--latency-seconds", "1", "--partitions", "2", "--max-in-flight", "20",
         "--warm-up-seconds", "0", "--json", json.toString());
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
@@ -43,7 +43,7 @@ class BenchFairnessSmokeTest {
     assertNull(report.exactlyOnce(), "only the named scenario ran");
     assertNull(report.surge());
     BenchReport.FairQueue q = report.fairness().queue();
-    assertEquals(2_000, q.bobEnqueued());
+    assertEquals(1_000, q.bobEnqueued());
     assertEquals(q.bobEnqueued(), q.bobDelivered(), "every item of Bob was delivered");
     assertEquals(3, q.aliceAloneItems(), "every item of Alice alone was delivered");
     assertTrue(q.aliceEnqueued() >= 1, "Alice enqueued behind Bob");
@@ -79,7 +79,7 @@ class BenchFairnessSmokeTest {
     assertTrue(slices.withPerSec() > 0 && slices.withoutPerSec() > 0, slices::toString);
 
     String table = printed.toString(StandardCharsets.UTF_8);
-    for (String row : new String[] {"Fairness: Bob 2,000 items (group bob)", "Alice alone, enqueue -> handler",
+    for (String row : new String[] {"Fairness: Bob 1,000 items (group bob)", "Alice alone, enqueue -> handler",
         "Alice behind Bob's backlog", "dispatched before her, after she arrived", "dispatched before her, since her enqueue",
         "weights 3:1, 40 items each", "Ordo e2e at_least_once, no group keys", "Ordo e2e at_least_once, 10 group keys",
         "fairness: Alice p99 behind Bob / alone", "fairness: the same, a plain Kafka record",
@@ -91,7 +91,7 @@ class BenchFairnessSmokeTest {
 
     JsonNode root = new ObjectMapper().readTree(Files.readString(json));
     JsonNode fq = root.path("fairness").path("queue");
-    assertEquals(2_000, fq.path("bobDelivered").asInt(), () -> "fairness.queue in " + root);
+    assertEquals(1_000, fq.path("bobDelivered").asInt(), () -> "fairness.queue in " + root);
     assertTrue(fq.path("aliceAloneMs").has("p99"));
     assertTrue(fq.path("aliceBehindMs").has("p99"));
     assertTrue(fq.path("aliceAloneAckedMs").path("p99").isNumber(), () -> "fairness.queue in " + root);
@@ -104,6 +104,6 @@ class BenchFairnessSmokeTest {
     assertTrue(root.path("ratios").has("fairnessPingP99BehindOverAlone"));
     assertTrue(fq.path("pingBehindMs").path("p99").isNumber(), () -> "fairness.queue in " + root);
     assertTrue(root.path("ratios").path("fairnessWeightRatio").isNumber());
-    assertEquals(2_000, root.path("options").path("fairBacklog").asInt());
+    assertEquals(1_000, root.path("options").path("fairBacklog").asInt());
   }
 }

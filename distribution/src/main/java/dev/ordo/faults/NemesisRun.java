@@ -162,12 +162,12 @@ public final class NemesisRun {
     List<AutoCloseable> clients = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     try {
+      long begun = System.nanoTime();
       kafka = KafkaCluster3.start(dir.resolve("kafka"), Duration.ofMinutes(2));
-      log.printf("nemesis: Kafka up (3 brokers, proxied listeners at %s)%n", kafka.proxiedBootstrap());
-      for (int i = 0; i < 3; i++) {
-        servers[i] = startServer(i, 0);
-      }
-      log.println("nemesis: servers a, b, c up (c reaches Kafka through the proxies)");
+      log.printf("nemesis: Kafka up in %.1f s (3 brokers, proxied listeners at %s)%n", since(begun),
+          kafka.proxiedBootstrap());
+      startServers();
+      log.printf("nemesis: servers a, b, c up in %.1f s (c reaches Kafka through the proxies)%n", since(begun));
       String bootstrap = kafka.bootstrap();
       QueueProducer producer = new QueueProducer(Map.of("bootstrap.servers", bootstrap,
           QueueProducerConfig.CLUSTER_CONFIG, cluster));
@@ -221,14 +221,16 @@ public final class NemesisRun {
       producing.set(false);
       awaitRestarts();
       heal();
-      log.printf("nemesis: faults over; draining (%,d items enqueued)%n", enqueued.get());
+      log.printf("nemesis: faults over at %.1f s; draining (%,d items enqueued)%n", since(t0), enqueued.get());
       drain(o.drainMax());
+      log.printf("nemesis: drain over at %.1f s%n", since(t0));
       working.set(false);
       for (Thread t : threads) {
         t.join(30_000);
       }
       consumer.close();
       finalLookups();
+      log.printf("nemesis: final look-ups over at %.1f s%n", since(t0));
       History history = new History(new ArrayList<>(ops));
       List<long[]> windows = new ArrayList<>();
       synchronized (faults) {
@@ -264,6 +266,32 @@ public final class NemesisRun {
   }
 
   // ---- the servers and the faults ----
+
+  private static double since(long nanos) {
+    return (System.nanoTime() - nanos) / 1e9;
+  }
+
+  /** Starts servers a, b and c side by side (each start waits mostly on Kafka) and waits until all three are up. */
+  private void startServers() throws InterruptedException {
+    List<Thread> starting = new ArrayList<>();
+    List<RuntimeException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int k = i;
+      starting.add(thread("nemesis-start-" + names[k], () -> {
+        try {
+          servers[k] = startServer(k, 0);
+        } catch (RuntimeException e) {
+          failures.add(e);
+        }
+      }));
+    }
+    for (Thread t : starting) {
+      t.join();
+    }
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
+    }
+  }
 
   private ServerProcess startServer(int i, long clockOffsetMs) {
     Map<String, String> s = new HashMap<>();
@@ -351,10 +379,15 @@ public final class NemesisRun {
 
   private boolean stopBroker(int b) {
     long from = fault("broker " + (b + 1) + " stopped, started again after 6 s");
+    long t = System.nanoTime();
     kafka.broker(b).stop();
+    long stopped = System.nanoTime();
     sleepMs(6_000);
+    long started = System.nanoTime();
     kafka.broker(b).start();
     kafka.awaitBrokers(KafkaCluster3.BROKERS, Duration.ofMinutes(2));
+    log.printf("nemesis: broker %d stopped in %.1f s, back %.1f s after its start%n", b + 1, (stopped - t) / 1e9,
+        (System.nanoTime() - started) / 1e9);
     ended(from);
     return true;
   }

@@ -38,7 +38,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@code sampleEvery}. At the end every item must be accounted for as its settings say.
  *
  * <p>The load, by sequence number modulo 20: six tenths plain items (priorities 0-9, acked); a tenth
- * delayed by up to 40 s (through the delay tiers {@code 1s,5s,20s}; handled no earlier than due); a
+ * delayed by up to {@code maxDelay}, 40 s in the bench mode (through the delay tiers {@code 1s,5s,20s};
+ * handled no earlier than due); a
  * tenth nacked with a 2 s delay on their first attempt, acked on the second; a twentieth poison
  * (every attempt fails; dead-lettered after 2 attempts, MAX_ATTEMPTS); a twentieth with a 3 s TTL in a
  * namespace no one works (dead-lettered, TTL_EXPIRED); a tenth whose first lease a raw client lets
@@ -49,7 +50,8 @@ public final class SoakRun {
   private static final String UNWORKED = "soak-ttl";
   private static final String EXPIRING = "soak-expire";
   private static final String TIERS = "1s,5s,20s";
-  private static final long MAX_DELAY_MS = 40_000;
+  /** The longest delay of a delayed item, unless the options say otherwise. */
+  static final Duration MAX_DELAY = Duration.ofSeconds(40);
 
   /** What an item is made to go through, from its sequence number. */
   enum Kind {
@@ -76,15 +78,25 @@ public final class SoakRun {
    * @param rate items offered a second
    * @param restartEvery how often a server is restarted
    * @param sampleEvery how often memory is sampled
+   * @param maxDelay the longest delay of a delayed item (the run waits for the last ones to come due)
+   * @param minRestarts the run offers items past {@code duration} until it has restarted servers this often
+   *     (a short run on a slow machine may otherwise end before its restarts)
    */
   public record Options(Duration duration, int rate, Duration restartEvery, Duration sampleEvery, int partitions,
-      List<String> serverJvmOptions, Map<String, String> serverSettings) {
+      List<String> serverJvmOptions, Map<String, String> serverSettings, Duration maxDelay, int minRestarts) {
     public Options {
-      if (rate < 1 || partitions < 2 || duration.isNegative() || restartEvery.isZero() || sampleEvery.isZero()) {
+      if (rate < 1 || partitions < 2 || duration.isNegative() || restartEvery.isZero() || sampleEvery.isZero()
+          || maxDelay.isNegative() || maxDelay.isZero() || minRestarts < 0) {
         throw new IllegalArgumentException("soak needs rate >= 1, partitions >= 2 and positive durations");
       }
       serverJvmOptions = List.copyOf(serverJvmOptions);
       serverSettings = Map.copyOf(serverSettings);
+    }
+
+    /** The bench mode's options: delays of up to 40 s; the run ends after {@code duration}, restarted or not. */
+    public Options(Duration duration, int rate, Duration restartEvery, Duration sampleEvery, int partitions,
+        List<String> serverJvmOptions, Map<String, String> serverSettings) {
+      this(duration, rate, restartEvery, sampleEvery, partitions, serverJvmOptions, serverSettings, MAX_DELAY, 0);
     }
   }
 
@@ -185,7 +197,7 @@ public final class SoakRun {
       long nextRestart = t0 + o.restartEvery().toNanos();
       long nextSample = t0;
       long end = t0 + o.duration().toNanos();
-      while (System.nanoTime() < end) {
+      while (System.nanoTime() < end || restarts < o.minRestarts()) {
         long now = System.nanoTime();
         if (now >= nextSample) {
           for (int i = 0; i < 2; i++) {
@@ -214,13 +226,13 @@ public final class SoakRun {
         FailoverRun.pause(Math.min(nextSample, nextRestart) - System.nanoTime());
       }
       stop.set(true);
-      log.printf("soak: offered for %d s; waiting for every item to end%n", o.duration().toSeconds());
+      log.printf("soak: offered for %d s; waiting for every item to end%n", (System.nanoTime() - t0) / 1_000_000_000L);
       DeadLetterReader dlq = new DeadLetterReader(bootstrap, new ClusterTopics(cluster), ledger);
       try {
         FailoverRun.awaitCondition("every item acked or dead-lettered", () -> {
           dlq.poll();
           return ledger.missing() == 0;
-        }, Duration.ofMillis(MAX_DELAY_MS).plusMinutes(3), servers);
+        }, o.maxDelay().plusMinutes(3), servers);
       } catch (IllegalStateException e) {
         log.println("soak: " + e.getMessage());
         for (long seq : ledger.missingSample(20)) {
@@ -290,7 +302,7 @@ public final class SoakRun {
         return;
       }
       Kind kind = Kind.of(seq);
-      long dueAt = kind == Kind.DELAYED ? System.currentTimeMillis() + 500 + random.nextLong(MAX_DELAY_MS) : 0;
+      long dueAt = kind == Kind.DELAYED ? System.currentTimeMillis() + 500 + random.nextLong(o.maxDelay().toMillis()) : 0;
       byte[] payload = ByteBuffer.allocate(16).putLong(seq).putLong(dueAt).array();
       EnqueueRequest.Builder b = switch (kind) {
         case PLAIN, NACKED -> EnqueueRequest.builder(WORK, "work", payload).priority((int) (seq % 10));
