@@ -272,14 +272,14 @@ public record BenchReport(
       surgeRows(b, row);
     }
     if (cost != null) {
-      e2eRows(b, row, cost.withoutPolicies(), "no policies");
-      e2eRows(b, row, cost.withPolicies(), "with policies");
+      e2eRows(b, row, "", cost.withoutPolicies(), "no policies");
+      e2eRows(b, row, "", cost.withPolicies(), "with policies");
       b.append(String.format(Locale.ROOT, "  the policy: %s%n", cost.policy()));
     }
     if (tenants != null) {
       String keys = String.format(Locale.ROOT, "%,d group keys, ", tenants.groupKeys());
-      e2eRows(b, row, tenants.off(), keys + "no policy");
-      e2eRows(b, row, tenants.on(), keys + "tenant policy");
+      e2eRows(b, row, "", tenants.off(), keys + "no policy");
+      e2eRows(b, row, "", tenants.on(), keys + "tenant policy");
       b.append(String.format(Locale.ROOT, "  the tenant policy: %s%n", tenants.policy()));
     }
     if (fairness != null) {
@@ -373,19 +373,8 @@ public record BenchReport(
         w.heavyKey() + " : " + w.lightKey() + " while both had items; delivered " + count(w.heavyDelivered()) + " / "
             + count(w.lightDelivered())));
     FairCost c = fairness.cost();
-    Ordo[] sides = {c.withoutGroupKeys(), c.withGroupKeys()};
-    for (int i = 0; i < sides.length; i++) {
-      Ordo ordo = sides[i];
-      String which = i == 0 ? "no group keys" : String.format(Locale.ROOT, "%,d group keys", c.groupKeys());
-      b.append(String.format(Locale.ROOT, row, "  Ordo e2e " + ordo.guarantee() + ", " + which,
-          rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
-      b.append(String.format(Locale.ROOT, row, "    CPU per item, all / stream thread",
-          String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
-              ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
-      b.append(String.format(Locale.ROOT, row,
-          String.format(Locale.ROOT, "    latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
-          latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
-    }
+    e2eRows(b, row, "  ", c.withoutGroupKeys(), "no group keys");
+    e2eRows(b, row, "  ", c.withGroupKeys(), String.format(Locale.ROOT, "%,d group keys", c.groupKeys()));
   }
 
   private static String counts(List<Double> values) {
@@ -465,15 +454,18 @@ public record BenchReport(
     return v >= 10 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.1f", v);
   }
 
-  /** An end-to-end run's rows: items/s, CPU per item and latency at half load, each with its rounds. */
-  private static void e2eRows(StringBuilder b, String row, Ordo ordo, String which) {
-    b.append(String.format(Locale.ROOT, row, "Ordo e2e " + ordo.guarantee() + ", " + which,
+  /**
+   * An end-to-end run's rows, each line begun with {@code indent}: items/s, CPU per item and latency at
+   * half load, each with its rounds.
+   */
+  private static void e2eRows(StringBuilder b, String row, String indent, Ordo ordo, String which) {
+    b.append(String.format(Locale.ROOT, row, indent + "Ordo e2e " + ordo.guarantee() + ", " + which,
         rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
-    b.append(String.format(Locale.ROOT, row, "  CPU per item, all / stream thread",
+    b.append(String.format(Locale.ROOT, row, indent + "  CPU per item, all / stream thread",
         String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
             ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
     b.append(String.format(Locale.ROOT, row,
-        String.format(Locale.ROOT, "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
+        String.format(Locale.ROOT, indent + "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
         latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
   }
 
