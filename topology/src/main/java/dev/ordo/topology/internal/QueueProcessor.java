@@ -78,7 +78,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final TopicMeters meters;
   /** The header a dead-letter redrive puts on the items it sends back (dev.ordo.client.dlq). */
   static final String REDRIVEN_FROM = "ordo.redriven.from";
-  private long sweptAt;
   private final ClusterTopics topics;
   private final QueuePlanner.Settings settings;
   private final int deliveriesPartitions;
@@ -97,8 +96,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   /** {@link QueueConfig#COLD_AFTER_MS_CONFIG}, {@link QueueConfig#COLD_SPAN_RECORDS_CONFIG}. */
   private final long coldAfterMs;
   private final long coldSpanRecords;
-  private long cooledAt = Long.MIN_VALUE / 4;
-  static final long COOL_EVERY_MS = 1_000;
   static final int COOL_MAX_ITEMS = 2_000;
   /** The items topic read back, for a rebuild of the item table. */
   private final ItemSources itemSources;
@@ -106,21 +103,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private final Set<TopicRef> dirtyTopics = new LinkedHashSet<>();
   /** How many of {@link #dirtyTopics} belong to namespaces with an admission limit (their stats go out sooner). */
   private int limitedDirty;
-  /** How often the stats of topics of namespaces with admission limits go out (at most). */
-  private static final long LIMITED_STATS_MS = 100;
-  /**
-   * At most how long a task that must rebuild its index holds the rebuild back until its first
-   * record. Kafka Streams' stream thread polls only when an iteration of its processing loop
-   * processed nothing (or after half of {@code max.poll.interval.ms}), and a task it was just given
-   * needs about three polls (its positions, its first fetch, its partitions' lags) before it
-   * processes anything. A rebuild step is tens of milliseconds of work at every punctuation, and
-   * with one in every iteration the thread's other tasks process a record or two per iteration and
-   * keep the loop from ending: the task then read its consumers' demands only after the rebuild,
-   * and its first lease came 1-4 s after it (decisions D32). Held back until the task's first
-   * record, the loop drains and polls, and the task takes its demands in while it rebuilds.
-   */
-  static final long REBUILD_HOLD_MS = 5_000;
-  private long statsMs;
+  /** At most how long an index rebuild waits for the task's first record ({@link Cadence#REBUILD_HOLD_MS}). */
+  static final long REBUILD_HOLD_MS = Cadence.REBUILD_HOLD_MS;
   /** The fine tick's interval ({@code ordo.punctuate.interval.ms}) and the coarse one's ({@link Ticks}). */
   private long fineMs;
   private long coarseMs;
@@ -128,23 +112,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private Cancellable fineTick;
   /** While a dispatch step left demand unserved ({@link QueuePlanner#dispatchPending}): its continuation, else null. */
   private Cancellable continuation;
-  /** The task processed a record since the continuation last fired. */
-  private boolean recordSinceContinuation;
-  /** When the continuation last served a step (or was armed). */
-  private long continuedAt;
   /** The continuation's interval: it fires at the stream thread's next punctuation check. */
   static final long CONTINUATION_MS = 1;
-  /**
-   * The longest the continuation waits for the task's records to run out: a thread whose polls never
-   * come back empty would otherwise leave the pending demand to the records' own dispatches.
-   */
-  static final long CONTINUATION_MAX_WAIT_MS = 100;
-  /** When a tick last looked at the stats. */
-  private long statsTickAt = Long.MIN_VALUE / 4;
-  /** When the index writes held on the heap were last applied. */
-  private long indexFlushedAt = Long.MIN_VALUE / 4;
-  /** When every changed topic's stats last went out (at start: when the task started, as a schedule would). */
-  private long statsPublishedAt;
+  /** When the stats, the cool-down, the index writes and the continuation are due (set in {@link #init}). */
+  private Cadence cadence;
   /** Topics that got ready items since the last dispatch (kept while the index is rebuilt). */
   private final Set<TopicRef> readyTopics = new LinkedHashSet<>();
   /**
@@ -278,8 +249,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       }
     }
     fineMs = config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG);
-    statsMs = config.getLong(QueueConfig.STATS_MS_CONFIG);
-    statsPublishedAt = context.currentSystemTimeMs();
+    long statsMs = config.getLong(QueueConfig.STATS_MS_CONFIG);
+    cadence = new Cadence(fineMs, statsMs, context.currentSystemTimeMs());
     coarseMs = Ticks.coarseMs(fineMs, statsMs);
     // The coarse tick at the same instants on every task of the instance; the fine one from now until
     // the first tick finds the task quiet.
@@ -291,8 +262,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void onTick(long now) {
     metrics.increment(QueueMetrics.TICKS);
     onTimers(now);
-    if (now - statsTickAt >= Math.min(statsMs, LIMITED_STATS_MS)) {
-      statsTickAt = now;
+    if (cadence.statsTick(now)) {
       publishStats(now);
     }
     settleTicks(now);
@@ -311,7 +281,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
   }
 
-  /** Changed topics of namespaces with an admission limit wait: their stats go out every {@link #LIMITED_STATS_MS}. */
+  /** Changed topics of namespaces with an admission limit wait: their stats go out every {@link Cadence#LIMITED_STATS_MS}. */
   private boolean limitedStatsWaiting() {
     return limitedDirty > 0;
   }
@@ -338,7 +308,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       log.info("Partition {}: first record {} ms after the task started, while rebuilding", partition, now - initializedAt);
     }
     recordSeen = true;
-    recordSinceContinuation = true;
+    cadence.recordProcessed();
     pacer().working(now);
     maybeStartGeneration();
     RecordMetadata meta = context.recordMetadata().orElseThrow();
@@ -367,15 +337,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    * processed the records the stream thread had for it, so that the thread polls between two steps
    * (it polls only when an iteration processed no record; a punctuation runs after every iteration)
    * and a new item or another requester's command waits at most for one step, not for the whole
-   * demand (decisions D44). At the latest {@link #CONTINUATION_MAX_WAIT_MS} after the last step.
+   * demand (decisions D44). At the latest {@link Cadence#CONTINUATION_MAX_WAIT_MS} after the last step.
    */
   private void onContinuation(long now) {
-    if (recordSinceContinuation && now - continuedAt < CONTINUATION_MAX_WAIT_MS) {
-      recordSinceContinuation = false;
+    if (!cadence.continuationRuns(now)) {
       return;
     }
-    recordSinceContinuation = false;
-    continuedAt = now;
     pacer().working(now);
     maybeStartGeneration();
     try {
@@ -392,7 +359,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   /** Arms the continuation while a dispatch is pending, cancels it when none is. */
   private void settleContinuation() {
     if (planner.dispatchPending() && continuation == null) {
-      continuedAt = context.currentSystemTimeMs();
+      cadence.continuationArmed(context.currentSystemTimeMs());
       continuation = context.schedule(Duration.ofMillis(CONTINUATION_MS), PunctuationType.WALL_CLOCK_TIME,
           this::onContinuation);
     } else if (!planner.dispatchPending() && continuation != null) {
@@ -728,10 +695,9 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    * of the state log ({@code PriorityStore#coolDown}), a bounded number per pass.
    */
   private void coolDown(long now) {
-    if (now - cooledAt < COOL_EVERY_MS) {
+    if (!cadence.coolDown(now)) {
       return;
     }
-    cooledAt = now;
     int moved = store.coolDown(now, coldAfterMs, coldSpanRecords, COOL_MAX_ITEMS);
     if (moved > 0) {
       metrics.add(QueueMetrics.COLD_ITEMS, moved);
@@ -746,19 +712,19 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
    */
   private void flushIndexWrites(long now) {
     store.flushIndexWrites();
-    indexFlushedAt = now;
+    cadence.indexFlushed(now);
   }
 
   /** {@link #flushIndexWrites} when a fine interval has passed since the last: after a record or a dispatch step. */
   private void flushIndexWritesWhenDue(long now) {
-    if (now - indexFlushedAt >= fineMs) {
+    if (cadence.indexFlushDue(now)) {
       flushIndexWrites(now);
     }
   }
 
-  /** True while a task's index rebuild waits for its first record ({@link #REBUILD_HOLD_MS}). */
+  /** True while a task's index rebuild waits for its first record ({@link Cadence#rebuildHeld}). */
   static boolean rebuildHeld(boolean recordSeen, long initializedAt, long now) {
-    return !recordSeen && now - initializedAt < REBUILD_HOLD_MS;
+    return Cadence.rebuildHeld(recordSeen, initializedAt, now);
   }
 
   private void stepRebuild() {
@@ -793,23 +759,18 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   /**
    * Publishes the changed topics' stats: every {@code ordo.stats.interval.ms}, and every
-   * {@link #LIMITED_STATS_MS} for the topics of namespaces with an admission rate or backlog limit,
+   * {@link Cadence#LIMITED_STATS_MS} for the topics of namespaces with an admission rate or backlog limit,
    * whose stats are how the other partitions learn their share (a surge spread over the partitions
    * would otherwise get the whole rate on each of them until the next publication).
    */
   private void publishStats(long now) {
-    if (now - sweptAt >= statsMs) {
+    if (cadence.sweep(now)) {
       meters.sweep(); // idle topics' label sets go, even when nothing here changes
-      sweptAt = now;
     }
     if (dirtyTopics.isEmpty() || store.rebuilding()) {
       return;
     }
-    // Every stats interval; a tick that comes a little early (the coarse tick is the interval) still counts.
-    boolean all = now - statsPublishedAt >= statsMs - fineMs;
-    if (all) {
-      statsPublishedAt = now;
-    }
+    boolean all = cadence.publishAll(now);
     for (java.util.Iterator<TopicRef> it = dirtyTopics.iterator(); it.hasNext(); ) {
       TopicRef nsTopic = it.next();
       String ns = nsTopic.namespace();
