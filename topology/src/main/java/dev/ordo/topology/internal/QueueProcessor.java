@@ -3,16 +3,11 @@ package dev.ordo.topology.internal;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.ItemId;
-import dev.ordo.delay.DelayedRecords;
 import dev.ordo.schema.Command;
 import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
-import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.DeliveredItems;
-import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
-import dev.ordo.schema.ReEntry;
 import dev.ordo.schema.Requester;
 import dev.ordo.schema.StoredItem;
 import dev.ordo.schema.TopicStats;
@@ -26,12 +21,9 @@ import dev.ordo.store.TopicCounts;
 import dev.ordo.topology.QueueConfig;
 import dev.ordo.topology.QueueMetrics;
 import dev.ordo.topology.TopicMeters;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +31,6 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -66,10 +57,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class QueueProcessor implements Processor<byte[], byte[], Out, byte[]> {
   private static final Logger log = LoggerFactory.getLogger(QueueProcessor.class);
-
-  /** At most this many items, or about this many payload bytes, go in one deliveries record. */
-  static final int MAX_ITEMS_PER_DELIVERY = 200;
-  static final int MAX_BYTES_PER_DELIVERY = 256 * 1024;
 
   private final QueueConfig config;
   /** Single-object or, with a schema registry, Confluent framing ({@link QueueConfig#wireFormat}). */
@@ -118,16 +105,10 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private Cadence cadence;
   /** Topics that got ready items since the last dispatch (kept while the index is rebuilt). */
   private final Set<TopicRef> readyTopics = new LinkedHashSet<>();
-  /**
-   * Items leased while one record or timer run is processed, by requester id, in dispatch order:
-   * sent when it ends, several to a record ({@link DeliveredItems}), so a demand served with a
-   * hundred items costs one record on {@code deliveries}, not a hundred.
-   */
-  private final Map<String, Effects.Leased> pendingDeliveries = new LinkedHashMap<>();
-  /** Something was sent to a requester that waits for it since the last {@link #flushAnswers}. */
-  private boolean answeredUrgently;
 
   private ProcessorContext<Out, byte[]> context;
+  /** The records forwarded for what the planner decided, but the stats (set in {@link #init}). */
+  private Outputs outputs;
   private PriorityStore store;
   /** The purge jobs running on this partition (decisions D56). */
   private PurgeJobs purges;
@@ -208,6 +189,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
     this.store = opened;
     this.partition = context.taskId().partition();
+    this.outputs = new Outputs(context, wire, topics, metrics, meters, earlyAnswers, partition, deadLetterMaxBytes,
+        replyCommitGapMs, commitPacer);
     this.policies = new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs);
     this.planner = new QueuePlanner(settings, partition, new SplittableRandom(), policies,
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
@@ -317,12 +300,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       if (effects != null) {
         apply(effects, now);
         if (effects.refusal() != null) {
-          deadLetterRaw(DeadLetterReason.INVALID, effects.refusal().reason(), record, meta, now);
+          outputs.deadLetterRaw(DeadLetterReason.INVALID, effects.refusal().reason(), record, meta, now);
         }
         dispatch(now);
       }
     } finally {
-      flushAnswers(now);
+      outputs.flushAnswers(now);
       store.markChanges();
     }
     flushIndexWritesWhenDue(now);
@@ -349,7 +332,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       apply(planner.continueDispatch(store, now), now);
       dispatch(now);
     } finally {
-      flushAnswers(now);
+      outputs.flushAnswers(now);
       store.markChanges();
     }
     flushIndexWritesWhenDue(now);
@@ -400,7 +383,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       if (command.getBody() instanceof dev.ordo.schema.Purge purge) {
         dev.ordo.schema.PurgeProgress started = purges.start(purge, now);
         if (started != null) {
-          publishPurge(started, now);
+          outputs.publishPurge(started, now);
         }
         return null;
       }
@@ -410,7 +393,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       if (e instanceof SchemaResolutionException) {
         metrics.increment(QueueMetrics.SCHEMA_UNRESOLVED);
       }
-      deadLetterRaw(DeadLetterReason.MALFORMED, e.getMessage(), record, meta, now);
+      outputs.deadLetterRaw(DeadLetterReason.MALFORMED, e.getMessage(), record, meta, now);
     } catch (KafkaException e) {
       throw e; // fencing, migration, store failures: Kafka Streams must handle these
     } catch (RuntimeException e) {
@@ -419,7 +402,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       log.error("Unexpected failure on {}-{}@{}; dead-lettering the record", meta.topic(), meta.partition(),
           meta.offset(), e);
       metrics.increment(QueueMetrics.MALFORMED);
-      deadLetterRaw(DeadLetterReason.INVALID, "internal error: " + e, record, meta, now);
+      outputs.deadLetterRaw(DeadLetterReason.INVALID, "internal error: " + e, record, meta, now);
     }
     return null;
   }
@@ -466,7 +449,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       metrics.increment(QueueMetrics.UNROUTABLE_REPLY);
       return;
     }
-    send(new Requester(intake.replyTo().requesterId(), intake.replyTo().partition()),
+    outputs.send(new Requester(intake.replyTo().requesterId(), intake.replyTo().partition()),
         new dev.ordo.schema.Enqueued(new ItemId(partition, recordOffset).toString(),
             new ItemId(partition, itemOffset).toString(), duplicate),
         true, now);
@@ -495,14 +478,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       for (Effects.Change c : step.effects().changes()) {
         meters.purged(c.before().getItem().getNamespace(), c.before().getItem().getTopic(), c.before().getState().name());
       }
-      publishPurge(step.progress(), now);
+      outputs.publishPurge(step.progress(), now);
     }
-  }
-
-  /** A purge job's progress on this partition, on the compacted {@code <cluster>.purges} (key {@code <job>/<partition>}). */
-  private void publishPurge(dev.ordo.schema.PurgeProgress progress, long now) {
-    byte[] key = (progress.getJobId() + "/" + partition).getBytes(StandardCharsets.UTF_8);
-    context.forward(new Record<>(new Out(topics.purges(), null, key), OrdoSerdes.PURGE_PROGRESS.encode(progress), now));
   }
 
   /**
@@ -556,16 +533,16 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       metrics.increment(effects.refusal().metric());
     }
     for (Effects.Park p : effects.parks()) {
-      park(p, now);
+      outputs.park(p, now);
     }
     for (Effects.DeadLetter d : effects.deadLetters()) {
-      deadLetter(d, now);
+      outputs.deadLetter(d, now);
     }
     for (Effects.Answer a : effects.answers()) {
-      send(a.requester(), a.body(), a.urgent(), now);
+      outputs.send(a.requester(), a.body(), a.urgent(), now);
     }
     for (Effects.Leased l : effects.leased()) {
-      Effects.add(pendingDeliveries, l.requester(), l.items(), l.urgent());
+      outputs.leased(l);
       if (rebuiltAt >= 0) {
         log.info("Partition {}: first lease after the rebuild, {} ms after it", partition, now - rebuiltAt);
         rebuiltAt = -1;
@@ -620,53 +597,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     }
   }
 
-  /**
-   * Sends a PARKED item's re-entry through the delay tiers: into the tier the planner chose. The
-   * forwarders route it on and deliver it to {@code commands} on this partition.
-   */
-  private void park(Effects.Park p, long now) {
-    String id = new ItemId(partition, p.offset()).toString();
-    byte[] key = id.getBytes(StandardCharsets.UTF_8);
-    Command reEntry = Command.newBuilder()
-        .setRequester(null)
-        .setSentAt(now)
-        .setBody(new ReEntry(id, p.dueAt()))
-        .build();
-    context.forward(new Record<>(new Out(topics.delayTier(p.tier()), null, key),
-        OrdoSerdes.DELAYED_RECORD.encode(DelayedRecords.envelope(topics.commands(), partition, key,
-            OrdoSerdes.COMMAND.encode(reEntry), null, p.dueAt(), now)), now));
-  }
-
-  /** Sends the items leased since the last call: one record per requester and chunk. */
-  private void sendPendingDeliveries(long now) {
-    if (pendingDeliveries.isEmpty()) {
-      return;
-    }
-    for (Effects.Leased l : pendingDeliveries.values()) {
-      List<DeliveredItem> items = l.items();
-      int from = 0;
-      while (from < items.size()) {
-        int to = from;
-        int bytes = 0;
-        while (to < items.size() && to - from < MAX_ITEMS_PER_DELIVERY
-            && (to == from || bytes + size(items.get(to)) <= MAX_BYTES_PER_DELIVERY)) {
-          bytes += size(items.get(to));
-          to++;
-        }
-        send(l.requester(), to - from == 1 ? items.get(from) : new DeliveredItems(new ArrayList<>(items.subList(from, to))),
-            l.urgent(), now);
-        from = to;
-      }
-    }
-    pendingDeliveries.clear();
-  }
-
-  /** The bytes a delivered item adds to a deliveries record, about: its payload and headers. */
-  private static int size(DeliveredItem item) {
-    return item.getPayload().remaining()
-        + (item.getHeaders() == null ? 0 : ItemHeaders.recordsSizeBytes(item.getHeaders()));
-  }
-
   // ---- timers ----
 
   private void onTimers(long now) {
@@ -683,7 +613,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       coolDown(now);
       expireDedup(now);
     } finally {
-      flushAnswers(now);
+      outputs.flushAnswers(now);
       store.markChanges();
       flushIndexWrites(now);
     }
@@ -808,134 +738,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
 
   // ---- output ----
 
-  /**
-   * {@code urgent}: the requester waits for this. Such an answer goes at once, outside the
-   * transaction, where {@link EarlyAnswers} allows; otherwise with the transaction, and then it asks
-   * for a commit (see {@link #flushAnswers}).
-   */
-  private void send(Requester requester, Object body, boolean urgent, long now) {
-    Delivery delivery = new Delivery(requester.getId(), body);
-    byte[] key = requester.getId().getBytes(StandardCharsets.UTF_8);
-    byte[] value = wire.encode(OrdoSerdes.DELIVERY, topics.deliveries(), delivery);
-    if (earlyAnswers.trySend(urgent, body, topics.deliveries(), requester.getReplyPartition(), key, value)) {
-      return;
-    }
-    context.forward(new Record<>(new Out(topics.deliveries(), requester.getReplyPartition(), key), value, now));
-    metrics.increment(QueueMetrics.COMMITTED_ANSWERS);
-    answeredUrgently |= urgent;
-  }
-
-  /**
-   * Sends the items leased by this record or timer run, and when someone waits for what was
-   * answered (an urgent command or demand) asks for a commit: under exactly-once an answer is visible
-   * only once committed.
-   */
-  private void flushAnswers(long now) {
-    sendPendingDeliveries(now);
-    if (answeredUrgently) {
-      answeredUrgently = false;
-      askCommitForAnswer(now);
-    }
-  }
-
-  /**
-   * Someone waits for what was just sent, and under exactly-once it is visible only once committed:
-   * ask for a commit at the end of this batch of records rather than at the next commit interval, as
-   * often as the stream thread's {@link CommitPacer} allows: at most once per
-   * {@link QueueConfig#REPLY_COMMIT_GAP_CONFIG}, and less often while commits take longer (decisions
-   * D19). Only for requesters that said they wait ({@code Command.urgent}): asked for every answer, a
-   * lease consumer's stream of demands and acks made a busy thread commit every 5 ms and halved its
-   * throughput.
-   */
-  private void askCommitForAnswer(long now) {
-    if (pacer().ask(now, replyCommitGapMs)) {
-      context.commit();
-    }
-  }
-
   private CommitPacer pacer() {
     return commitPacer != null ? commitPacer : CommitPacer.ofCurrentThread();
-  }
-
-  private void deadLetter(Effects.DeadLetter d, long now) {
-    metrics.increment(QueueMetrics.DEAD_LETTERED);
-    String id = new ItemId(partition, d.offset()).toString();
-    StoredItem item = d.item();
-    meters.deadLettered(item.getItem().getNamespace(), item.getItem().getTopic(), d.reason());
-    List<dev.ordo.schema.AttemptRecord> history = item.getHistory();
-    DeadLetter dl = DeadLetter.newBuilder()
-        .setReason(d.reason())
-        .setDetail(d.detail())
-        .setItemId(id)
-        .setItem(item.getItem())
-        .setAttempts(item.getAttempts())
-        .setLastError(history.isEmpty() ? null : history.get(history.size() - 1).getError())
-        .setHistory(history)
-        .setSourceTopic(topics.items())
-        .setSourcePartition(partition)
-        .setSourceOffset(d.offset())
-        .setDeadAt(now)
-        .build();
-    // The item's headers also go on the dead letter's record as Kafka headers, for tools that show
-    // headers (kcat -J, a stream consumer); the item field keeps them for a redrive.
-    RecordHeaders headers = new RecordHeaders();
-    if (item.getItem().getHeaders() != null) {
-      for (dev.ordo.schema.ItemHeader h : item.getItem().getHeaders()) {
-        headers.add(h.getKey(), h.getValue() == null ? null : bytes(h.getValue()));
-      }
-    }
-    context.forward(new Record<>(new Out(topics.dlq(), null, id.getBytes(StandardCharsets.UTF_8)),
-        wire.encode(OrdoSerdes.DEAD_LETTER, topics.dlq(), dl), now, headers));
-  }
-
-  /**
-   * Dead-letters an input record with its raw bytes. A dead letter is larger than the record it
-   * carries, and a record Kafka refuses as too large fails the stream thread's transaction (the
-   * record would then be read and refused again, forever): over
-   * {@link QueueConfig#DLQ_MAX_RECORD_BYTES_CONFIG} it is written without the raw key and value,
-   * naming where the record is, counted and logged.
-   */
-  private void deadLetterRaw(DeadLetterReason reason, String detail, Record<byte[], byte[]> record, RecordMetadata meta,
-      long now) {
-    metrics.increment(QueueMetrics.DEAD_LETTERED);
-    DeadLetter.Builder dl = DeadLetter.newBuilder()
-        .setReason(reason)
-        .setDetail(detail)
-        .setRawKey(record.key() == null ? null : ByteBuffer.wrap(record.key()))
-        .setRawValue(record.value() == null ? null : ByteBuffer.wrap(record.value()))
-        .setSourceTopic(meta.topic())
-        .setSourcePartition(meta.partition())
-        .setSourceOffset(meta.offset())
-        .setItemId(meta.topic().equals(topics.items()) ? new ItemId(meta.partition(), meta.offset()).toString() : null)
-        .setDeadAt(now);
-    byte[] key = record.key();
-    byte[] value = wire.encode(OrdoSerdes.DEAD_LETTER, topics.dlq(), dl.build());
-    // The record's Kafka headers (an item's traceparent, ...) go with it, so nothing of it is lost.
-    Header[] recordHeaders = record.headers().toArray();
-    int headerBytes = 0;
-    for (Header h : recordHeaders) {
-      headerBytes += h.key().getBytes(StandardCharsets.UTF_8).length + (h.value() == null ? 0 : h.value().length);
-    }
-    int size = value.length + (key == null ? 0 : key.length) + headerBytes;
-    if (size > deadLetterMaxBytes) {
-      String where = meta.topic() + "-" + meta.partition() + "@" + meta.offset();
-      log.error("The dead letter of {} would be {} bytes, over {} ({}): written without the record's raw key and value",
-          where, size, deadLetterMaxBytes, QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG);
-      metrics.increment(QueueMetrics.DEAD_LETTER_TRIMMED);
-      dl.setRawKey(null).setRawValue(null).setDetail(detail + " (the record's raw key and value, " + size
-          + " bytes with the dead letter, are left out: over " + QueueConfig.DLQ_MAX_RECORD_BYTES_CONFIG + "="
-          + deadLetterMaxBytes + "; the record is at " + where + ")");
-      key = where.getBytes(StandardCharsets.UTF_8);
-      value = wire.encode(OrdoSerdes.DEAD_LETTER, topics.dlq(), dl.build());
-      recordHeaders = new Header[0];
-    }
-    context.forward(new Record<>(new Out(topics.dlq(), null, key), value, now, new RecordHeaders(recordHeaders)));
-  }
-
-  private static byte[] bytes(ByteBuffer b) {
-    byte[] out = new byte[b.remaining()];
-    b.duplicate().get(out);
-    return out;
   }
 
   private long now() {
