@@ -10,22 +10,18 @@ import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemState;
 import dev.ordo.schema.Requester;
 import dev.ordo.schema.StoredItem;
-import dev.ordo.schema.TopicStats;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.serde.SchemaResolutionException;
 import dev.ordo.serde.WireFormat;
 import dev.ordo.store.PriorityStore;
-import dev.ordo.store.ReadyEntry;
 import dev.ordo.store.TopicCounts;
 import dev.ordo.topology.QueueConfig;
 import dev.ordo.topology.QueueMetrics;
 import dev.ordo.topology.TopicMeters;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -86,10 +82,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   static final int COOL_MAX_ITEMS = 2_000;
   /** The items topic read back, for a rebuild of the item table. */
   private final ItemSources itemSources;
-  /** Topics whose stats are due at the next publication. */
-  private final Set<TopicRef> dirtyTopics = new LinkedHashSet<>();
-  /** How many of {@link #dirtyTopics} belong to namespaces with an admission limit (their stats go out sooner). */
-  private int limitedDirty;
   /** At most how long an index rebuild waits for the task's first record ({@link Cadence#REBUILD_HOLD_MS}). */
   static final long REBUILD_HOLD_MS = Cadence.REBUILD_HOLD_MS;
   /** The fine tick's interval ({@code ordo.punctuate.interval.ms}) and the coarse one's ({@link Ticks}). */
@@ -109,6 +101,8 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private ProcessorContext<Out, byte[]> context;
   /** The records forwarded for what the planner decided, but the stats (set in {@link #init}). */
   private Outputs outputs;
+  /** The changed topics and their stats' publication (set in {@link #init}). */
+  private StatsPublisher stats;
   private PriorityStore store;
   /** The purge jobs running on this partition (decisions D56). */
   private PurgeJobs purges;
@@ -194,6 +188,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     this.policies = new NamespaceStore.Reader(context.getStateStore(NamespaceStore.NAME), context::currentSystemTimeMs);
     this.planner = new QueuePlanner(settings, partition, new SplittableRandom(), policies,
         new LoadStore.Reader(context.getStateStore(LoadStore.NAME), context::currentSystemTimeMs, wire));
+    this.stats = new StatsPublisher(context, wire, topics, meters, partition, store, planner);
     initializedAt = context.currentSystemTimeMs();
     planner.started(initializedAt); // group rates' buckets start empty as of the takeover (decisions D61)
     purges = new PurgeJobs(context.getStateStore(PurgeJobs.STORE), partition,
@@ -228,7 +223,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       // Every topic's stats once at start (the rebuild does it when it ends): the metrics of a
       // topic that nothing changes after a restart are there too.
       for (TopicCounts t : store.allTopics()) {
-        markDirty(new TopicRef(t.namespace(), t.topic()));
+        stats.markDirty(new TopicRef(t.namespace(), t.topic()));
       }
     }
     fineMs = config.getLong(QueueConfig.PUNCTUATE_MS_CONFIG);
@@ -246,7 +241,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     metrics.increment(QueueMetrics.TICKS);
     onTimers(now);
     if (cadence.statsTick(now)) {
-      publishStats(now);
+      stats.publish(now, cadence);
     }
     settleTicks(now);
   }
@@ -255,24 +250,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
   private void settleTicks(long now) {
     boolean fine = Ticks.needsFine(store.rebuilding(), planner.throttling() || purges.running() || dedup.behind(),
         store.hasOverflow(),
-        limitedStatsWaiting(), store.nextTimerDue(), now, coarseMs);
+        stats.limitedWaiting(), store.nextTimerDue(), now, coarseMs);
     if (fine && fineTick == null) {
       fineTick = context.schedule(Duration.ofMillis(fineMs), PunctuationType.WALL_CLOCK_TIME, this::onTick);
     } else if (!fine && fineTick != null) {
       fineTick.cancel();
       fineTick = null;
-    }
-  }
-
-  /** Changed topics of namespaces with an admission limit wait: their stats go out every {@link Cadence#LIMITED_STATS_MS}. */
-  private boolean limitedStatsWaiting() {
-    return limitedDirty > 0;
-  }
-
-  /** A topic whose stats are due at the next publication. */
-  private void markDirty(TopicRef nsTopic) {
-    if (dirtyTopics.add(nsTopic) && planner.rules(nsTopic.namespace()).limitsAdmission()) {
-      limitedDirty++;
     }
   }
 
@@ -523,7 +506,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       measure(effects, now);
     }
     for (TopicRef nsTopic : effects.changedTopics()) {
-      markDirty(nsTopic);
+      stats.markDirty(nsTopic);
     }
     readyTopics.addAll(effects.readyTopics());
     for (Map.Entry<String, Long> e : effects.counts().entrySet()) {
@@ -677,63 +660,12 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
     rebuiltAt = context.currentSystemTimeMs();
     for (TopicCounts t : store.allTopics()) {
       TopicRef nsTopic = new TopicRef(t.namespace(), t.topic());
-      markDirty(nsTopic);
+      stats.markDirty(nsTopic);
       if (t.ready() > 0) {
         readyTopics.add(nsTopic);
       }
     }
     return true;
-  }
-
-  // ---- stats ----
-
-  /**
-   * Publishes the changed topics' stats: every {@code ordo.stats.interval.ms}, and every
-   * {@link Cadence#LIMITED_STATS_MS} for the topics of namespaces with an admission rate or backlog limit,
-   * whose stats are how the other partitions learn their share (a surge spread over the partitions
-   * would otherwise get the whole rate on each of them until the next publication).
-   */
-  private void publishStats(long now) {
-    if (cadence.sweep(now)) {
-      meters.sweep(); // idle topics' label sets go, even when nothing here changes
-    }
-    if (dirtyTopics.isEmpty() || store.rebuilding()) {
-      return;
-    }
-    boolean all = cadence.publishAll(now);
-    for (java.util.Iterator<TopicRef> it = dirtyTopics.iterator(); it.hasNext(); ) {
-      TopicRef nsTopic = it.next();
-      String ns = nsTopic.namespace();
-      String topic = nsTopic.topic();
-      if (!all && !planner.rules(ns).limitsAdmission()) {
-        continue;
-      }
-      it.remove();
-      byte[] key = (ns + "/" + topic + "/" + partition).getBytes(StandardCharsets.UTF_8);
-      TopicCounts c = store.counts(ns, topic);
-      byte[] value = null;
-      meters.counts(partition, ns, topic, c, c.total() > 0 ? store.oldestReadyAt(ns, topic) : null);
-      if (c.total() > 0) {
-        List<ReadyEntry> head = store.readyHead(ns, topic, 1);
-        value = wire.encode(OrdoSerdes.TOPIC_STATS, topics.topicStats(), TopicStats.newBuilder()
-            .setNamespace(ns).setTopic(topic).setPartition(partition)
-            .setReady(c.ready()).setDelayed(c.delayed()).setLeased(c.leased()).setParked(c.parked())
-            .setOverflow(c.overflow())
-            .setArrivalsPerSecond(planner.arrivalsPerSecond(ns, topic, now))
-            .setHeadPriority(head.isEmpty() ? null : head.get(0).priority())
-            .setOldestReadyAt(store.oldestReadyAt(ns, topic))
-            .setUpdatedAt(now)
-            .build());
-      }
-      context.forward(new Record<>(new Out(topics.topicStats(), null, key), value, now));
-    }
-    // What is left is of namespaces without limits, unless a policy changed meanwhile: count anew.
-    limitedDirty = 0;
-    for (TopicRef nsTopic : dirtyTopics) {
-      if (planner.rules(nsTopic.namespace()).limitsAdmission()) {
-        limitedDirty++;
-      }
-    }
   }
 
   // ---- output ----
