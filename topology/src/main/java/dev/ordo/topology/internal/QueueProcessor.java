@@ -7,9 +7,7 @@ import dev.ordo.schema.Command;
 import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.schema.Item;
-import dev.ordo.schema.ItemState;
 import dev.ordo.schema.Requester;
-import dev.ordo.schema.StoredItem;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.serde.SchemaResolutionException;
@@ -503,7 +501,7 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       store.transition(c.offset(), c.before(), c.after());
     }
     if (meters.enabled()) {
-      measure(effects, now);
+      EffectMeters.measure(meters, effects, now);
     }
     for (TopicRef nsTopic : effects.changedTopics()) {
       stats.markDirty(nsTopic);
@@ -529,53 +527,6 @@ public final class QueueProcessor implements Processor<byte[], byte[], Out, byte
       if (rebuiltAt >= 0) {
         log.info("Partition {}: first lease after the rebuild, {} ms after it", partition, now - rebuiltAt);
         rebuiltAt = -1;
-      }
-    }
-  }
-
-  /**
-   * The per-topic meters of what the effects did, read from the items' state changes: items taken
-   * in, leases and their ages, ends of leases by how they ended (the attempt record a nack, an expiry
-   * or a release appends), extends, and acks with the attempts they took (a leased item deleted by a
-   * record whose effects counted acks: an ack or a batch of them).
-   */
-  private void measure(Effects effects, long now) {
-    boolean acks = effects.counts().containsKey(QueueMetrics.ACKED);
-    boolean purged = effects.counts().containsKey(QueueMetrics.PURGED);
-    for (StoredItem stale : effects.staleLeases()) {
-      meters.staleLease(stale.getItem().getNamespace(), stale.getItem().getTopic());
-    }
-    for (Map.Entry<TopicRef, Long> w : effects.groupRateWaits().entrySet()) {
-      meters.groupRateLimited(w.getKey().namespace(), w.getKey().topic(), w.getValue());
-    }
-    for (Effects.Change c : effects.changes()) {
-      StoredItem before = c.before();
-      StoredItem after = c.after();
-      if (after == null) {
-        if (before == null) {
-          continue;
-        }
-        if (acks && before.getState() == ItemState.LEASED) {
-          meters.acked(before.getItem().getNamespace(), before.getItem().getTopic(), before.getAttempts());
-        } else if (!acks && !purged && before.getExpiresAt() != null && before.getExpiresAt() <= now) {
-          meters.ttlExpired(before.getItem().getNamespace(), before.getItem().getTopic());
-        }
-        continue;
-      }
-      Item item = after.getItem();
-      if (before == null) {
-        meters.enqueued(item.getNamespace(), item.getTopic());
-      }
-      boolean leasedAfter = after.getState() == ItemState.LEASED;
-      boolean leasedBefore = before != null && before.getState() == ItemState.LEASED;
-      if (leasedAfter && !leasedBefore) {
-        meters.leased(item.getNamespace(), item.getTopic(), after.getAttempts() == 1, now - after.getEnqueuedAt());
-      } else if (leasedBefore && !leasedAfter && after.getHistory().size() > before.getHistory().size()) {
-        meters.leaseEnded(item.getNamespace(), item.getTopic(),
-            after.getHistory().get(after.getHistory().size() - 1).getOutcome());
-      } else if (leasedBefore && leasedAfter && java.util.Objects.equals(before.getLeaseId(), after.getLeaseId())
-          && !java.util.Objects.equals(before.getLeaseExpiresAt(), after.getLeaseExpiresAt())) {
-        meters.extended(item.getNamespace(), item.getTopic());
       }
     }
   }
