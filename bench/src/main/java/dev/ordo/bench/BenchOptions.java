@@ -187,8 +187,9 @@ public record BenchOptions(
       "  --latency-seconds N  length of each fixed-load latency measurement\n" +
       "  --warm-up-seconds N  uncounted Ordo rounds before the first, until the JIT settles or N s pass\n" +
       "                     (default 15 quick, 120 full; one round at least)\n" +
-      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http,sqs,surge,cost,fairness, or all\n" +
-      "                     (default: all but surge, cost and fairness, which run only when named)\n" +
+      "  --scenarios LIST   some of raw,share,eos,alos,backlog,delay,http,sqs,surge,cost,fairness,tenants,\n" +
+      "                     or all (default: all but sqs, surge, cost, fairness and tenants, which run\n" +
+      "                     only when named)\n" +
       "  --surge-rate N     surge: items/s tenant A offers; the consumers' capacity is twice that and\n" +
       "                     tenant B dumps 10x the capacity (default 1000; 200 quick)\n" +
       "  --surge-seconds N  surge: how long B's surge lasts (default 30; 5 quick)\n" +

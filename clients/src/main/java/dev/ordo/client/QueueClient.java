@@ -118,7 +118,7 @@ public final class QueueClient implements AutoCloseable {
   private final long stickyMs;
   /**
    * How long the partitions asked by exact plans recently took to send their first items (written
-   * by the poll thread only; see {@link PendingDequeue#widenAfter}).
+   * by the poll thread only; a dequeue's wait and {@link PendingDequeue#roundTimeout} grow with it).
    */
   private volatile long recentAnswerMs;
   /** Exact dequeues that ended before any item came, the latest {@value #ENDED_EMPTY_KEPT}; poll thread only. */

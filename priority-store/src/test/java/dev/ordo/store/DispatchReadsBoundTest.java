@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * offset (whatever its key family) to the population it belongs to: OVERFLOW, sidelined, fresh.
  *
  * <p>The dispatch is the store calls the topology's planner makes to lease {@code k} items of one
- * topic ({@code QueuePlanner.Plan.serveTopic}): {@code sideline} (one {@link PriorityStore#readyBefore}),
+ * topic ({@code Dispatch.serveTopic} in topology): {@code sideline} (one {@link PriorityStore#readyBefore}),
  * then {@code serveMerged}'s {@code ReadyMerge} (a window of {@link PriorityStore#readyHead} of
  * {@code k}, grown by doubling while it may hide a smaller entry), a {@link PriorityStore#get} per
  * candidate, and the leases ({@link PriorityStore#transition}) when the plan is applied.
@@ -235,15 +235,15 @@ class DispatchReadsBoundTest {
 
     /**
      * What the planner's dispatch asks of the store to lease {@code n} items of the topic, counted:
-     * {@code Plan.sideline}, then {@code Plan.serveMerged} over {@code ReadyMerge} for one topic
+     * {@code Dispatch.sideline}, then {@code Dispatch.serveMerged} over {@code ReadyMerge} for one topic
      * without group keys, then the leases applied.
      */
     Reads dispatch(int n) {
       counter.reset();
-      // Plan.sideline: the fresh lane's items ready for longer than sidelineAfterMs (none here).
+      // Dispatch.sideline: the fresh lane's items ready for longer than sidelineAfterMs (none here).
       List<Long> toSideline = store.readyBefore(NS, T, NOW - SIDELINE_AFTER_MS, SIDELINE_BATCH);
       assertEquals(List.of(), toSideline, "nothing is due for sidelining in these queues");
-      // Plan.serveMerged with ReadyMerge's window over the topic's ready index.
+      // Dispatch.serveMerged with ReadyMerge's window over the topic's ready index.
       Window w = new Window(store, n);
       w.load();
       List<Long> leased = new ArrayList<>();
