@@ -59,7 +59,7 @@ final class KafkaItemSource implements ItemSource {
     if (!wire.confluent() && r.headers().toArray().length == 0) {
       return r.value();
     }
-    return dev.ordo.serde.OrdoSerdes.ITEM.encode(QueueProcessor.itemOf(wire, r.value(), r.headers()));
+    return dev.ordo.serde.OrdoSerdes.ITEM.encode(RecordIntake.itemOf(wire, r.value(), r.headers()));
   }
 
   @Override

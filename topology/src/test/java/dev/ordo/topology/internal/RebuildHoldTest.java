@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A task that must rebuild its index holds the rebuild back until it has processed a record, at
- * most {@link QueueProcessor#REBUILD_HOLD_MS}: the stream thread has to poll a few times before a
+ * most {@link Cadence.REBUILD_HOLD_MS}: the stream thread has to poll a few times before a
  * task it was just given reads anything, and rebuild steps in every iteration kept it from polling
  * (decisions D32).
  */
@@ -16,15 +16,15 @@ class RebuildHoldTest {
 
   @Test
   void heldUntilTheFirstRecord() {
-    assertTrue(QueueProcessor.rebuildHeld(false, START, START));
-    assertTrue(QueueProcessor.rebuildHeld(false, START, START + QueueProcessor.REBUILD_HOLD_MS - 1));
-    assertFalse(QueueProcessor.rebuildHeld(true, START, START + 1), "a record ends the hold at once");
+    assertTrue(Cadence.rebuildHeld(false, START, START));
+    assertTrue(Cadence.rebuildHeld(false, START, START + Cadence.REBUILD_HOLD_MS - 1));
+    assertFalse(Cadence.rebuildHeld(true, START, START + 1), "a record ends the hold at once");
   }
 
   @Test
   void neverHeldLongerThanTheHold() {
     // A partition nobody writes to gets no record: its rebuild starts anyway.
-    assertFalse(QueueProcessor.rebuildHeld(false, START, START + QueueProcessor.REBUILD_HOLD_MS));
-    assertFalse(QueueProcessor.rebuildHeld(false, START, START + 10 * QueueProcessor.REBUILD_HOLD_MS));
+    assertFalse(Cadence.rebuildHeld(false, START, START + Cadence.REBUILD_HOLD_MS));
+    assertFalse(Cadence.rebuildHeld(false, START, START + 10 * Cadence.REBUILD_HOLD_MS));
   }
 }
