@@ -716,22 +716,25 @@ public final class NemesisRun {
   /** Lets the workers drain the queue: until no server shows a ready, delayed or leased item, or {@code max}. */
   private void drain(Duration max) {
     long deadline = System.nanoTime() + max.toNanos();
+    Map<String, Long> left = Map.of();
     while (System.nanoTime() < deadline) {
       sleepMs(2_000);
       JsonNode topics = get(servers[0], "/v1/namespaces/" + NS + "/topics");
       if (topics != null && topics.path("topics").isArray()) {
-        long left = 0;
+        Map<String, Long> now = new java.util.TreeMap<>();
         for (JsonNode t : topics.get("topics")) {
-          left += t.path("ready").asLong() + t.path("delayed").asLong() + t.path("leased").asLong()
-              + t.path("parked").asLong();
+          for (String state : List.of("ready", "delayed", "leased", "parked")) {
+            now.merge(state, t.path(state).asLong(), Long::sum);
+          }
         }
-        if (left == 0) {
+        left = now;
+        if (now.values().stream().mapToLong(Long::longValue).sum() == 0) {
           sleepMs(2_000); // the stats lag a second
           return;
         }
       }
     }
-    log.println("nemesis: the drain ran out of time; what is left is looked up");
+    log.println("nemesis: the drain ran out of time with " + left + " left; what is left is looked up");
   }
 
   private JsonNode get(ServerProcess s, String path) {

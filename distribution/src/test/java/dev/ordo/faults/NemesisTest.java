@@ -16,14 +16,14 @@ import org.junit.jupiter.api.Test;
  * servers on three brokers, every kind of fault in turn (an instance killed, one paused past its session
  * timeout, a broker stopped, the network of one instance slowed, stalled or reset, one instance's clock
  * skewed), a workload of every kind of requester, and the whole history judged: no violation. The run goes
- * on past its 40 s until each kind has run once (about 80 s); the bench mode runs longer and more turns.
+ * on past its 40 s until each kind has run once (80-130 s), a fault every 5 s; the bench mode runs longer and more turns.
  */
 class NemesisTest {
   @Test
   void aSeededRunOfEveryKindOfFaultLeavesAHistoryWithNoViolation() throws Exception {
     Path dir = Files.createTempDirectory("ordo-nemesis-test");
     NemesisRun.Result r = NemesisRun.run(new NemesisRun.Options(Duration.ofSeconds(40), 44, 4, 20,
-        Duration.ofSeconds(8), Duration.ofSeconds(2), List.of("-Xmx384m"), Duration.ofSeconds(30)), dir, System.out);
+        Duration.ofSeconds(5), Duration.ofSeconds(2), List.of("-Xmx384m"), Duration.ofSeconds(30)), dir, System.out);
     System.out.println("nemesis: " + r.line());
     r.faults().forEach(f -> System.out.println("  fault " + f.line()));
     for (var rule : dev.ordo.faults.history.Violation.Rule.values()) {

@@ -21,6 +21,8 @@ public final class OrdoScenarios {
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
   private static final int WARM_UP_ITEMS = 2_000;
   private static final Duration SETTLE = Duration.ofSeconds(3);
+  /** A run whose backlog and items are fewer than this leaves the store nothing to settle (the smoke tests' sizes). */
+  static final long SETTLE_FROM_ITEMS = 50_000;
   /** The namespace of the end-to-end scenario's items. */
   static final String E2E_NAMESPACE = "bench";
 
@@ -238,7 +240,7 @@ public final class OrdoScenarios {
    * Measured twice on one cluster: in a namespace with nothing else (empty) and in one that also holds
    * a standing backlog of {@code backlogItems} items of the same topics at a worse priority, which
    * stays in the store while the measured items are taken. Each drain starts 3 s after the queue
-   * took its items in.
+   * took its items in (at once in a run of fewer than {@link #SETTLE_FROM_ITEMS} backlog and items).
    */
   public static Backlog backlog(BenchKafka kafka, String cluster, Sizes s) {
     try (OrdoCluster c = new OrdoCluster(kafka, cluster, s.partitions(), "exactly_once_v2", "", s.keepTopics());
@@ -273,7 +275,9 @@ public final class OrdoScenarios {
     }
     // A standing backlog has stood: let the store's background work on what was just written
     // (memtable flushes, compactions) pass before the drain, in both phases alike.
-    BenchKafka.sleep(SETTLE.toMillis());
+    if ((long) s.backlogItems() + s.items() >= SETTLE_FROM_ITEMS) { // the run's sizes: every phase alike
+      BenchKafka.sleep(SETTLE.toMillis());
+    }
     try (Workers workers = new Workers(c, "bench-" + namespace, namespace, s.consumers(), s.maxInFlight(), s.workers())) {
       workers.arm(Workers.Probe.NANOS_SINCE_STAMP, measuredFrom, items);
       long end = System.nanoTime() + timeoutFor(items).toNanos() + JOIN_TIMEOUT.toNanos();
