@@ -25,9 +25,12 @@ final class ReadyMerge {
   private final String namespace;
   private final PriorityQueue<Candidate> queue = new PriorityQueue<>((a, b) -> a.entry().compareTo(b.entry()));
   private final Map<String, Window> windows = new LinkedHashMap<>();
-  private final Map<List<Object>, GroupCursor> groups = new HashMap<>();
+  private final Map<GroupKey, GroupCursor> groups = new HashMap<>();
   /** With topic weights: the candidates per topic, taken by turns ({@link TopicTurns.Merge}); else null. */
   private final TopicTurns.Merge<Candidate> weighted;
+
+  /** A group's place in the merge: its topic, its priority and its key. */
+  private record GroupKey(String topic, int priority, String group) {}
 
   /** How far a topic's ready index has been read. */
   private final class Window {
@@ -138,7 +141,7 @@ final class ReadyMerge {
 
   /** After a group's entry from the store was taken (or passed), its next joins the candidates. */
   void continueGroup(Candidate c, String group) {
-    List<Object> key = List.of(c.topic(), c.entry().priority(), group);
+    GroupKey key = new GroupKey(c.topic(), c.entry().priority(), group);
     GroupCursor cursor = groups.get(key);
     if (cursor == null) {
       cursor = new GroupCursor(c.topic(), c.entry().priority(), group);
