@@ -30,7 +30,7 @@ public record ClusterTopics(String cluster) {
 
   /**
    * Dead-letter jobs and marks: compacted, one partition. Redrive and purge jobs (definition and
-   * progress) and what became of each dead letter they handled (docs/decisions.md D27).
+   * progress) and what became of each dead letter they handled (docs/decisions/0027-dlq-jobs-on-compacted-topic.md).
    */
   public String dlqState() {
     return cluster + ".dlq.state";
@@ -42,7 +42,7 @@ public record ClusterTopics(String cluster) {
 
   /**
    * Purge jobs' progress: compacted, one partition, keyed {@code <job>/<partition>}, written by each
-   * partition's processor in the transaction of the deletions it counts (docs/decisions.md D56).
+   * partition's processor in the transaction of the deletions it counts (docs/decisions/0056-purge-by-age.md).
    */
   public String purges() {
     return cluster + ".purges";

@@ -11,7 +11,7 @@ import java.util.Map;
  *
  * <p>The rate holds across the namespace's partitions. A partition takes the share of it that its
  * ready items are of the namespace's ({@code ready here / ready everywhere}, the others' from their
- * stats, docs/decisions.md D22), so a namespace whose backlog sits on one partition gets its whole
+ * stats, docs/decisions/0022-namespace-rates-shared-by-demand.md), so a namespace whose backlog sits on one partition gets its whole
  * rate there. A partition with nothing ready leases only what arrives while a demand waits; once an
  * item stays ready there, its share grows.
  */
