@@ -7,6 +7,7 @@ import dev.ordo.connect.internal.HeaderSelection;
 import dev.ordo.connect.internal.ItemField;
 import dev.ordo.connect.internal.PayloadFormat;
 import dev.ordo.connect.internal.RecordMapper;
+import dev.ordo.connect.internal.SettingNames;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -36,54 +37,54 @@ public final class OrdoSinkConfig extends AbstractConfig {
   public static final String CLUSTER_CONFIG = QueueProducerConfig.CLUSTER_CONFIG;
   public static final String CLUSTER_DOC = "The Ordo cluster to enqueue into: items go to <cluster>.items.";
 
-  public static final String NAMESPACE_CONFIG = "ordo.namespace";
+  public static final String NAMESPACE_CONFIG = SettingNames.NAMESPACE;
   public static final String NAMESPACE_DOC = "The item's namespace (required). A record without it is a bad record."
       + SOURCE_SYNTAX;
-  public static final String TOPIC_CONFIG = "ordo.topic";
+  public static final String TOPIC_CONFIG = SettingNames.TOPIC;
   public static final String TOPIC_DOC = "The item's topic, the queue inside the namespace (required). A record"
       + " without it is a bad record." + SOURCE_SYNTAX;
-  public static final String PRIORITY_CONFIG = "ordo.priority";
+  public static final String PRIORITY_CONFIG = SettingNames.PRIORITY;
   public static final String PRIORITY_DOC = "The item's priority, an int, lower is sooner; unset or absent: 0."
       + SOURCE_SYNTAX;
-  public static final String DELAY_CONFIG = "ordo.delay";
+  public static final String DELAY_CONFIG = SettingNames.DELAY;
   public static final String DELAY_DOC = "Delay from the enqueue before the item is delivered: milliseconds or"
       + " ISO-8601 (PT30S). Unset or absent: at once. Excludes " + "ordo.deliver.after." + SOURCE_SYNTAX;
-  public static final String DELIVER_AFTER_CONFIG = "ordo.deliver.after";
+  public static final String DELIVER_AFTER_CONFIG = SettingNames.DELIVER_AFTER;
   public static final String DELIVER_AFTER_DOC = "Due time: epoch milliseconds, a Connect Timestamp or ISO-8601"
       + " (2026-11-25T22:00:00Z). Unset or absent: at once. Excludes ordo.delay." + SOURCE_SYNTAX;
-  public static final String TTL_CONFIG = "ordo.ttl";
+  public static final String TTL_CONFIG = SettingNames.TTL;
   public static final String TTL_DOC = "Time to live (milliseconds or ISO-8601); unset or absent: the namespace"
       + " default." + SOURCE_SYNTAX;
-  public static final String GROUP_KEY_CONFIG = "ordo.group.key";
+  public static final String GROUP_KEY_CONFIG = SettingNames.GROUP_KEY;
   public static final String GROUP_KEY_DOC = "Fairness group of the item (its items share a partition and are served"
       + " round-robin with other groups); unset or absent: none." + SOURCE_SYNTAX;
-  public static final String LEASE_CONFIG = "ordo.lease";
+  public static final String LEASE_CONFIG = SettingNames.LEASE;
   public static final String LEASE_DOC = "Lease duration of a delivery (milliseconds or ISO-8601); unset or absent:"
       + " the namespace default." + SOURCE_SYNTAX;
-  public static final String MAX_ATTEMPTS_CONFIG = "ordo.max.attempts";
+  public static final String MAX_ATTEMPTS_CONFIG = SettingNames.MAX_ATTEMPTS;
   public static final String MAX_ATTEMPTS_DOC = "Deliveries before a failed item is dead-lettered; unset or absent:"
       + " the namespace default." + SOURCE_SYNTAX;
-  public static final String TRACE_ID_CONFIG = "ordo.trace.id";
+  public static final String TRACE_ID_CONFIG = SettingNames.TRACE_ID;
   public static final String TRACE_ID_DOC = "A trace or request id carried with the item; unset or absent: none."
       + SOURCE_SYNTAX;
 
-  public static final String DEDUP_ID_CONFIG = "ordo.dedup.id";
+  public static final String DEDUP_ID_CONFIG = SettingNames.DEDUP_ID;
   public static final String DEDUP_ID_DOC = "The item's deduplication ID (decisions D57): the queue refuses an item"
       + " whose ID (of the same namespace, topic and group key) it took in within the namespace's window"
       + " (dedupWindowMs, 5 minutes by default), so records a restarted task sends again are not enqueued twice."
       + " Map it to something unique per source record (an event id field, or a header). 1 to 128 printable ASCII"
       + " characters; anything else makes a bad record. Unset or absent: none." + SOURCE_SYNTAX;
 
-  public static final String PAYLOAD_FORMAT_CONFIG = "ordo.payload.format";
+  public static final String PAYLOAD_FORMAT_CONFIG = SettingNames.PAYLOAD_FORMAT;
   public static final String PAYLOAD_FORMAT_DOC = "How the record value (as the worker's value.converter made it)"
       + " becomes the payload. json: bytes and strings as they are, anything else (struct, map, array, number)"
       + " as schemaless JSON (Connect's JsonConverter). bytes: only bytes or string values (e.g. with"
       + " ByteArrayConverter), others are bad records. A record without a value (tombstone) is a bad record.";
-  public static final String PAYLOAD_MAX_BYTES_CONFIG = QueueProducerConfig.PAYLOAD_MAX_BYTES_CONFIG;
+  public static final String PAYLOAD_MAX_BYTES_CONFIG = SettingNames.PAYLOAD_MAX_BYTES;
   public static final String PAYLOAD_MAX_BYTES_DOC = "Largest payload; a record whose payload is larger is a bad"
       + " record. Keep it at or below the queue's own ordo.payload.max.bytes (10 KiB by default), which"
       + " dead-letters larger items in the queue instead.";
-  public static final String HEADERS_CONFIG = "ordo.headers";
+  public static final String HEADERS_CONFIG = SettingNames.HEADERS;
   public static final String HEADERS_DOC = "Which Kafka headers of the record the item keeps (delivered with it on"
       + " every lease, like the headers a producer sets): all, none, or a comma-separated list of header names"
       + " (case-sensitive). Kept in the record's order, repeated names included; headers also read by a header:"
@@ -93,7 +94,7 @@ public final class OrdoSinkConfig extends AbstractConfig {
       + " else (numbers, booleans, structs, maps, arrays) as the UTF-8 text Connect's Values.convertToString"
       + " writes (what the default SimpleHeaderConverter writes back to Kafka). Kept headers over "
       + "ordo.headers.max.bytes make a bad record.";
-  public static final String HEADERS_MAX_BYTES_CONFIG = QueueProducerConfig.HEADERS_MAX_BYTES_CONFIG;
+  public static final String HEADERS_MAX_BYTES_CONFIG = SettingNames.HEADERS_MAX_BYTES;
   public static final String HEADERS_MAX_BYTES_DOC = "Largest total size of the headers an item keeps (every"
       + " name's UTF-8 bytes plus every value's bytes); a record whose kept headers are larger is a bad record."
       + " Keep it at or below the queue's own ordo.headers.max.bytes (8 KiB by default), which dead-letters"

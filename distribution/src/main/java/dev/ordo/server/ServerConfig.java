@@ -31,12 +31,12 @@ public record ServerConfig(
     int kafkaPort,
     ServerSettings settings) {
 
-  public static final String DEFAULT_CLUSTER = "ordo";
-  public static final int DEFAULT_PARTITIONS = 4;
-  public static final String DEFAULT_DELAY_TIERS = "30s,1m,5m,30m";
-  public static final String DEFAULT_STATE_DIR = "./.ordo";
-  public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
-  public static final int DEFAULT_HTTP_PORT = 7070;
+  public static final String DEFAULT_CLUSTER = ServerSettings.DEFAULT_CLUSTER;
+  public static final int DEFAULT_PARTITIONS = ServerSettings.DEFAULT_PARTITIONS;
+  public static final String DEFAULT_DELAY_TIERS = ServerSettings.DEFAULT_DELAY_TIERS;
+  public static final String DEFAULT_STATE_DIR = ServerSettings.DEFAULT_STATE_DIR;
+  public static final String DEFAULT_HTTP_HOST = ServerSettings.DEFAULT_HTTP_HOST;
+  public static final int DEFAULT_HTTP_PORT = ServerSettings.DEFAULT_HTTP_PORT;
 
   public ServerConfig {
     Objects.requireNonNull(bootstrapServers);

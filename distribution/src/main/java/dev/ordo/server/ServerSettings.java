@@ -49,11 +49,19 @@ import org.apache.kafka.streams.StreamsConfig;
 public final class ServerSettings {
   public static final String STREAMS_PREFIX = "streams.";
 
+  // The defaults of the flags' keys (ServerConfig's builder starts from the same).
+  public static final String DEFAULT_CLUSTER = "ordo";
+  public static final int DEFAULT_PARTITIONS = 4;
+  public static final String DEFAULT_DELAY_TIERS = "30s,1m,5m,30m";
+  public static final String DEFAULT_STATE_DIR = "./.ordo";
+  public static final String DEFAULT_HTTP_HOST = "127.0.0.1";
+  public static final int DEFAULT_HTTP_PORT = 7070;
+
   /** What the flags of {@code ordo server} set, as keys, so that a file or Docker's environment can set them. */
   public static final ConfigDef SERVER = new ConfigDef()
-      .define("ordo.cluster", ConfigDef.Type.STRING, ServerConfig.DEFAULT_CLUSTER, ConfigDef.Importance.HIGH,
+      .define("ordo.cluster", ConfigDef.Type.STRING, DEFAULT_CLUSTER, ConfigDef.Importance.HIGH,
           "The cluster name, prefix of its topics (--cluster).")
-      .define("ordo.delay.tiers", ConfigDef.Type.STRING, ServerConfig.DEFAULT_DELAY_TIERS, ConfigDef.Importance.MEDIUM,
+      .define("ordo.delay.tiers", ConfigDef.Type.STRING, DEFAULT_DELAY_TIERS, ConfigDef.Importance.MEDIUM,
           "Delay tiers, strictly increasing (--delay-tiers).")
       .define("ordo.server.partitions", ConfigDef.Type.INT, null, (name, value) -> {
         if (value != null && (Integer) value < 1) {
@@ -61,11 +69,11 @@ public final class ServerSettings {
         }
       },
           ConfigDef.Importance.MEDIUM, "Partitions of new topics (--partitions); none: the existing topics' count, else 4.")
-      .define("ordo.server.state.dir", ConfigDef.Type.STRING, ServerConfig.DEFAULT_STATE_DIR, ConfigDef.Importance.MEDIUM,
+      .define("ordo.server.state.dir", ConfigDef.Type.STRING, DEFAULT_STATE_DIR, ConfigDef.Importance.MEDIUM,
           "Directory for local state and the embedded broker's data (--state-dir).")
-      .define("ordo.server.http.host", ConfigDef.Type.STRING, ServerConfig.DEFAULT_HTTP_HOST, ConfigDef.Importance.MEDIUM,
+      .define("ordo.server.http.host", ConfigDef.Type.STRING, DEFAULT_HTTP_HOST, ConfigDef.Importance.MEDIUM,
           "Address the HTTP server binds (--http-host); 0.0.0.0 for all interfaces.")
-      .define("ordo.server.http.port", ConfigDef.Type.INT, ServerConfig.DEFAULT_HTTP_PORT, ConfigDef.Range.between(0, 65535),
+      .define("ordo.server.http.port", ConfigDef.Type.INT, DEFAULT_HTTP_PORT, ConfigDef.Range.between(0, 65535),
           ConfigDef.Importance.MEDIUM, "HTTP port (--http-port); 0: any free port.")
       .define("ordo.server.kafka.port", ConfigDef.Type.INT, 0, ConfigDef.Range.between(0, 65535), ConfigDef.Importance.LOW,
           "Port of the embedded broker (--kafka-port); 0: any free port. Not with bootstrap.servers.");

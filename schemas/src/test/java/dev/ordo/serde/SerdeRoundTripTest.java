@@ -2,6 +2,8 @@ package dev.ordo.serde;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -79,12 +81,23 @@ class SerdeRoundTripTest {
   void everyRecordTypeSurvivesARoundTrip() {
     Requester r = new Requester("consumer-1", 2);
     roundTrip(OrdoSerdes.ITEM, item());
-    roundTrip(OrdoSerdes.STORED_ITEM, StoredItem.newBuilder()
+    StoredItem stored = StoredItem.newBuilder()
         .setItem(item()).setState(ItemState.LEASED).setAttempts(2).setEnqueuedAt(1L).setReadyAt(2L)
         .setLeaseDurationMs(5_000L).setMaxAttempts(3).setSemantics(DeliverySemantics.AT_LEAST_ONCE)
         .setExpiresAt(9L).setLeaseId("a2-ff").setLeasedAt(3L).setLeaseExpiresAt(4L).setLeaseHolder(r)
+        .setSidelined(true).setSlot(11L).setFlat(true).setOrdered(true)
         .setHistory(List.of(new AttemptRecord(1, 1L, 2L, "NACK", "boom")))
-        .build());
+        .build();
+    // Every field of the item table's value set to something but its default, so a field the codec lost
+    // (or a new field this test does not set) fails here.
+    for (org.apache.avro.Schema.Field f : StoredItem.getClassSchema().getFields()) {
+      Object value = stored.get(f.pos());
+      assertNotNull(value, () -> "StoredItem." + f.name() + " is not set in this test");
+      if (f.hasDefaultValue()) {
+        assertNotEquals(SpecificData.get().getDefaultValue(f), value, () -> "StoredItem." + f.name() + " is its default");
+      }
+    }
+    roundTrip(OrdoSerdes.STORED_ITEM, stored);
     for (Object body : List.of(new Ack("0-1", "l"), new Nack("0-1", "l", 100L, bytes("m"), "err", false),
         new Extend("0-1", "l", 5_000L), new Release("0-1", "l", null),
         new Demand("billing", Map.of("*", 10, "invoices", 2), 3_000L, true, false, false, -1L, 0L), new ReEntry("0-1", 99L),

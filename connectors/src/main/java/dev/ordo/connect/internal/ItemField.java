@@ -1,7 +1,6 @@
 package dev.ordo.connect.internal;
 
 import dev.ordo.client.EnqueueRequest;
-import dev.ordo.connect.OrdoSinkConfig;
 import dev.ordo.connect.internal.Values.WrongType;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,18 +9,18 @@ import java.util.function.BiConsumer;
 /** The item fields a sink maps, each with its setting, its type and where it goes in the request. */
 public enum ItemField {
   // namespace and topic are set by the builder's factory
-  NAMESPACE(OrdoSinkConfig.NAMESPACE_CONFIG, true, v -> checkedName("namespace", Values.text(v)), (b, v) -> { }),
-  TOPIC(OrdoSinkConfig.TOPIC_CONFIG, true, v -> checkedName("topic", Values.text(v)), (b, v) -> { }),
-  PRIORITY(OrdoSinkConfig.PRIORITY_CONFIG, false, Values::integer, (b, v) -> b.priority((Integer) v)),
-  DELAY(OrdoSinkConfig.DELAY_CONFIG, false, Values::duration, (b, v) -> b.delay((Duration) v)),
-  DELIVER_AFTER(OrdoSinkConfig.DELIVER_AFTER_CONFIG, false, Values::instant, (b, v) -> b.deliverAfter((Instant) v)),
-  TTL(OrdoSinkConfig.TTL_CONFIG, false, Values::duration, (b, v) -> b.ttl((Duration) v)),
-  GROUP_KEY(OrdoSinkConfig.GROUP_KEY_CONFIG, false, v -> checkedName("groupKey", Values.text(v)),
+  NAMESPACE(SettingNames.NAMESPACE, true, v -> checkedName("namespace", Values.text(v)), (b, v) -> { }),
+  TOPIC(SettingNames.TOPIC, true, v -> checkedName("topic", Values.text(v)), (b, v) -> { }),
+  PRIORITY(SettingNames.PRIORITY, false, Values::integer, (b, v) -> b.priority((Integer) v)),
+  DELAY(SettingNames.DELAY, false, Values::duration, (b, v) -> b.delay((Duration) v)),
+  DELIVER_AFTER(SettingNames.DELIVER_AFTER, false, Values::instant, (b, v) -> b.deliverAfter((Instant) v)),
+  TTL(SettingNames.TTL, false, Values::duration, (b, v) -> b.ttl((Duration) v)),
+  GROUP_KEY(SettingNames.GROUP_KEY, false, v -> checkedName("groupKey", Values.text(v)),
       (b, v) -> b.groupKey((String) v)),
-  LEASE(OrdoSinkConfig.LEASE_CONFIG, false, Values::duration, (b, v) -> b.lease((Duration) v)),
-  MAX_ATTEMPTS(OrdoSinkConfig.MAX_ATTEMPTS_CONFIG, false, Values::integer, (b, v) -> b.maxAttempts((Integer) v)),
-  TRACE_ID(OrdoSinkConfig.TRACE_ID_CONFIG, false, Values::text, (b, v) -> b.traceId((String) v)),
-  DEDUP_ID(OrdoSinkConfig.DEDUP_ID_CONFIG, false, v -> checkedDedupId(Values.text(v)), (b, v) -> b.dedupId((String) v));
+  LEASE(SettingNames.LEASE, false, Values::duration, (b, v) -> b.lease((Duration) v)),
+  MAX_ATTEMPTS(SettingNames.MAX_ATTEMPTS, false, Values::integer, (b, v) -> b.maxAttempts((Integer) v)),
+  TRACE_ID(SettingNames.TRACE_ID, false, Values::text, (b, v) -> b.traceId((String) v)),
+  DEDUP_ID(SettingNames.DEDUP_ID, false, v -> checkedDedupId(Values.text(v)), (b, v) -> b.dedupId((String) v));
 
   /** Converts a mapped value to a field's type, or says why it can't. */
   @FunctionalInterface

@@ -2,7 +2,6 @@ package dev.ordo.connect.internal;
 
 import dev.ordo.api.ItemHeaders;
 import dev.ordo.client.EnqueueRequest;
-import dev.ordo.connect.OrdoSinkConfig;
 import dev.ordo.connect.internal.Values.WrongType;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -76,21 +75,21 @@ public final class RecordMapper {
     try {
       payload = payload(record);
     } catch (WrongType w) {
-      return new Mapped.Rejected(OrdoSinkConfig.PAYLOAD_FORMAT_CONFIG + ": " + w.getMessage());
+      return new Mapped.Rejected(SettingNames.PAYLOAD_FORMAT + ": " + w.getMessage());
     }
     if (payload.length > payloadMaxBytes) {
       return new Mapped.Rejected("the payload of " + payload.length + " bytes is over "
-          + OrdoSinkConfig.PAYLOAD_MAX_BYTES_CONFIG + " (" + payloadMaxBytes + ")");
+          + SettingNames.PAYLOAD_MAX_BYTES + " (" + payloadMaxBytes + ")");
     }
     ItemHeaders kept;
     try {
       kept = headers(record);
     } catch (WrongType w) {
-      return new Mapped.Rejected(OrdoSinkConfig.HEADERS_CONFIG + ": " + w.getMessage());
+      return new Mapped.Rejected(SettingNames.HEADERS + ": " + w.getMessage());
     }
     if (!kept.isEmpty() && kept.sizeBytes() > headersMaxBytes) { // QueueProducer's own check, as a bad record
-      return new Mapped.Rejected(OrdoSinkConfig.HEADERS_CONFIG + ": the headers kept come to " + kept.sizeBytes()
-          + " bytes (names and values), over " + OrdoSinkConfig.HEADERS_MAX_BYTES_CONFIG
+      return new Mapped.Rejected(SettingNames.HEADERS + ": the headers kept come to " + kept.sizeBytes()
+          + " bytes (names and values), over " + SettingNames.HEADERS_MAX_BYTES
           + " (" + headersMaxBytes + ")");
     }
     EnqueueRequest.Builder b = EnqueueRequest.builder(
