@@ -5,7 +5,7 @@ package dev.ordo.topology.internal;
  * meters, publishes every changed topic's stats, cools items down, applies the index writes held on
  * the heap, lets its dispatch continuation run, and holds an index rebuild back. Pure: a function of
  * the times passed in and of when each thing last happened, which it remembers; the
- * {@link QueueProcessor} asks it and does the work. Which tick runs (fine or coarse) is {@link Ticks}.
+ * {@code QueueProcessor} asks it and does the work. Which tick runs (fine or coarse) is {@link Ticks}.
  */
 final class Cadence {
   /** How often the stats of topics of namespaces with admission limits go out (at most). */

@@ -14,11 +14,10 @@ import org.slf4j.LoggerFactory;
  * until the task processed its first record ({@link Cadence#rebuildHeld}); when it ends every topic
  * with ready items is dispatched to the demands that waited and every topic's stats published anew.
  * It counts the steps and logs the rebuild's length and the first lease after it. Owned by the
- * {@link QueueProcessor}, on the stream thread.
+ * {@code QueueProcessor}, on the stream thread.
  */
 final class IndexRebuild {
-  /** Logged under the processor's name, as before this was its own class. */
-  private static final Logger log = LoggerFactory.getLogger(QueueProcessor.class);
+  private static final Logger log = LoggerFactory.getLogger(IndexRebuild.class);
 
   private final PriorityStore store;
   private final QueueMetrics metrics;

@@ -37,11 +37,10 @@ import org.slf4j.LoggerFactory;
  * (before the commit where {@link EarlyAnswers} allows), the items leased by one record or timer run
  * in chunks per requester, dead letters (of stored items and of raw input records), parked items'
  * re-entries into the delay tiers, and purge progress; and the commit asked for when someone waits
- * for an answer. Owned by the {@link QueueProcessor}, on the stream thread; it decides nothing.
+ * for an answer. Owned by the {@code QueueProcessor}, on the stream thread; it decides nothing.
  */
 final class Outputs {
-  /** Logged under the processor's name, as before this was its own class. */
-  private static final Logger log = LoggerFactory.getLogger(QueueProcessor.class);
+  private static final Logger log = LoggerFactory.getLogger(Outputs.class);
 
   /** At most this many items, or about this many payload bytes, go in one deliveries record. */
   static final int MAX_ITEMS_PER_DELIVERY = 200;

@@ -11,7 +11,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  * A queue task's wall-clock punctuations, scheduled and cancelled as {@link Ticks} and the planner
  * decide: the coarse tick always, at the same instants on every task of the instance; the fine tick
  * only while the task needs it (decisions D38); the continuation of a dispatch only while one is
- * pending (decisions D44). It decides nothing: the {@link QueueProcessor} says what it needs.
+ * pending (decisions D44). It decides nothing: the {@code QueueProcessor} says what it needs.
  */
 final class Punctuations {
   /** The continuation's interval: it fires at the stream thread's next punctuation check. */

@@ -27,11 +27,10 @@ import org.slf4j.LoggerFactory;
  * deduplication ID refused within its window (decisions D57), a purge command handed to the
  * {@link PurgeJobs}, the enqueue answered when its requester asked. Anything undecodable or failing
  * in the planner is dead-lettered with its raw bytes and nothing of it is applied. Owned by the
- * {@link QueueProcessor}, on the stream thread; the effects it returns are applied there.
+ * {@code QueueProcessor}, on the stream thread; the effects it returns are applied there.
  */
 final class RecordIntake {
-  /** Logged under the processor's name, as before this was its own class. */
-  private static final Logger log = LoggerFactory.getLogger(QueueProcessor.class);
+  private static final Logger log = LoggerFactory.getLogger(RecordIntake.class);
 
   /** The header a dead-letter redrive puts on the items it sends back (dev.ordo.client.dlq). */
   static final String REDRIVEN_FROM = "ordo.redriven.from";

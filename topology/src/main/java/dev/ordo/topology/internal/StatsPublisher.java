@@ -20,7 +20,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * A queue task's topic stats: which topics changed since their stats last went out (and how many
  * of them are of namespaces with an admission limit, whose stats go out sooner), and their
  * publication on {@code <cluster>.topics} and to the topic meters when {@link Cadence} says so.
- * Owned by the {@link QueueProcessor}, on the stream thread.
+ * Owned by the {@code QueueProcessor}, on the stream thread.
  */
 final class StatsPublisher {
   private final ProcessorContext<Out, byte[]> context;

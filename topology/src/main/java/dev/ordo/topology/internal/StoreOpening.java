@@ -18,8 +18,7 @@ import org.slf4j.LoggerFactory;
  * ({@link ItemSources}), counted and logged.
  */
 final class StoreOpening {
-  /** Logged under the processor's name, as before this was its own class. */
-  private static final Logger log = LoggerFactory.getLogger(QueueProcessor.class);
+  private static final Logger log = LoggerFactory.getLogger(StoreOpening.class);
 
   private StoreOpening() {}
 
