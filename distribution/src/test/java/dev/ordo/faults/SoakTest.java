@@ -12,8 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The soak's 50-second version ({@code ordo bench --soak} runs 30 minutes): mixed load over two
- * {@code ordo server} processes, one restarted every 20 s (SIGTERM, then SIGKILL in turn), delayed items
+ * The soak's 40-second version ({@code ordo bench --soak} runs 30 minutes): mixed load over two
+ * {@code ordo server} processes, one restarted every 15 s (SIGTERM, then SIGKILL in turn), delayed items
  * due within 25 s (the bench mode's 40 s would only lengthen the wait for the last ones at the end; 25 s
  * still takes the 20 s tier); on a slow machine the load goes on until both restarts are done. Every
  * item must end as its settings say: acked, or dead-lettered for its attempts or its TTL; no delayed
@@ -24,7 +24,7 @@ class SoakTest {
   @Test
   void everyItemEndsAsItsSettingsSayThroughRestarts(RealKafka kafka) throws Exception {
     Path dir = Files.createTempDirectory("ordo-soak-test");
-    SoakRun.Options options = new SoakRun.Options(Duration.ofSeconds(50), 50, Duration.ofSeconds(20),
+    SoakRun.Options options = new SoakRun.Options(Duration.ofSeconds(40), 50, Duration.ofSeconds(15),
         Duration.ofSeconds(20), 4, List.of("-Xmx384m"), java.util.Map.of(), Duration.ofSeconds(25), 2);
 
     SoakRun.Result r = SoakRun.run(kafka.bootstrapServers(), "soak-test", options, dir, System.out);
