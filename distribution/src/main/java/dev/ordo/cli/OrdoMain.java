@@ -4,12 +4,15 @@ import dev.ordo.cli.internal.VersionProvider;
 import dev.ordo.server.StartupException;
 import dev.ordo.server.internal.Messages;
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
 
 /**
  * The {@code ordo} command line. Errors are one line on stderr and a non-zero exit: 2 for bad
@@ -49,9 +52,8 @@ import picocli.CommandLine.Spec;
       AuthCommands.Auth.class,
       AuthCommands.Audit.class,
       AclsCommand.class,
-      DemoCommand.class,
-      BenchCommand.class,
-      CommandLine.HelpCommand.class})
+      DemoCommand.class})
+      // then, added by commandLine: the commands of jars on the class path (ExtraCommands: the lab's bench), help
 public final class OrdoMain implements Callable<Integer> {
   /** Exit code when a command failed at run time (bad directory, port in use, Kafka unreachable...). */
   public static final int EXIT_FAILURE = 1;
@@ -93,9 +95,41 @@ public final class OrdoMain implements Callable<Integer> {
   /** As {@link #commandLine()}, creating commands with {@code factory} (tests pass their own ServerCommand). */
   public static CommandLine commandLine(CommandLine.IFactory factory) {
     CommandLine cl = new CommandLine(new OrdoMain(), factory);
+    for (ExtraCommands extra : ServiceLoader.load(ExtraCommands.class, OrdoMain.class.getClassLoader())) {
+      extra.commands().forEach(cl::addSubcommand);
+    }
+    if (!cl.getSubcommands().containsKey(LabMissing.NAME)) {
+      cl.addSubcommand(LabMissing.NAME, new LabMissing());
+    }
+    cl.addSubcommand(CommandLine.HelpCommand.class);
+    // (after the subcommands: a handler set here reaches the subcommands there are now)
     cl.setParameterExceptionHandler(OrdoMain::onBadArguments);
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> onFailure(e, commandLine));
     return cl;
+  }
+
+  /**
+   * {@code ordo bench} where the lab is not on the class path (an installation, the image): says so and
+   * where to find it. Hidden, so that {@code ordo --help} lists only the commands there are.
+   */
+  @Command(name = LabMissing.NAME, hidden = true, description = LabMissing.MESSAGE)
+  static final class LabMissing implements Callable<Integer> {
+    static final String NAME = "bench";
+    static final String MESSAGE = "the lab (ordo bench and its fault modes) is not part of this installation;"
+        + " run it from a checkout of the Ordo sources, where ./ordo adds it: ./ordo bench --help"
+        + " (docs/benchmarks.md)";
+
+    @Spec
+    CommandSpec spec;
+
+    @Unmatched
+    List<String> args;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().getErr().println("ordo bench: " + MESSAGE);
+      return EXIT_USAGE;
+    }
   }
 
   private static int onBadArguments(ParameterException e, String[] args) {

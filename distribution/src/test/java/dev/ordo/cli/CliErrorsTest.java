@@ -84,6 +84,18 @@ class CliErrorsTest {
   }
 
   @Test
+  void benchWithoutTheLabSaysWhereToFindIt() {
+    // The lab (module lab) is not on this module's class path, as in an installation (decisions 0064).
+    for (String[] args : new String[][] {{"bench"}, {"bench", "--quick"}, {"bench", "--help"}}) {
+      assertOneLineError(Cli.run(args), OrdoMain.EXIT_USAGE, "the lab (ordo bench and its fault modes) is not part"
+          + " of this installation; run it from a checkout of the Ordo sources, where ./ordo adds it");
+    }
+    Cli.Result help = Cli.run("--help");
+    assertFalse(help.out().contains("bench"), help.out());
+    assertTrue(help.out().contains("  help "), help.out());
+  }
+
+  @Test
   void busyHttpPort() throws Exception {
     try (ServerSocket busy = new ServerSocket()) {
       busy.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));

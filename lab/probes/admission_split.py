@@ -6,7 +6,7 @@ sets an admission rate on a namespace, enqueues N items in batches of 200 (all w
 key, so on one partition, or without keys, spread by the producer), then samples the namespace's
 topic stats every 0.5 s until nothing is in OVERFLOW, and prints the rate at which items left it.
 
-    python3 bench/probes/admission_split.py http://127.0.0.1:7070 NAMESPACE keyed|spread [N] [RATE]
+    python3 lab/probes/admission_split.py http://127.0.0.1:7070 NAMESPACE keyed|spread [N] [RATE]
 """
 import json
 import sys

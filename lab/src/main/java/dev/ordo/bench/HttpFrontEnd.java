@@ -4,8 +4,8 @@ import java.net.URI;
 
 /**
  * Starts an Ordo server (queue, delay tiers and HTTP API) on the bench's Kafka cluster for the
- * {@code http} scenario. The HTTP API lives in the distribution, which depends on this module, so
- * the distribution's {@code ordo bench} hands the bench a way to start one.
+ * {@code http} scenario. The HTTP API lives in the distribution; the bench's scenarios do not start
+ * servers themselves, so {@code ordo bench} (BenchCommand) hands the bench a way to start one.
  */
 @FunctionalInterface
 public interface HttpFrontEnd {
