@@ -460,7 +460,7 @@ public final class BenchReportPage {
       });
       rows.add(new Row("failover", which + ": the killed server's partitions dispatch again after, s",
           isNum(r.get("takeoverSeconds")) ? num(r.get("takeoverSeconds").asDouble()) : DASH,
-          each.isEmpty() ? DASH : range(each), each.size() + " partitions", run));
+          each.isEmpty() ? DASH : range(each), count(each.size(), "partition"), run));
       String missing = isNum(r.get("missing")) ? num(r.get("missing").asDouble()) : "not drained";
       rows.add(new Row("failover", which + ": handled twice / missing / lost",
           num(r.path("duplicates").asDouble()) + " / " + missing + " / " + num(r.path("lostItems").asDouble()), DASH,
@@ -515,7 +515,11 @@ public final class BenchReportPage {
     String value = !isNum(v) ? DASH : figure.contains("trend")
         ? String.format(Locale.ROOT, "%+.2f", v.asDouble()) : num(v.asDouble());
     rows.add(new Row(scenario, figure, value, each.isEmpty() ? DASH : range(each) + " MiB",
-        each.size() + " samples", run));
+        count(each.size(), "sample"), run));
+  }
+
+  private static String count(int n, String what) {
+    return n + " " + what + (n == 1 ? "" : "s");
   }
 
   // ---- the environment ----
