@@ -260,9 +260,9 @@ public final class BenchReportPage {
       }
       JsonNode env = j.path("environment");
       return String.format(Locale.ROOT, "On %s, Ordo end to end (one producer, two lease consumers, 200-byte items)"
-              + " moves %s: medians of %d rounds, run %s (build %s, %s). The command: `%s`.",
+              + " moves %s: medians of %d rounds, run %s (build %s, %s). The command: %s.",
           machine(env), String.join(" and ", parts), j.path("options").path("rounds").asInt(0), runName(i),
-          text(env, "build"), date(env), command(j, Kind.BENCH));
+          text(env, "build"), date(env), commandText(j, Kind.BENCH));
     }
     return "*No run of the eos or alos scenario was given: the headline needs `ordo bench --full --json FILE`.*";
   }
@@ -274,7 +274,7 @@ public final class BenchReportPage {
       JsonNode env = j.path("environment");
       b.append("| ").append(runName(i)).append(" | ").append(kinds.get(i).command).append(" | ")
           .append(text(env, "build")).append(" | ").append(date(env)).append(" | ").append(machine(env))
-          .append(load(env)).append(" | `").append(command(j, kinds.get(i))).append("` |\n");
+          .append(load(env)).append(" | ").append(commandText(j, kinds.get(i))).append(" |\n");
     }
     return b.toString().stripTrailing();
   }
@@ -571,9 +571,15 @@ public final class BenchReportPage {
       List<String> scenarios = new ArrayList<>();
       o.path("scenarios").forEach(s -> scenarios.add(s.asText()));
       return "ordo bench --" + o.path("size").asText("full") + " --rounds " + o.path("rounds").asInt()
-          + (scenarios.isEmpty() ? "" : " --scenarios " + String.join(",", scenarios)) + " (from its options)";
+          + (scenarios.isEmpty() ? "" : " --scenarios " + String.join(",", scenarios));
     }
     return c.replaceAll("\\s+--json(=|\\s+)\\S+", "").trim();
+  }
+
+  /** {@link #command} as code, said to be made from the options when the JSON did not record it. */
+  private static String commandText(JsonNode j, Kind kind) {
+    boolean recorded = !j.path("environment").path("command").asText("").isBlank();
+    return "`" + command(j, kind) + "`" + (recorded ? "" : " (made from its options)");
   }
 
   private static String text(JsonNode env, String field) {

@@ -200,7 +200,7 @@ class BenchReportPageTest {
     assertEquals(new Row("eos", "CPU per item, all threads, µs", "76.5", "–", "4 rounds, not recorded each", "A"),
         row(rows, "eos", "CPU per item, all threads, µs"));
     String page = BenchReportPage.render(List.of(source("legacy-eos-alos.json")), BenchReportPage.template());
-    has(page, "`ordo bench --full --rounds 4 --scenarios eos,alos (from its options)`",
+    has(page, "`ordo bench --full --rounds 4 --scenarios eos,alos` (made from its options)",
         "| A | ordo bench | not recorded | 2026-11-29 07:51 UTC | 2 cores, Linux amd64, Java 17.0.15");
   }
 
