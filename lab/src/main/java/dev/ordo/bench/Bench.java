@@ -126,10 +126,10 @@ public final class Bench {
     OrdoScenarios.EndToEnd[] fairKeyed = new OrdoScenarios.EndToEnd[rounds];
     OrdoScenarios.KeySlices[] fairSlices = new OrdoScenarios.KeySlices[rounds];
     if (options.runs(Scenario.HTTP) && http == null) {
-      notes.add("the http scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
+      notes.add("the http scenario needs ordo bench itself, which starts an ordo server: skipped");
     }
     if (options.runs(Scenario.SQS) && http == null) {
-      notes.add("the sqs scenario needs the distribution's ordo bench (it starts an ordo server): skipped");
+      notes.add("the sqs scenario needs ordo bench itself, which starts an ordo server: skipped");
     }
     OrdoScenarios.Sizes sizes = new OrdoScenarios.Sizes(options.partitions(), options.items(), options.payloadBytes(),
         options.consumers(), options.maxInFlight(), options.workers(), options.latencySeconds(), options.backlogItems(),

@@ -493,6 +493,7 @@ public record BenchReport(
   public String toJson() {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
+    root.put("kind", RunInfo.BENCH_KIND); // what ordo bench report recognises it by
     ObjectNode r = root.putObject("ratios");
     num(r, "ordoVsRawKafka", ratios.ordoVsRawKafka());
     num(r, "ordoVsShareGroups", ratios.ordoVsShareGroups());
@@ -646,6 +647,7 @@ public record BenchReport(
     env.put("brokers", environment.brokers());
     env.put("shareHeartbeatMs", environment.shareHeartbeatMs());
     env.put("shareMinHeartbeatMs", environment.shareMinHeartbeatMs());
+    RunInfo.current().addTo(env); // build, command line, memory, CPU model
     ArrayNode n = root.putArray("notes");
     notes.forEach(n::add);
     try {
@@ -676,8 +678,15 @@ public record BenchReport(
       ObjectNode round = rounds.addObject();
       num(round, "itemsPerSec", o.itemsPerSec().rounds().get(i));
       num(round, "offeredPerSec", o.offeredPerSec().rounds().get(i));
+      roundNum(round, "cpuUsPerItem", o.cpuUsPerItem(), i);
+      roundNum(round, "streamThreadUsPerItem", o.streamThreadUsPerItem(), i);
+      roundNum(round, "recordsPerItem", o.recordsPerItem(), i);
       latency(round.putObject("latencyMs"), o.roundLatencies().get(i));
     }
+  }
+
+  private static void roundNum(ObjectNode node, String name, Figure f, int i) {
+    num(node, name, f == null || i >= f.rounds().size() || f.rounds().get(i) == null ? Double.NaN : f.rounds().get(i));
   }
 
   private static void surgeRun(ObjectNode node, SurgeRun run) {

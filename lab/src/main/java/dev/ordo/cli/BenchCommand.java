@@ -37,7 +37,7 @@ import picocli.CommandLine.Unmatched;
     description = "Runs the scenarios of docs/benchmarks.md and prints a table (the median of several rounds "
         + "per figure). Without --bootstrap-servers it starts an embedded Kafka broker in a temporary directory.",
     // The flags of the bench itself, from the one list it parses them by.
-    footer = {"", dev.ordo.bench.BenchOptions.USAGE, "", FaultModes.USAGE})
+    footer = {"", dev.ordo.bench.BenchOptions.USAGE, "", FaultModes.USAGE, "", dev.ordo.bench.BenchReportPage.USAGE})
 final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -57,6 +57,9 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (!benchArgs.isEmpty() && benchArgs.get(0).equals("report")) { // ordo bench report FILE... [--out FILE]
+      return dev.ordo.bench.BenchReportPage.run(benchArgs.subList(1, benchArgs.size()), System.out, System.err);
+    }
     if (FaultModes.isFaultMode(benchArgs)) {
       FaultModes mode;
       try {

@@ -2,6 +2,7 @@ package dev.ordo.cli;
 
 import dev.ordo.faults.DrainRun;
 import dev.ordo.faults.FailoverRun;
+import dev.ordo.faults.FaultReport;
 import dev.ordo.faults.NemesisRun;
 import dev.ordo.faults.SoakRun;
 import java.io.IOException;
@@ -45,7 +46,8 @@ final class FaultModes {
       "    --nemesis-rate N       items/s offered (default 30)\n" +
       "  --partitions N     partitions of the cluster's topics (default 4)\n" +
       "  --server-heap SIZE -Xmx of each server (default 1g)\n" +
-      "  --server-setting K=V  a setting of each server (as in its --config), repeatable";
+      "  --server-setting K=V  a setting of each server (as in its --config), repeatable\n" +
+      "  --json FILE        also write the result as JSON to FILE (for ordo bench report)";
 
   private enum Mode { FAILOVER, DRAIN, SOAK, NEMESIS }
 
@@ -107,7 +109,7 @@ final class FaultModes {
       }
       if (!List.of("--failover-items", "--failover-standbys", "--drain-items", "--soak-minutes",
           "--soak-restart-minutes", "--soak-rate", "--nemesis-seed", "--nemesis-rate", "--partitions",
-          "--server-heap").contains(key)) {
+          "--server-heap", "--json").contains(key)) {
         throw new IllegalArgumentException("unknown option of a fault mode: " + key);
       }
       values.put(key, value);
@@ -210,12 +212,45 @@ final class FaultModes {
     return h;
   }
 
+  /** With {@code --json FILE}: the result as JSON ({@link FaultReport}), with this mode's options. */
+  private void json(String kind, java.time.Instant started, PrintStream out,
+      java.util.function.UnaryOperator<FaultReport> fill) {
+    String file = values.get("--json");
+    if (file == null) {
+      return;
+    }
+    Map<String, Object> o = new java.util.LinkedHashMap<>();
+    switch (mode) {
+      case FAILOVER -> {
+        o.put("items", number("--failover-items", 1_000_000));
+        o.put("standbys", standbys());
+      }
+      case DRAIN -> o.put("items", number("--drain-items", 10_000_000));
+      case SOAK -> {
+        o.put("minutes", number("--soak-minutes", 30));
+        o.put("restartMinutes", number("--soak-restart-minutes", 5));
+        o.put("rate", number("--soak-rate", 200));
+      }
+      case NEMESIS -> {
+        o.put("seconds", nemesisDuration().toSeconds());
+        o.put("seed", seed());
+        o.put("rate", number("--nemesis-rate", 30));
+      }
+    }
+    o.put("partitions", number("--partitions", 4));
+    o.put("serverHeap", heap());
+    o.put("serverSettings", serverSettings);
+    fill.apply(new FaultReport(kind, started, o)).write(Path.of(file));
+    out.println("JSON written to " + file);
+  }
+
   int run(String bootstrap, PrintStream out) throws IOException {
     // The whole heap touched at start: a server's RSS then holds its heap from the first sample, and
     // what it grows by afterwards is off the heap (RocksDB, metaspace, threads), which the soak watches.
     List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap(), "-XX:+AlwaysPreTouch");
     int partitions = Math.toIntExact(number("--partitions", 4));
     String run = Long.toString(System.currentTimeMillis() % 100_000);
+    java.time.Instant started = java.time.Instant.now();
     Path dir = Files.createTempDirectory("ordo-bench-" + mode.name().toLowerCase(Locale.ROOT) + "-");
     try {
       switch (mode) {
@@ -230,6 +265,7 @@ final class FaultModes {
           out.println();
           out.println("Failover with a backlog (two servers, one killed with SIGKILL):");
           results.forEach(r -> out.println("  " + r.line()));
+          json(FaultReport.FAILOVER, started, out, report -> report.failover(results));
         }
         case DRAIN -> {
           DrainRun.Result r = DrainRun.run(bootstrap, "drain-" + run, new DrainRun.Options(
@@ -237,6 +273,7 @@ final class FaultModes {
           out.println();
           out.println("Backlog drain (one server, -Xmx" + heap() + "):");
           out.println("  " + r.line());
+          json(FaultReport.DRAIN, started, out, report -> report.drain(r));
         }
         case NEMESIS -> {
           NemesisRun.Result r = NemesisRun.run(new NemesisRun.Options(nemesisDuration(), seed(), partitions,
@@ -247,6 +284,7 @@ final class FaultModes {
           r.faults().forEach(f -> out.println("  fault " + f.line()));
           out.println("  " + r.line());
           r.check().violations().forEach(v -> out.println("  violation: " + v));
+          json(FaultReport.NEMESIS, started, out, report -> report.nemesis(r));
           return r.ok() ? 0 : 1;
         }
         case SOAK -> {
@@ -258,6 +296,7 @@ final class FaultModes {
           out.println();
           out.println("Soak (two servers, -Xmx" + heap() + "; samples above):");
           out.println("  " + r.line());
+          json(FaultReport.SOAK, started, out, report -> report.soak(r));
           return r.missing() == 0 && r.misplaced() == 0 && r.early() == 0 ? 0 : 1;
         }
       }

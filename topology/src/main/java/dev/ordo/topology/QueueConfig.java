@@ -73,7 +73,7 @@ public final class QueueConfig extends AbstractConfig {
   private static final String TIMER_BATCH_DOC = "Most timers of each kind fired by one punctuation, which bounds"
       + " the work (and the transaction) of one punctuation; the rest fire on the next.";
 
-  /** {@link #DISPATCH_STEP_CONFIG}'s default: no bound (docs/benchmarks.md, "Dispatch steps"). */
+  /** {@link #DISPATCH_STEP_CONFIG}'s default: no bound (docs/benchmarks.md at 328b420, "Dispatch steps"). */
   public static final int DEFAULT_DISPATCH_STEP = 0;
   public static final String DISPATCH_STEP_CONFIG = "ordo.dispatch.step.max";
   private static final String DISPATCH_STEP_DOC = "Most items one record or timer run of a partition leases; 0 (the"

@@ -12,7 +12,7 @@ import org.apache.kafka.common.MetricName;
  *
  * <p>Why: behind a backlog, an item's intake waits for the thread's next poll, so what fills the
  * thread's loop (a commit, a demand processed in one piece) is what Alice's tail is made of
- * (benchmarks.md, "Where Alice's intake waits").
+ * (benchmarks.md at 328b420, "Where Alice's intake waits").
  */
 public final class LoopShares {
   /** Mean shares of the loop, 0 to 1, or NaN when nothing was sampled. */

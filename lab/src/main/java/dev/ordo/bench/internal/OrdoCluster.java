@@ -103,7 +103,7 @@ public final class OrdoCluster implements AutoCloseable {
     overrides("ordo.bench.streams.", streams);
     overrides("ordo.bench.queue.", queue);
     // -Dordo.bench.metrics=true: the queue records into a Prometheus registry, scraped every 5 s, as
-    // ordo server's does (the metrics' cost, docs/benchmarks.md).
+    // ordo server's does (the metrics' cost, docs/benchmarks.md at 328b420).
     this.meters = Boolean.getBoolean("ordo.bench.metrics") ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
     this.service = new QueueService(streams, queue, partitions, meters);
     this.leaseMs = new QueueConfig(queue).defaults().leaseMs();

@@ -60,7 +60,7 @@ public record SurgePlan(double tenantARate, int workers, double capacity, double
    * kept A's items out of B's backlog but added B's admitted items' work (OVERFLOW, admission,
    * sideline, lease, ack: more steps than A's) to the queue's two cores, shared with the broker and
    * the clients here, and A's p99 during the surge grew 4 to 9 times; a tenth of it, 1.2 times
-   * (docs/benchmarks.md, "the share B is admitted").
+   * (docs/benchmarks.md at 328b420, "the share B is admitted").
    */
   public static final double DEFAULT_TENANT_B_SHARE = 0.1;
   /** B's ready items older than this go to their topic's backlog lane. */

@@ -386,7 +386,7 @@ public final class FairShares {
    * The groups' entries: one {@link Rows} per (namespace, topic, group), holding the group's entry for
    * each priority where it has items, rather than one map entry per (namespace, topic, priority, group).
    *
-   * <p>Why: the entries' cost is the memory a look-up touches (benchmarks.md, "Two more tries for issue
+   * <p>Why: the entries' cost is the memory a look-up touches (benchmarks.md at 328b420, "Two more tries for issue
    * 14"). With a group's items spread over priorities, one map entry per priority is made at an item's
    * arrival and dropped at its ack, and a look-up finds it cold; one per group stays while the group
    * has any item, and each of its items' arrivals, leases and acks touches the same objects. Like

@@ -24,7 +24,7 @@ import java.util.List;
  * {@code readyHead}, leased, acked, and a new item enqueued at the tail, so the backlog stays; item
  * writes are held and flushed every 2,000 items as Kafka Streams' commits do. Prints the CPU per
  * item of each and the median of the rounds' ratios (without keys over with: the keyed store's
- * relative speed). Run by {@code bench.sh groups [groups backlog rounds]}; docs/benchmarks.md,
+ * relative speed). Run by {@code bench.sh groups [groups backlog rounds]}; docs/benchmarks.md at 328b420,
  * "Group queues' heads in a circular array".
  */
 public final class GroupPops {

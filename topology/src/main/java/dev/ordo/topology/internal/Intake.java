@@ -93,7 +93,7 @@ final class Intake {
    * While a dispatch step left demand unserved ({@link Dispatch#pending}) that holds only when its
    * namespace has no READY item (the step took the last ones): with one, the item goes READY, behind
    * it, and the continuation serves both in order. Without that case, every item arriving while a
-   * step was pending went through the ready index even with nothing before it (docs/benchmarks.md,
+   * step was pending went through the ready index even with nothing before it (docs/benchmarks.md at 328b420,
    * "Dispatch steps that lease on arrival").
    */
   private boolean leaseOnArrival(Plan plan, long offset, StoredItem ready) {
