@@ -2,13 +2,11 @@ package dev.ordo.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,19 +66,7 @@ public record RunInfo(String version, String commit, String command, long memory
   }
 
   static String readVersion() {
-    try (InputStream in = RunInfo.class.getResourceAsStream("/dev/ordo/cli/version.properties")) {
-      if (in != null) {
-        Properties p = new Properties();
-        p.load(in);
-        String v = p.getProperty("version");
-        if (v != null && !v.startsWith("${")) {
-          return v;
-        }
-      }
-    } catch (IOException ignored) {
-      // fall through
-    }
-    return "dev";
+    return dev.ordo.cli.internal.VersionProvider.version();
   }
 
   /** {@code git describe} where this class was loaded from (a checkout's target/), else in the working directory. */
