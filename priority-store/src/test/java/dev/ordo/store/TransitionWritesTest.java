@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
  * What each kind of transition costs the index store: the puts and deletes that reach it, the point
  * reads and the range reads (seeks, and the entries they yield), with the held index writes applied
  * after each step so that each step's writes are its own. Pinned to what the hand-written
- * index/unindex did before the store became a facade over views (issue 45): the views' key diffs
- * must not add a RocksDB read or write to any transition.
+ * index/unindex did before the store became a facade over views (issue 45, decisions D65): the views'
+ * key diffs add no RocksDB read or write to any transition. One step costs one put less than it did:
+ * a key the same before and after is now left alone where the hand-written code deleted and put it.
  */
 class TransitionWritesTest {
   private static final String NS = "ns";
@@ -108,7 +109,9 @@ class TransitionWritesTest {
         new Cost("group ack", 0, 0, 0, 0, 0),
         new Cost("group lease 2", 0, 3, 0, 0, 0),
         new Cost("flat in", 2, 0, 0, 0, 0),
-        new Cost("flat to queued", 3, 0, 0, 0, 0),
+        // Its ready key deleted and put again as its queue's head (one put), its group-queue key put; the
+        // age key, the same before and after, is left alone (the hand-written index put it again: 3 puts).
+        new Cost("flat to queued", 2, 0, 0, 0, 0),
         new Cost("ordered in", 3, 0, 0, 1, 0), // order, ready, age; the group's order range read once
         new Cost("ordered in 2", 2, 0, 0, 0, 0), // order, age
         new Cost("ordered head", 0, 0, 0, 0, 0),
