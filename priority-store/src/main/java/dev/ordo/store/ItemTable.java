@@ -108,7 +108,7 @@ final class ItemTable {
     byte[] gen = state.get(GENERATION_KEY);
     byte[] c = state.get(CHANGES_KEY);
     changes = c == null ? 0 : ByteBuffer.wrap(c).getLong();
-    byte[] expected = gen == null ? null : PriorityStore.vouch(gen, changes);
+    byte[] expected = gen == null ? null : vouch(gen, changes);
     boolean trusted = true;
     if (state != items) {
       byte[] tableVouch = items.get(VOUCH_KEY);
@@ -155,7 +155,7 @@ final class ItemTable {
     if (generation == null || changesUnmarked || !itemWrites.isEmpty() || !heldMeta.isEmpty() || log.hasChanges()) {
       return null;
     }
-    byte[] v = PriorityStore.vouch(generation, changes);
+    byte[] v = vouch(generation, changes);
     if (state != items) {
       items.put(VOUCH_KEY, v);
     }
@@ -253,6 +253,25 @@ final class ItemTable {
       }
       return true;
     }
+  }
+
+  /** See {@link PriorityStore#itemsBetween}. */
+  List<Map.Entry<Long, StoredItem>> itemsBetween(long from, long to, int max) {
+    List<Map.Entry<Long, StoredItem>> out = new ArrayList<>();
+    if (from >= to || max <= 0) {
+      return out;
+    }
+    between(from, to - 1, (offset, item) -> {
+      out.add(Map.entry(offset, item));
+      return out.size() < max;
+    });
+    return out;
+  }
+
+  /** What the index store keeps to vouch that it matches the table: the index's key layout, the generation, the change count. */
+  static byte[] vouch(byte[] generation, long changes) {
+    return ByteBuffer.allocate(1 + generation.length + 8).put(PriorityStore.INDEX_FORMAT).put(generation)
+        .putLong(changes).array();
   }
 
   /** See {@link PriorityStore#coolDown}. */

@@ -2,16 +2,10 @@ package dev.ordo.store;
 
 import dev.ordo.schema.StoredItem;
 import dev.ordo.store.internal.FairShares;
-import dev.ordo.store.internal.KeyFamily;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -36,7 +30,6 @@ public final class PriorityStore implements QueueView {
   public static final String INDEX_STORE_NAME = "ordo-queue-index";
   /** The state log ({@link StateLog}) and the generation, count of changes and high-water mark: changelogged. */
   public static final String STATE_STORE_NAME = "ordo-queue-state";
-  private static final Bytes INDEX_GENERATION_KEY = Bytes.wrap(new byte[] {KeyFamily.META, 'x'});
   /** Keys of a topic's ready (and age) range held on the heap; see {@link dev.ordo.store.internal.HeadCache}. */
   static final int HEAD_CAPACITY = 2_048;
   /** The heap budget of the decoded items when none is given: about 7,000 items of 200-byte payloads. */
@@ -52,15 +45,7 @@ public final class PriorityStore implements QueueView {
   static final byte INDEX_FORMAT = 5;
 
   private final ItemTable table;
-  private final IndexStore index;
-  private final FairShares fair = new FairShares();
-  private final ReadyView ready;
-  private final OrderView order;
-  private final AgeView age;
-  private final TimerView timers;
-  private final OverflowView overflow;
-  private final TopicCountsView counts = new TopicCountsView();
-  private final IndexRebuilder rebuilder;
+  private final Indexes indexes;
 
   /** The item table and its indexes in one store (tests, tools). */
   public PriorityStore(KeyValueStore<Bytes, byte[]> kv) {
@@ -91,17 +76,7 @@ public final class PriorityStore implements QueueView {
   public PriorityStore(KeyValueStore<Bytes, byte[]> state, KeyValueStore<Bytes, byte[]> items,
       KeyValueStore<Bytes, byte[]> index, long decodedBytes) {
     this.table = new ItemTable(state, items, decodedBytes);
-    this.index = new IndexStore(index);
-    this.ready = new ReadyView(this.index, fair);
-    this.order = new OrderView(this.index, ready, this::get);
-    this.age = new AgeView(this.index);
-    this.timers = new TimerView(this.index);
-    this.overflow = new OverflowView(this.index);
-    this.rebuilder = new IndexRebuilder(this.index, table, (offset, item) -> reindex(offset, null, item), () -> {
-      ready.reset();
-      order.reset();
-      age.reset();
-    });
+    this.indexes = new Indexes(index, table);
   }
 
   /**
@@ -135,33 +110,15 @@ public final class PriorityStore implements QueueView {
    */
   public boolean open(ItemSource source, LegacyItemTable legacy) {
     if (table.migrateIfLegacy(legacy)) {
-      index.store().put(INDEX_GENERATION_KEY, null);
-      startRebuild();
-      return false;
+      indexes.takeVouch();
+      return indexes.open(null, null);
     }
     ItemTable.Marks marks = table.openTable();
-    KeyValueStore<Bytes, byte[]> kv = index.store();
-    byte[] indexVouch = kv.get(INDEX_GENERATION_KEY);
-    kv.put(INDEX_GENERATION_KEY, null);
+    byte[] vouch = indexes.takeVouch();
     if (!marks.trusted()) {
       table.rebuild(source);
-      startRebuild();
-      return false;
     }
-    if (marks.expected() == null || !Arrays.equals(marks.expected(), indexVouch)) {
-      startRebuild();
-      return false;
-    }
-    try (KeyValueIterator<Bytes, byte[]> it = index.prefixScan(new byte[] {KeyFamily.GROUPS})) {
-      fair.clear();
-      while (it.hasNext()) {
-        KeyValue<Bytes, byte[]> e = it.next();
-        fair.load(e.key.get(), e.value);
-      }
-    }
-    counts.load(index);
-    timers.load();
-    return true;
+    return indexes.open(marks.trusted() ? marks.expected() : null, vouch);
   }
 
   /** Items of a pre-state-log item table copied into the state log when this store opened (0: none). */
@@ -170,12 +127,9 @@ public final class PriorityStore implements QueueView {
   }
 
   /**
-   * Moves the oldest live items to the cold part of the state log, whole, in offset order, while they
-   * are below {@code highWater - spanRecords} or were enqueued before {@code now - coldAfterMs}: an
-   * item whose record the items topic's retention may delete, or whose record a rebuild would have to
-   * read too far back for, no longer depends on it (decisions D54). At most {@code max} items.
-   *
-   * @return how many items it moved
+   * Moves up to {@code max} of the oldest live items, whole, to the cold part of the state log while they
+   * are below {@code highWater - spanRecords} or were enqueued before {@code now - coldAfterMs}
+   * (decisions D54); returns how many it moved.
    */
   public int coolDown(long now, long coldAfterMs, long spanRecords, int max) {
     return table.coolDown(now, coldAfterMs, spanRecords, max);
@@ -203,71 +157,37 @@ public final class PriorityStore implements QueueView {
    * index store only (no changelog, so no record context is needed).
    */
   public void closeIndex() {
-    index.flush();
+    indexes.store.flush();
     byte[] vouch = table.vouch();
-    if (vouch == null) {
-      return; // nothing to vouch for, or an item table that may lack changes: the next open rebuilds
+    if (vouch != null) { // else nothing to vouch for, or an item table that may lack changes: the next open rebuilds
+      indexes.close(vouch);
     }
-    counts.save(index);
-    index.deletePrefix(new byte[] {KeyFamily.GROUPS});
-    KeyValueStore<Bytes, byte[]> kv = index.store();
-    fair.forEach((k, e) -> kv.put(Bytes.wrap(FairShares.key(k)), FairShares.value(e)));
-    timers.save();
-    kv.put(INDEX_GENERATION_KEY, vouch);
-  }
-
-  /** What the index store keeps to vouch that it matches an item table: the key layout, the table's generation, its change count. */
-  static byte[] vouch(byte[] generation, long changes) {
-    return ByteBuffer.allocate(1 + generation.length + 8).put(INDEX_FORMAT).put(generation).putLong(changes).array();
-  }
-
-  private void startRebuild() {
-    rebuilder.start();
-    ready.reset();
-    order.reset();
-    age.reset();
-    timers.reset();
-    overflow.reset();
-    counts.reset();
-    fair.clear();
   }
 
   /**
-   * The earliest time a timer of any kind may be due: the first lease timer's, and for the kinds
-   * kept in the index the time before which {@link #dueTimers} is known to find nothing
-   * ({@code Long.MIN_VALUE} for a kind not scanned since the store opened: a scan is needed).
-   * Called for every record of a quiet task: no allocation, no store read.
+   * The earliest time a timer of any kind may be due ({@code Long.MIN_VALUE}: a scan is needed), without
+   * an allocation or a store read: called for every record of a quiet task.
    */
   public long nextTimerDue() {
-    return timers.nextDue();
+    return indexes.timers.nextDue();
   }
 
   /** Applies the index writes held on the heap to the index store now (reads of the store do it anyway). */
   public void flushIndexWrites() {
-    index.flush();
+    indexes.store.flush();
   }
 
-  /** True while the index is being rebuilt: its answers are incomplete until {@link #rebuildStep} ends it. */
   @Override
   public boolean rebuilding() {
-    return rebuilder.rebuilding();
+    return indexes.rebuilder.rebuilding();
   }
 
-  /**
-   * One bounded step of the rebuild: deletes entries of the old index, then indexes items of the
-   * item table in offset order, from where the last step stopped, {@code max} of both at most.
-   *
-   * @return how many items this step indexed
-   */
+  /** One bounded step of the index rebuild ({@link IndexRebuilder}), {@code max} entries at most; returns the items indexed. */
   public long rebuildStep(int max) {
-    return rebuilder.step(max);
+    return indexes.rebuilder.step(max);
   }
 
-  /**
-   * True the first time an offset of the items topic is seen, false when it was taken in before (a
-   * replay after a crash under at-least-once): remembers the highest offset taken in, which records
-   * of one partition reach in order, without a RocksDB read.
-   */
+  /** True the first time an offset of the items topic is seen; false for a replay (at-least-once), without a RocksDB read. */
   public boolean firstSighting(long offset) {
     return table.firstSighting(offset);
   }
@@ -283,21 +203,10 @@ public final class PriorityStore implements QueueView {
    * decisions D56). Held item writes are written out first, so that the scan sees every change.
    */
   public List<Map.Entry<Long, StoredItem>> itemsBetween(long from, long to, int max) {
-    List<Map.Entry<Long, StoredItem>> out = new ArrayList<>();
-    if (from >= to || max <= 0) {
-      return out;
-    }
-    table.between(from, to - 1, (offset, item) -> {
-      out.add(Map.entry(offset, item));
-      return out.size() < max;
-    });
-    return out;
+    return table.itemsBetween(from, to, max);
   }
 
-  /**
-   * Writes the count of changes to the state store if transitions moved it since the last call. Call
-   * it after the transitions of each record and punctuation.
-   */
+  /** Writes the count of changes to the state store if transitions moved it: after each record's and punctuation's transitions. */
   public void markChanges() {
     table.markChanges();
   }
@@ -311,10 +220,7 @@ public final class PriorityStore implements QueueView {
     table.hold();
   }
 
-  /**
-   * Applies the item table's held writes, then the state log's changed blocks, the high-water mark
-   * and the count of changes, in one batch of the state store.
-   */
+  /** Applies the item table's held writes, then the state log's changed blocks and the marks, in one batch. */
   public void flushItemWrites() {
     table.flush();
   }
@@ -329,25 +235,11 @@ public final class PriorityStore implements QueueView {
     return table.blocksWritten();
   }
 
-  /**
-   * The first {@code n} ready items of a topic in the order dispatch serves them, leasing nothing
-   * ({@link HeadPeek}; what it leaves out is said there).
-   */
+  /** The first {@code n} ready items of a topic in the order dispatch serves them, leasing nothing ({@link HeadPeek}). */
   public List<HeadPeek.Entry> peek(String namespace, String topic, int n) {
-    return HeadPeek.first(new HeadPeek.Reader() {
-      @Override
-      public List<byte[]> indexRange(byte[] from, byte[] to, int max) {
-        return index.keys(from, to, max);
-      }
-
-      @Override
-      public StoredItem item(long offset) {
-        return get(offset);
-      }
-    }, namespace, topic, n);
+    return HeadPeek.first(indexes.peekReader(), namespace, topic, n);
   }
 
-  /** The item at {@code offset}, or null when there is none. */
   @Override
   public StoredItem get(long offset) {
     return table.get(offset);
@@ -360,24 +252,7 @@ public final class PriorityStore implements QueueView {
    */
   public void transition(long offset, StoredItem before, StoredItem after) {
     table.write(offset, before, after);
-    if (rebuilder.indexed(offset)) {
-      reindex(offset, before, after); // else the rebuild indexes the item as the table holds it when it gets there
-    }
-  }
-
-  /**
-   * Hands the change to every view. The ready view first, while the fair shares still count
-   * {@code before} (a group's queue is known empty from them); the order view after it (it moves its
-   * groups' heads' ready keys, which the ready view leaves alone); the fair shares and counts last.
-   */
-  private void reindex(long offset, StoredItem before, StoredItem after) {
-    ready.change(offset, before, after);
-    age.change(offset, before, after);
-    overflow.change(offset, before, after);
-    timers.change(offset, before, after);
-    order.change(offset, before, after);
-    fair.change(before, after);
-    counts.change(before, after);
+    indexes.change(offset, before, after);
   }
 
   /**
@@ -390,116 +265,88 @@ public final class PriorityStore implements QueueView {
     table.takingIn(offset, encoded);
   }
 
-  /**
-   * Up to {@code max} of a group's queued ready items at a priority, in the group's dequeue order (lane,
-   * slot, ready time, offset). The ready index ({@link #readyHead}) holds only the first of them. A
-   * group's flat items (decisions D48) are not here: they are in the ready index themselves.
-   */
   @Override
   public List<ReadyEntry> groupHead(String namespace, String topic, int priority, String group, int max) {
-    return ready.groupHead(namespace, topic, priority, group, max);
+    return indexes.ready.groupHead(namespace, topic, priority, group, max);
   }
 
-  /** Items of a group key leased on this partition, over its namespace's topics and priorities. */
   @Override
   public long groupLeased(String namespace, String group) {
-    return fair.leased(namespace, group);
+    return indexes.fair.leased(namespace, group);
   }
 
-  /**
-   * Up to {@code max} entries of a topic's ready index in dequeue order, without removing them: its
-   * ready items without a group key, the flat items of groups (decisions D48), the first queued ready
-   * item of each group key and priority (the rest of a group's queue is read with {@link #groupHead}),
-   * and each ordered group's head when it is ready (decisions D60).
-   */
   @Override
   public List<ReadyEntry> readyHead(String namespace, String topic, int max) {
-    return ready.readyHead(namespace, topic, max);
+    return indexes.ready.readyHead(namespace, topic, max);
   }
 
-  /** The virtual time of a topic's priority for fair queueing (0 when nothing of it is ready or leased). */
   @Override
   public long virtualTime(String namespace, String topic, int priority) {
-    return fair.virtualTime(namespace, topic, priority);
+    return indexes.fair.virtualTime(namespace, topic, priority);
   }
 
-  /** The last slot a group got at a topic's priority, or null when it has nothing ready or leased there. */
   @Override
   public Long groupLastSlot(String namespace, String topic, int priority, String group) {
-    return fair.lastSlot(namespace, topic, priority, group);
+    return indexes.fair.lastSlot(namespace, topic, priority, group);
   }
 
   /** Fair queueing's state, read-only (tests). */
   public FairShares fairShares() {
-    return fair;
+    return indexes.fair;
   }
 
   /** Ready time of the topic's oldest ready item (of either lane), or null when none is ready. */
   public Long oldestReadyAt(String namespace, String topic) {
-    return age.oldestReadyAt(namespace, topic);
+    return indexes.age.oldestReadyAt(namespace, topic);
   }
 
-  /**
-   * Offsets of up to {@code max} of the topic's fresh-lane ready items that became ready before
-   * {@code readyBefore}, longest ready first: the items that sidelining moves to the backlog lane.
-   * O(log n + k) from the age index's fresh-lane head, whatever the backlog.
-   */
   @Override
   public List<Long> readyBefore(String namespace, String topic, long readyBefore, int max) {
-    return age.readyBefore(namespace, topic, readyBefore, max);
+    return indexes.age.readyBefore(namespace, topic, readyBefore, max);
   }
 
-  /** Up to {@code max} timers of {@code kind} due at or before {@code now}, earliest first. */
   @Override
   public List<TimerEntry> dueTimers(TimerKind kind, long now, int max) {
-    return timers.due(kind, now, max);
+    return indexes.timers.due(kind, now, max);
   }
 
   /** The counts of one topic; zeros when it has no items. */
   public TopicCounts counts(String namespace, String topic) {
-    return counts.counts(namespace, topic);
+    return indexes.counts.counts(namespace, topic);
   }
 
-  /** The counts of a namespace on this partition, summed over its topics (topic {@code "*"}); zeros when it has none. */
   @Override
   public TopicCounts namespaceCounts(String namespace) {
-    return counts.namespaceCounts(namespace);
+    return indexes.counts.namespaceCounts(namespace);
   }
 
   /** True when items wait in OVERFLOW on this partition (no allocation: asked for every record of a quiet task). */
   public boolean hasOverflow() {
-    return counts.hasOverflow();
+    return indexes.counts.hasOverflow();
   }
 
-  /** The namespaces with items in OVERFLOW on this partition. */
   @Override
   public Set<String> overflowNamespaces() {
-    return counts.overflowNamespaces();
+    return indexes.counts.overflowNamespaces();
   }
 
-  /** The offsets of up to {@code max} OVERFLOW items of a namespace, in arrival (offset) order. */
   @Override
   public List<Long> overflowHead(String namespace, int max) {
-    return overflow.head(namespace, max);
+    return indexes.overflow.head(namespace, max);
   }
 
-  /** The topics of a namespace that hold items on this partition, by name. */
   @Override
   public List<TopicCounts> topics(String namespace) {
-    return counts.topics(namespace);
+    return indexes.counts.topics(namespace);
   }
 
   /** Every topic with items on this partition, across namespaces. */
   public List<TopicCounts> allTopics() {
-    return counts.allTopics();
+    return indexes.counts.allTopics();
   }
 
-  /**
-   * The offset of an ordered group's head (its oldest live item, whatever its state), or null when the
-   * group has no live item on this partition (decisions D60).
-   */
   @Override
   public Long orderedHead(String namespace, String topic, String group) {
-    return order.head(namespace, topic, group);
+    return indexes.order.head(namespace, topic, group);
   }
 }

@@ -47,7 +47,7 @@ final class TimerView {
 
   /** The timers of an item: {@code [STATE, TTL]}, null where it has none (a pure function of the item). */
   static TimerEntry[] keysOf(long offset, StoredItem item) {
-    if (item == null || item.getExpiresAt() == null && stateKind(item) == null) {
+    if (none(item)) {
       return NONE;
     }
     TimerKind kind = stateKind(item);
@@ -59,11 +59,16 @@ final class TimerView {
   /** True when both items have the same timers, without making them (the common case: a change of neither). */
   static boolean sameKeys(StoredItem a, StoredItem b) {
     if (a == null || b == null) {
-      return a == b || keysOf(0, a == null ? b : a) == NONE;
+      return none(a) && none(b);
     }
     TimerKind kind = stateKind(a);
     return kind == stateKind(b) && (kind == null || stateDue(a) == stateDue(b))
         && Objects.equals(a.getExpiresAt(), b.getExpiresAt());
+  }
+
+  /** True when the item has no timer (or is not there). */
+  private static boolean none(StoredItem item) {
+    return item == null || item.getExpiresAt() == null && stateKind(item) == null;
   }
 
   private static TimerKind stateKind(StoredItem item) {
