@@ -44,14 +44,14 @@ public final class ItemTableRebuild {
       LongConsumer lost) {
     long[] counts = new long[3];
     long first;
-    try (StateLog.EntryIterator it = log.entries()) {
+    try (StateBlockFormat.EntryIterator it = log.entries()) {
       ItemStateEntry e = next(it, skip);
       if (e == null) {
         return new Result(0, 0, 0);
       }
       first = e.getOffset();
     }
-    try (StateLog.EntryIterator it = log.entries()) {
+    try (StateBlockFormat.EntryIterator it = log.entries()) {
       ItemStateEntry[] next = {next(it, skip)};
       source.read(first, highWater, offset -> {
         while (next[0] != null && next[0].getOffset() < offset) {
@@ -77,7 +77,7 @@ public final class ItemTableRebuild {
     return new Result(counts[0], counts[1], counts[2]);
   }
 
-  private static ItemStateEntry next(StateLog.EntryIterator it, java.util.function.LongPredicate skip) {
+  private static ItemStateEntry next(StateBlockFormat.EntryIterator it, java.util.function.LongPredicate skip) {
     while (it.hasNext()) {
       ItemStateEntry e = it.next();
       if (!skip.test(e.getOffset())) {

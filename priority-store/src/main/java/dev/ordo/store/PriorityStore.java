@@ -227,7 +227,7 @@ public final class PriorityStore implements QueueView {
 
   /** The entries of a state log block's value (its record on the state store's changelog), in offset order. */
   public static List<dev.ordo.schema.ItemStateEntry> stateBlockEntries(byte[] value) {
-    return StateLog.entriesOf(value);
+    return StateBlockFormat.entriesOf(value);
   }
 
   /** Blocks of the state log written since the store was made (0 without a state log). */
