@@ -1,6 +1,19 @@
 package dev.ordo.store;
 
 import dev.ordo.schema.ItemStateEntry;
+import dev.ordo.schema.StoredItem;
+import dev.ordo.serde.OrdoSerdes;
+import dev.ordo.store.internal.ItemKeySchema;
+import dev.ordo.store.internal.KeyFamily;
+import dev.ordo.store.internal.OrderedBytes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import java.util.function.LongConsumer;
 
 /**
@@ -31,14 +44,14 @@ public final class ItemTableRebuild {
       LongConsumer lost) {
     long[] counts = new long[3];
     long first;
-    try (StateLog.EntryIterator it = log.entries()) {
+    try (StateBlockFormat.EntryIterator it = log.entries()) {
       ItemStateEntry e = next(it, skip);
       if (e == null) {
         return new Result(0, 0, 0);
       }
       first = e.getOffset();
     }
-    try (StateLog.EntryIterator it = log.entries()) {
+    try (StateBlockFormat.EntryIterator it = log.entries()) {
       ItemStateEntry[] next = {next(it, skip)};
       source.read(first, highWater, offset -> {
         while (next[0] != null && next[0].getOffset() < offset) {
@@ -64,7 +77,7 @@ public final class ItemTableRebuild {
     return new Result(counts[0], counts[1], counts[2]);
   }
 
-  private static ItemStateEntry next(StateLog.EntryIterator it, java.util.function.LongPredicate skip) {
+  private static ItemStateEntry next(StateBlockFormat.EntryIterator it, java.util.function.LongPredicate skip) {
     while (it.hasNext()) {
       ItemStateEntry e = it.next();
       if (!skip.test(e.getOffset())) {
@@ -78,5 +91,99 @@ public final class ItemTableRebuild {
     counts[0]++;
     counts[2]++;
     lost.accept(e.getOffset());
+  }
+
+  /** Items written to the item table per batch while it is rebuilt. */
+  private static final int BATCH = 1_024;
+
+  /**
+   * Empties the item table and fills it from the state log's live entries and their records on the
+   * items topic ({@link #run}), the cold items first, whole from the state store. Entries whose record is
+   * gone are dropped from the log (at the next write of it). The caller applies or drops the held
+   * writes of the table first.
+   */
+  static Result rebuildTable(KeyValueStore<Bytes, byte[]> items, StateLog log, ItemSource source, long highWater) {
+    byte[] from = {KeyFamily.ITEM};
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      while (it.hasNext()) {
+        batch.add(KeyValue.pair(it.next().key, null));
+        if (batch.size() >= BATCH) {
+          items.putAll(batch);
+          batch.clear();
+        }
+      }
+    }
+    items.putAll(batch);
+    batch.clear();
+    // The cold items first, whole from the state store; their entries, if a block still has one, are left out.
+    long coldBelow = log.coldBelow();
+    TreeMap<Long, StoredItem> coldAbove = new TreeMap<>();
+    long cold = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = log.coldItems()) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        long offset = OrderedBytes.getLong(e.key.get(), 1);
+        StoredItem whole = OrdoSerdes.STORED_ITEM.decode(e.value);
+        if (offset >= coldBelow) {
+          coldAbove.put(offset, whole); // moved in a batch whose end the changelog lacks (at-least-once)
+        }
+        batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.ITEM.encode(whole.getItem())));
+        cold++;
+        if (batch.size() >= BATCH) {
+          items.putAll(batch);
+          batch.clear();
+        }
+      }
+    }
+    List<Long> lost = new ArrayList<>();
+    Result warm = run(log, source, highWater, o -> o < coldBelow || coldAbove.containsKey(o), (offset, item) -> {
+      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), item));
+      if (batch.size() >= BATCH) {
+        items.putAll(batch);
+        batch.clear();
+      }
+    }, lost::add);
+    items.putAll(batch);
+    for (long offset : lost) {
+      log.put(offset, null);
+    }
+    // Cold copies above the watermark are the first live items past it, in offset order (they are
+    // moved so): out of their blocks, and the watermark past them, as the lost batch would have left it.
+    for (Map.Entry<Long, StoredItem> e : coldAbove.entrySet()) {
+      log.moveToCold(e.getKey(), e.getValue());
+    }
+    if (!coldAbove.isEmpty()) {
+      log.raiseColdBelow(coldAbove.lastKey() + 1);
+    }
+    return new Result(warm.entries() + cold, warm.items() + cold, warm.lost());
+  }
+
+  /** What {@link #migrateLegacy} copied: the highest offset among the items (-1: none, or the table's mark), how many. */
+  record Migration(long highWater, long items) {}
+
+  /**
+   * Copies every item of an item table kept before the state log (whole stored items) into the state
+   * log (written at the next commit), and leaves in the table what it holds now: the items alone.
+   */
+  static Migration migrateLegacy(KeyValueStore<Bytes, byte[]> items, StateLog log, Bytes highWaterKey) {
+    byte[] hw = items.get(highWaterKey);
+    long highWater = hw == null ? -1 : java.nio.ByteBuffer.wrap(hw).getLong();
+    long n = 0;
+    byte[] from = {KeyFamily.ITEM};
+    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+    try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
+      while (it.hasNext()) {
+        KeyValue<Bytes, byte[]> e = it.next();
+        long offset = ItemKeySchema.offset(e.key.get());
+        StoredItem whole = OrdoSerdes.STORED_ITEM.decode(e.value);
+        log.put(offset, whole);
+        batch.add(KeyValue.pair(e.key, OrdoSerdes.ITEM.encode(whole.getItem())));
+        highWater = Math.max(highWater, offset);
+        n++;
+      }
+    }
+    items.putAll(batch); // after the scan, which reads a snapshot anyway
+    return new Migration(highWater, n);
   }
 }

@@ -13,13 +13,16 @@ public interface QueueView {
   StoredItem get(long offset);
 
   /**
-   * Up to {@code max} entries of a topic's ready index in dequeue order: its ready items without a
-   * group key, the flat items of groups, and the first queued item of each group key and priority
-   * (decisions D48).
+   * Up to {@code max} entries of a topic's ready index in dequeue order, without removing them: its
+   * ready items without a group key, the flat items of groups, the first queued item of each group key
+   * and priority (decisions D48), and each ordered group's head when it is ready (decisions D60).
    */
   List<ReadyEntry> readyHead(String namespace, String topic, int max);
 
-  /** Up to {@code max} of a group's queued ready items at a priority, in the group's dequeue order. */
+  /**
+   * Up to {@code max} of a group's queued ready items at a priority, in the group's dequeue order (lane,
+   * slot, ready time, offset); the ready index holds the first only. A group's flat items are not here.
+   */
   List<ReadyEntry> groupHead(String namespace, String topic, int priority, String group, int max);
 
   /** Items of a group key leased on this partition, over its namespace's topics and priorities. */
@@ -31,7 +34,10 @@ public interface QueueView {
   /** The last slot a group got at a topic's priority, or null when it has nothing ready or leased there. */
   Long groupLastSlot(String namespace, String topic, int priority, String group);
 
-  /** Up to {@code max} fresh-lane ready items of a topic ready since before {@code readyBefore}, longest first. */
+  /**
+   * Up to {@code max} fresh-lane ready items of a topic ready since before {@code readyBefore}, longest
+   * first: the items that sidelining moves to the backlog lane; O(log n + k) whatever the backlog.
+   */
   List<Long> readyBefore(String namespace, String topic, long readyBefore, int max);
 
   /** The topics of a namespace that hold items on this partition, by name. */

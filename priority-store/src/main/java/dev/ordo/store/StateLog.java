@@ -242,42 +242,6 @@ final class StateLog {
     }
   }
 
-  /** The entry of {@code offset} in its block's value, or null when the block has none for it. */
-  static ItemStateEntry entryAt(byte[] value, long offset) {
-    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(value);
-    if (in.get() != FORMAT) {
-      throw new IllegalStateException("a state log block of format " + value[0] + ", not " + FORMAT);
-    }
-    int n = in.getInt();
-    int wanted = slotOf(offset);
-    for (int k = 0; k < n; k++) {
-      int slot = in.get() & 0xff;
-      int length = in.getInt();
-      if (slot == wanted) {
-        byte[] e = new byte[length];
-        in.get(e);
-        return OrdoSerdes.ITEM_STATE_ENTRY.decode(e);
-      }
-      in.position(in.position() + length);
-    }
-    return null;
-  }
-
-  /** The entries of a block's value, in offset order. */
-  static List<ItemStateEntry> entriesOf(byte[] value) {
-    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(value);
-    in.get();
-    int n = in.getInt();
-    List<ItemStateEntry> out = new ArrayList<>(n);
-    for (int k = 0; k < n; k++) {
-      in.get(); // the slot
-      byte[] e = new byte[in.getInt()];
-      in.get(e);
-      out.add(OrdoSerdes.ITEM_STATE_ENTRY.decode(e));
-    }
-    return out;
-  }
-
   private static int slotOf(long offset) {
     return (int) (offset & (StateBlockKeySchema.OFFSETS - 1));
   }
@@ -365,43 +329,12 @@ final class StateLog {
    * Every live item's entry, in offset order, as the store holds them (call with no changes held).
    * The iterator must be closed.
    */
-  EntryIterator entries() {
+  StateBlockFormat.EntryIterator entries() {
     if (dirtyBlocks > 0) {
       throw new IllegalStateException(dirtyBlocks + " blocks have changes not written");
     }
     byte[] from = {KeyFamily.STATE_BLOCK};
-    return new EntryIterator(store.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from))));
-  }
-
-  /** The live items' entries, block by block from the store. */
-  static final class EntryIterator implements Iterator<ItemStateEntry>, AutoCloseable {
-    private final KeyValueIterator<Bytes, byte[]> blocks;
-    private Iterator<ItemStateEntry> current = java.util.Collections.emptyIterator();
-
-    private EntryIterator(KeyValueIterator<Bytes, byte[]> blocks) {
-      this.blocks = blocks;
-    }
-
-    @Override
-    public boolean hasNext() {
-      while (!current.hasNext() && blocks.hasNext()) {
-        current = entriesOf(blocks.next().value).iterator();
-      }
-      return current.hasNext();
-    }
-
-    @Override
-    public ItemStateEntry next() {
-      if (!hasNext()) {
-        throw new java.util.NoSuchElementException();
-      }
-      return current.next();
-    }
-
-    @Override
-    public void close() {
-      blocks.close();
-    }
+    return new StateBlockFormat.EntryIterator(store.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from))));
   }
 
   /** Block {@code n}, decoded from the store or new; null when it holds nothing and {@code create} is false. */

@@ -43,7 +43,7 @@ public final class StoreReader {
     }
     byte[] block = lookup.get(PriorityStore.STATE_STORE_NAME,
         Bytes.wrap(StateBlockKeySchema.key(StateBlockKeySchema.block(offset))));
-    ItemStateEntry entry = block == null ? null : StateLog.entryAt(block, offset);
+    ItemStateEntry entry = block == null ? null : StateBlockFormat.entryAt(block, offset);
     return entry == null ? null : StateEntries.itemOf(entry, OrdoSerdes.ITEM.decode(item));
   }
 }

@@ -116,7 +116,7 @@ public final class HeadCache {
   /**
    * The first live key of {@code prefix} (null when none), read before {@code key}, a key the
    * prefix did not hold, is {@link #inserted}: the two in one look-up of the prefix, for an item
-   * joining its group's queue ({@code PriorityStore.index}). The caller writes the key to the
+   * joining its group's queue ({@code ReadyView.joinQueue}). The caller writes the key to the
    * store after this call, so that a read of the store here does not find it already.
    */
   public byte[] firstThenInserted(byte[] prefix, byte[] key, Loader loader) {
@@ -133,7 +133,7 @@ public final class HeadCache {
   /**
    * {@link #removed}, telling whether the key was the prefix's first live key and, if so, the live
    * key after it: in one look-up of the prefix, for an item leaving its group's queue
-   * ({@code PriorityStore.removeFromGroup}). The caller deletes the key from the store after this
+   * ({@code ReadyView.leaveQueue}). The caller deletes the key from the store after this
    * call: the key and the one after it are read first (a read of the store finds both), so the next
    * is known without reading the store again.
    */

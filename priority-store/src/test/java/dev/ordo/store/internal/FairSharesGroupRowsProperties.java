@@ -21,7 +21,7 @@ import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
 /**
- * A group's entries at its priorities ({@code FairShares.Rows}): short arrays up to a few priorities,
+ * A group's entries at its priorities ({@code FairShareEntries.Rows}): short arrays up to a few priorities,
  * a map beyond; either way they answer as a map from priority to entry, and the fair shares over them
  * keep and forget a group spread over many priorities entry by entry (docs/store.md, "Fair shares, one
  * map entry per group").
@@ -35,7 +35,7 @@ class FairSharesGroupRowsProperties {
 
   @Property
   void rowsAnswerAsAMapFromPriorityToEntry(@ForAll("ops") List<Integer> ops) {
-    FairShares.Rows rows = new FairShares.Rows();
+    FairShareEntries.Rows rows = new FairShareEntries.Rows();
     Map<Integer, long[]> model = new HashMap<>();
     for (int op : ops) {
       if (op >= 0) {
