@@ -13,7 +13,6 @@ import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.Requester;
-import dev.ordo.schema.ReturnReason;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.time.Duration;
@@ -265,7 +264,7 @@ public final class LeaseConsumer implements AutoCloseable {
     return requesterId;
   }
 
-  // ---- low level, through the embedded client ----
+  // ---- its window, and the embedded client ----
 
   /**
    * How many items this consumer asks the queue to hold leased to it now: {@code max.in.flight}, or
@@ -273,39 +272,6 @@ public final class LeaseConsumer implements AutoCloseable {
    */
   public int window() {
     return window.limit();
-  }
-
-  /** {@link QueueClient#dequeue} in this consumer's namespace. */
-  public CompletableFuture<List<DeliveredItem>> dequeue(Map<String, Integer> topics, Duration wait) {
-    return client.dequeue(namespace, topics, wait);
-  }
-
-  public CompletableFuture<List<DeliveredItem>> dequeue(String namespace, Map<String, Integer> topics, Duration wait) {
-    return client.dequeue(namespace, topics, wait);
-  }
-
-  public CompletableFuture<Outcome> ack(ItemId id, String leaseId) {
-    return client.ack(id, leaseId);
-  }
-
-  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, Duration delay, byte[] metadata) {
-    return client.nack(id, leaseId, delay, metadata);
-  }
-
-  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
-    return client.nack(id, leaseId, options);
-  }
-
-  public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
-    return client.extend(id, leaseId, lease);
-  }
-
-  public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
-    return client.release(id, leaseId);
-  }
-
-  public CompletableFuture<Outcome> cancel(ItemId id) {
-    return client.cancel(id);
   }
 
   /** {@link QueueClient#activeTopics} of this consumer's namespace. */
@@ -317,7 +283,10 @@ public final class LeaseConsumer implements AutoCloseable {
     return client.activeTopics(namespace);
   }
 
-  /** The embedded client, for anything else. */
+  /**
+   * The embedded client, for anything else: dequeues of its own and commands on items
+   * ({@link QueueClient#ack(dev.ordo.api.ItemId, String)}...), sent with this consumer's client id.
+   */
   public QueueClient client() {
     return client;
   }
@@ -438,7 +407,7 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     if (!taken) {
       counters.released.incrementAndGet();
-      client.giveBack(item, state.get() == State.RUNNING ? ReturnReason.OVER_CAPACITY : ReturnReason.CLOSING);
+      client.giveBack(item, state.get() == State.RUNNING ? GiveBackReason.OVER_CAPACITY : GiveBackReason.CLOSING);
       return;
     }
     inFlightByPartition.computeIfAbsent(job.partition(), p -> new AtomicInteger()).incrementAndGet();
@@ -735,7 +704,7 @@ public final class LeaseConsumer implements AutoCloseable {
     for (Job job : jobs.values()) {
       if (job.releaseIfNotStarted()) {
         counters.released.incrementAndGet();
-        client.giveBack(job.item(), ReturnReason.CLOSING); // its handler never started: nobody saw it
+        client.giveBack(job.item(), GiveBackReason.CLOSING); // its handler never started: nobody saw it
       }
     }
     long deadline = time.milliseconds() + grace.toMillis();

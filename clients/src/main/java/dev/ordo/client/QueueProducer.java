@@ -291,7 +291,7 @@ public final class QueueProducer implements AutoCloseable {
         .setDeliverAfter(r.deliverAfterMs(time.milliseconds()))
         .setLeaseDurationMs(r.lease() == null ? null : r.lease().toMillis())
         .setTtlMs(r.ttl() == null ? null : r.ttl().toMillis())
-        .setDeliverySemantics(r.semantics())
+        .setDeliverySemantics(dev.ordo.client.internal.PublicTypes.semantics(r.semantics()))
         .setMaxAttempts(r.maxAttempts())
         .setGroupKey(r.groupKey())
         .setTraceId(r.traceId())
