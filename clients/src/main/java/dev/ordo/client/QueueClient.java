@@ -989,7 +989,8 @@ public final class QueueClient implements AutoCloseable {
         }
       });
     } catch (RuntimeException e) {
-      result.completeExceptionally(e);
+      // Kafka's producer refuses a send once closed (IllegalStateException): a close that raced this one.
+      result.completeExceptionally(!running && e instanceof IllegalStateException ? closed() : e);
     }
     return result;
   }
