@@ -122,7 +122,9 @@ public final class LeaseConsumer implements AutoCloseable {
   private final long validityMs;
   private final double heartbeatFraction;
   private final Backoff backoff;
-  private final Time time = Time.SYSTEM;
+  private final Time time;
+  /** {@link ConsumerFaults#NONE} but in tests. */
+  private final ConsumerFaults faults;
   /** Empty dequeues and busy ratio (decisions D58). */
   private final SpareCapacity spare;
 
@@ -157,8 +159,7 @@ public final class LeaseConsumer implements AutoCloseable {
 
   private volatile Set<Integer> assignment = Set.of();
   private volatile boolean stopPolling;
-  private volatile boolean crashed;
-  private volatile boolean heartbeatsBlocked;
+  private volatile boolean halted;
   private KafkaConsumer<byte[], byte[]> consumer;
   private ExecutorService workers;
   private Thread pollThread;
@@ -172,7 +173,14 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   public LeaseConsumer(LeaseConsumerConfig config) {
+    this(config, ConsumerFaults.NONE);
+  }
+
+  /** {@code faults}: the seam tests of this package fail the consumer through. */
+  LeaseConsumer(LeaseConsumerConfig config, ConsumerFaults faults) {
     this.config = config;
+    this.faults = faults;
+    this.time = config.time();
     this.topics = config.topics();
     this.requesterId = config.requesterId();
     this.memberPrefix = config.groupId() + "/m-";
@@ -341,7 +349,7 @@ public final class LeaseConsumer implements AutoCloseable {
       }
     } finally {
       try {
-        consumer.close(crashed ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
+        consumer.close(halted ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
       } catch (RuntimeException e) {
         log.warn("Closing the group consumer of {} failed", requesterId, e);
       }
@@ -483,7 +491,7 @@ public final class LeaseConsumer implements AutoCloseable {
     for (Job job : jobs.values()) {
       if (job.expired(now)) {
         lose(job, "no heartbeat was answered before the lease ran out");
-      } else if (!heartbeatsBlocked && job.heartbeatDue(now)) {
+      } else if (job.heartbeatDue(now) && !faults.heartbeatsHeld()) {
         job.heartbeatSent();
         long sentAt = now;
         client.extendBatched(job.id(), job.item().getLeaseId(), Duration.ofMillis(job.leaseMs())).whenComplete((o, e) -> {
@@ -510,7 +518,7 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   private void commit(boolean handoff) {
-    if (owned.isEmpty() || crashed) {
+    if (owned.isEmpty() || halted) {
       return;
     }
     Map<TopicPartition, OffsetAndMetadata> offsets = positions(owned.keySet(), handoff);
@@ -533,7 +541,7 @@ public final class LeaseConsumer implements AutoCloseable {
   private final class Rebalance implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      if (crashed || partitions.isEmpty()) {
+      if (halted || partitions.isEmpty()) {
         return;
       }
       Set<Integer> revoked = new HashSet<>();
@@ -561,7 +569,7 @@ public final class LeaseConsumer implements AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      if (crashed || partitions.isEmpty()) {
+      if (halted || partitions.isEmpty()) {
         return;
       }
       Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
@@ -598,7 +606,7 @@ public final class LeaseConsumer implements AutoCloseable {
       }
     }
     try {
-      if (bound && !crashed) {
+      if (bound && !halted) {
         settle(job, ok, failure, waited);
       }
     } catch (RuntimeException e) {
@@ -773,12 +781,13 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   /**
-   * Simulates a crash for tests: stops polling, heartbeating and working at once and drops the
-   * Kafka clients, sending no ack, nack, release, demand cancel or hand-over. The consumer's
-   * items return when their leases run out.
+   * Stops as a killed process would: polling, heartbeating and working end at once and the Kafka
+   * clients are dropped, with no ack, nack, release, demand cancel or hand-over sent. The consumer's
+   * items return when their leases run out. Package-private: the seam through which tests of this
+   * package crash a member of a group.
    */
-  void crashForTest() {
-    crashed = true;
+  void halt() {
+    halted = true;
     state.set(State.CLOSED);
     stopPolling = true;
     if (consumer != null) {
@@ -793,13 +802,8 @@ public final class LeaseConsumer implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    client.crashForTest();
+    client.halt();
     terminated.complete(null);
-  }
-
-  /** For tests: while true, no heartbeat is sent, so running leases run out. */
-  void blockHeartbeatsForTest(boolean blocked) {
-    this.heartbeatsBlocked = blocked;
   }
 
   private static final class Counters {

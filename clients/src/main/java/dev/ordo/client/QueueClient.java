@@ -88,7 +88,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Commands on an item go to the item's partition with a requester id of their own,
- * {@code <client id>/<incarnation>/c<n>}; the future completes with the queue's {@link Outcome} (APPLIED,
+ * {@code <client id>/<incarnation>/c<n>}; the future completes with the queue's {@link CommandOutcome} (APPLIED,
  * STALE_LEASE, UNKNOWN_ITEM) or fails with a {@link TimeoutException} after
  * {@code ordo.client.request.timeout.ms}. An item ID naming a partition the cluster does not have
  * is answered UNKNOWN_ITEM locally.
@@ -144,7 +144,7 @@ public final class QueueClient implements AutoCloseable {
   private final long minWaitMs;
   private final long refreshMs;
   private final int maxItems;
-  private final Time time = Time.SYSTEM;
+  private final Time time;
   private final Producer<byte[], byte[]> producer;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final StatsView stats;
@@ -163,7 +163,7 @@ public final class QueueClient implements AutoCloseable {
   private final String requesterPrefix;
   private final Thread thread;
   private volatile boolean running = true;
-  private volatile boolean crashed;
+  private volatile boolean halted;
   private long lastWarning; // poll thread only
 
   /**
@@ -207,6 +207,7 @@ public final class QueueClient implements AutoCloseable {
 
   public QueueClient(QueueClientConfig config) {
     this.topics = config.topics();
+    this.time = config.time();
     this.clientId = config.clientId();
     this.requestTimeoutMs = config.requestTimeout().toMillis();
     this.gatherMs = config.dequeueGather().toMillis();
@@ -791,7 +792,7 @@ public final class QueueClient implements AutoCloseable {
    * Acks many items at once, for a caller that waits on them (the HTTP API's batch ack): the acks of
    * each partition travel as one {@link Acks} command, answered by one {@link Outcomes} record, and
    * the queue commits as soon as it answered. One future per item, in the order given, with its
-   * {@link Outcome}; an item ID naming a partition the cluster does not have is answered
+   * {@link CommandOutcome}; an item ID naming a partition the cluster does not have is answered
    * UNKNOWN_ITEM locally.
    *
    * @throws IllegalArgumentException for a missing item ID or lease (nothing is sent then)
@@ -1051,10 +1052,10 @@ public final class QueueClient implements AutoCloseable {
       log.error("The reply thread of client {} failed; the client stops", clientId, e);
       running = false;
     } finally {
-      if (!crashed) {
+      if (!halted) {
         failPending();
       }
-      consumer.close(crashed ? Duration.ZERO : Duration.ofSeconds(5));
+      consumer.close(halted ? Duration.ZERO : Duration.ofSeconds(5));
     }
   }
 
@@ -1348,9 +1349,13 @@ public final class QueueClient implements AutoCloseable {
     callbacks.shutdown();
   }
 
-  /** Simulates a crash: stops reading and drops the Kafka clients without sending anything more. */
-  void crashForTest() {
-    crashed = true;
+  /**
+   * Stops as a killed process would: reading ends and the Kafka clients are dropped without sending
+   * anything more, pending calls left as they are. Package-private: the seam through which tests of
+   * this package (and {@link LeaseConsumer#halt}) crash a client.
+   */
+  void halt() {
+    halted = true;
     running = false;
     consumer.wakeup();
     producer.close(Duration.ZERO);

@@ -73,7 +73,7 @@ public final class QueueProducer implements AutoCloseable {
     this.payloadLimit = config.payloadMaxBytes();
     this.headersLimit = config.headersMaxBytes();
     this.backlogLimit = config.backlogMaxItems();
-    this.time = Time.SYSTEM;
+    this.time = config.time();
     this.producer = new KafkaProducer<>(config.producerConfigs());
     this.maxBlockMs = config.maxBlockMs();
     this.limits = config.backpressure() ? new PolicyLimits(topics.namespaces()) : null;

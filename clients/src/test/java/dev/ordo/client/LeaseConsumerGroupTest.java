@@ -77,7 +77,7 @@ class LeaseConsumerGroupTest extends LeaseConsumerTestBase {
     assertEquals(4, held.size(), "the crashing consumer holds its max in flight, heartbeating");
 
     long crashedAt = System.currentTimeMillis();
-    crashing.crashForTest();
+    crashing.halt();
     await().atMost(Duration.ofSeconds(30)).until(() -> survivorAttempts.keySet().containsAll(ids)
         && survivor.stats().acked() == ids.size());
     for (ItemId id : held) {

@@ -206,8 +206,7 @@ class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
   void handlerWhoseHeartbeatsFailIsInterruptedWhenItsLeaseRunsOutAndTheItemReturns() throws Exception {
     List<Integer> attempts = new CopyOnWriteArrayList<>();
     AtomicBoolean interrupted = new AtomicBoolean();
-    LeaseConsumer c = consumer("expire-group", "expire", Map.of());
-    c.blockHeartbeatsForTest(true);
+    LeaseConsumer c = consumer("expire-group", "expire", Map.of(), () -> true); // no heartbeat goes
     c.start(item -> {
       attempts.add(item.attempt());
       if (item.attempt() == 1) {

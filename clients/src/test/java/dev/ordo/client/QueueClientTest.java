@@ -171,6 +171,43 @@ class QueueClientTest {
   }
 
   @Test
+  void theClockGivenInTheConfigTellsTheAgeOfTheOldestReadyItem() throws Exception {
+    ManualTime time = new ManualTime(System.currentTimeMillis() + Duration.ofHours(1).toMillis());
+    producer.enqueue(item("clock", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
+    try (QueueClient clocked = new QueueClient(new QueueClientConfig(queue.clientConfig(), time))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> clocked.activeTopics("clock").get().stream()
+          .anyMatch(t -> t.ready() == 1));
+      TopicActivity t = clocked.activeTopics("clock").get(10, TimeUnit.SECONDS).get(0);
+      assertTrue(t.oldestReadyAge().compareTo(Duration.ofMinutes(59)) > 0, "an hour on by the client's clock: " + t);
+      time.advance(Duration.ofHours(1).toMillis());
+      TopicActivity later = clocked.activeTopics("clock").get(10, TimeUnit.SECONDS).get(0);
+      assertTrue(later.oldestReadyAge().compareTo(Duration.ofMinutes(119)) > 0, "and one more: " + later);
+    }
+    ackAll(dequeueUntil("clock", "t", 1));
+  }
+
+  @Test
+  void aClosedClientOrProducerFailsEveryCallWithClientClosedException() throws Exception {
+    QueueClient closing = new QueueClient(queue.clientConfig());
+    CompletableFuture<List<QueueItem>> waiting = closing.dequeue("closing", Map.of("t", 1), Duration.ofSeconds(30));
+    closing.close();
+    ExecutionException pending = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+    assertInstanceOf(ClientClosedException.class, pending.getCause(), "a dequeue open at the close");
+    for (CompletableFuture<?> call : List.of(closing.dequeue("closing", "t", 1, Duration.ZERO),
+        closing.ack(new ItemId(0, 1), "lease"), closing.cancel(new ItemId(0, 1)),
+        closing.ackAll(List.of(Map.entry(new ItemId(0, 1), "lease"))).get(0))) {
+      ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+      assertInstanceOf(ClientClosedException.class, e.getCause());
+      assertTrue(e.getCause().getMessage().contains(closing.clientId() + " is closed"), e.getCause().getMessage());
+    }
+    QueueProducer closed = new QueueProducer(queue.producerConfig());
+    closed.close();
+    ExecutionException e = assertThrows(ExecutionException.class,
+        () -> closed.enqueue(item("closing", "t", 0, "x").build()).get(10, TimeUnit.SECONDS));
+    assertInstanceOf(ClientClosedException.class, e.getCause());
+  }
+
+  @Test
   void ackNackExtendAndCancelAnswerAppliedStaleLeaseOrUnknownItem() throws Exception {
     producer.enqueue(item("outcomes", "t", 0, "x").lease(Duration.ofSeconds(5)).build()).get(10, TimeUnit.SECONDS);
     QueueItem item = dequeueUntil("outcomes", "t", 1).get(0);

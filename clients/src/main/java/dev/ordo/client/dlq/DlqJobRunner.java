@@ -132,12 +132,17 @@ public final class DlqJobRunner implements AutoCloseable {
    * @param hook called before each commit (tests inject faults there)
    */
   public DlqJobRunner(Map<String, ?> config, String cluster, BatchHook hook) {
+    this(config, cluster, hook, Time.SYSTEM);
+  }
+
+  /** {@code time}: the clock of the runner's waits and job times (a mock one in tests). */
+  public DlqJobRunner(Map<String, ?> config, String cluster, BatchHook hook, Time time) {
     this.topics = new ClusterTopics(cluster);
     this.wire = dev.ordo.client.internal.Wire.of(config);
     this.consumerConfig = KafkaProps.of(config, KafkaProps.CONSUMER_PREFIX, Set.of());
     this.producerConfig = KafkaProps.of(config, KafkaProps.PRODUCER_PREFIX, Set.of());
     this.hook = hook;
-    this.time = Time.SYSTEM;
+    this.time = java.util.Objects.requireNonNull(time, "time");
     this.statePartition = new TopicPartition(topics.dlqState(), 0);
     this.thread = new Thread(this::run, "ordo-dlq-jobs-" + cluster);
     thread.setDaemon(true);
