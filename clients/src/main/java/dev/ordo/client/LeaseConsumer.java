@@ -87,9 +87,9 @@ import org.slf4j.LoggerFactory;
  *       heartbeating), then interrupts the rest and releases their items, commits and leaves.</li>
  * </ol>
  *
- * <p>The low-level calls ({@link #dequeue}, {@link #ack}, {@link #nack}, {@link #extend},
- * {@link #activeTopics}...) go through an embedded {@link QueueClient}, which also carries the
- * consumer's own acks and heartbeats; they work without {@link #start}.
+ * <p>An embedded {@link QueueClient} carries the consumer's own acks and heartbeats; {@link #client()}
+ * gives it for dequeues and commands of the caller's own, and {@link #activeTopics} reads through it.
+ * They work without {@link #start}.
  */
 public final class LeaseConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseConsumer.class);

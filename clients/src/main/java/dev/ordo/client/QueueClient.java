@@ -341,16 +341,13 @@ public final class QueueClient implements AutoCloseable {
   }
 
   /**
-   * The caller's future of {@code q}: its items as {@link QueueItem}s. Cancelling it cancels the dequeue;
-   * items that complete a dequeue its caller cancelled meanwhile are given back.
+   * The caller's future of {@code q}: its items as {@link QueueItem}s. A caller that completes it first
+   * (cancels it, or times it out) ends the dequeue; items that complete a dequeue its caller gave up
+   * meanwhile are given back.
    */
   private CompletableFuture<List<QueueItem>> handedTo(PendingDequeue q) {
     CompletableFuture<List<QueueItem>> result = new CompletableFuture<>();
-    result.whenComplete((items, e) -> {
-      if (result.isCancelled()) {
-        q.future().cancel(false);
-      }
-    });
+    result.whenComplete((items, e) -> q.future().cancel(false)); // a no-op once the dequeue completed it
     q.future().whenComplete((items, e) -> {
       if (e != null) {
         result.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null

@@ -187,6 +187,20 @@ class QueueClientTest {
   }
 
   @Test
+  void aDequeueItsCallerGivesUpEndsAndWhatItWasGrantedGoesToTheNextOnItsFirstAttempt() throws Exception {
+    CompletableFuture<List<QueueItem>> cancelled = client.dequeue("gaveup", Map.of("t", 1), Duration.ofSeconds(30));
+    assertTrue(cancelled.cancel(false));
+    CompletableFuture<List<QueueItem>> timedOut = client.dequeue("gaveup", Map.of("t", 1), Duration.ofSeconds(30))
+        .orTimeout(1, TimeUnit.MILLISECONDS);
+    ExecutionException e = assertThrows(ExecutionException.class, () -> timedOut.get(10, TimeUnit.SECONDS));
+    assertInstanceOf(TimeoutException.class, e.getCause());
+    producer.enqueue(item("gaveup", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
+    QueueItem got = dequeueUntil("gaveup", "t", 1).get(0);
+    assertEquals(1, got.attempt(), "the dequeues given up hold nothing: it comes unseen");
+    ackAll(List.of(got));
+  }
+
+  @Test
   void aClosedClientOrProducerFailsEveryCallWithClientClosedException() throws Exception {
     QueueClient closing = new QueueClient(queue.clientConfig());
     CompletableFuture<List<QueueItem>> waiting = closing.dequeue("closing", Map.of("t", 1), Duration.ofSeconds(30));
