@@ -2,7 +2,6 @@ package dev.ordo.client;
 
 import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.Names;
-import dev.ordo.schema.DeliverySemantics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -24,7 +23,7 @@ public final class EnqueueRequest {
   private final Instant deliverAfter;
   private final Duration lease;
   private final Duration ttl;
-  private final DeliverySemantics semantics;
+  private final Semantics semantics;
   private final Integer maxAttempts;
   private final String groupKey;
   private final String traceId;
@@ -97,7 +96,7 @@ public final class EnqueueRequest {
   }
 
   /** Null: at-least-once (the namespace default). */
-  public DeliverySemantics semantics() {
+  public Semantics semantics() {
     return semantics;
   }
 
@@ -160,7 +159,7 @@ public final class EnqueueRequest {
     private Instant deliverAfter;
     private Duration lease;
     private Duration ttl;
-    private DeliverySemantics semantics;
+    private Semantics semantics;
     private Integer maxAttempts;
     private String groupKey;
     private String traceId;
@@ -207,14 +206,14 @@ public final class EnqueueRequest {
       return this;
     }
 
-    public Builder semantics(DeliverySemantics semantics) {
+    public Builder semantics(Semantics semantics) {
       this.semantics = semantics;
       return this;
     }
 
     /** Shorthand for {@code semantics(AT_MOST_ONCE)}: a lease that runs out deletes the item. */
     public Builder atMostOnce() {
-      return semantics(DeliverySemantics.AT_MOST_ONCE);
+      return semantics(Semantics.AT_MOST_ONCE);
     }
 
     /** Deliveries before a failure sends the item to the dead-letter topic. */

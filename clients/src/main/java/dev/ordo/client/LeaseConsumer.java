@@ -4,16 +4,15 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Backoff;
-import dev.ordo.client.internal.SpareCapacity;
 import dev.ordo.client.internal.CreditSplit;
 import dev.ordo.client.internal.InFlightLimit;
 import dev.ordo.client.internal.Job;
+import dev.ordo.client.internal.SpareCapacity;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Delivery;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.Requester;
-import dev.ordo.schema.ReturnReason;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.time.Duration;
@@ -88,9 +87,9 @@ import org.slf4j.LoggerFactory;
  *       heartbeating), then interrupts the rest and releases their items, commits and leaves.</li>
  * </ol>
  *
- * <p>The low-level calls ({@link #dequeue}, {@link #ack}, {@link #nack}, {@link #extend},
- * {@link #activeTopics}...) go through an embedded {@link QueueClient}, which also carries the
- * consumer's own acks and heartbeats; they work without {@link #start}.
+ * <p>An embedded {@link QueueClient} carries the consumer's own acks and heartbeats; {@link #client()}
+ * gives it for dequeues and commands of the caller's own, and {@link #activeTopics} reads through it.
+ * They work without {@link #start}.
  */
 public final class LeaseConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseConsumer.class);
@@ -123,7 +122,9 @@ public final class LeaseConsumer implements AutoCloseable {
   private final long validityMs;
   private final double heartbeatFraction;
   private final Backoff backoff;
-  private final Time time = Time.SYSTEM;
+  private final Time time;
+  /** {@link ConsumerFaults#NONE} but in tests. */
+  private final ConsumerFaults faults;
   /** Empty dequeues and busy ratio (decisions D58). */
   private final SpareCapacity spare;
 
@@ -158,8 +159,7 @@ public final class LeaseConsumer implements AutoCloseable {
 
   private volatile Set<Integer> assignment = Set.of();
   private volatile boolean stopPolling;
-  private volatile boolean crashed;
-  private volatile boolean heartbeatsBlocked;
+  private volatile boolean halted;
   private KafkaConsumer<byte[], byte[]> consumer;
   private ExecutorService workers;
   private Thread pollThread;
@@ -173,7 +173,14 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   public LeaseConsumer(LeaseConsumerConfig config) {
+    this(config, ConsumerFaults.NONE);
+  }
+
+  /** {@code faults}: the seam tests of this package fail the consumer through. */
+  LeaseConsumer(LeaseConsumerConfig config, ConsumerFaults faults) {
     this.config = config;
+    this.faults = faults;
+    this.time = config.time();
     this.topics = config.topics();
     this.requesterId = config.requesterId();
     this.memberPrefix = config.groupId() + "/m-";
@@ -265,7 +272,7 @@ public final class LeaseConsumer implements AutoCloseable {
     return requesterId;
   }
 
-  // ---- low level, through the embedded client ----
+  // ---- its window, and the embedded client ----
 
   /**
    * How many items this consumer asks the queue to hold leased to it now: {@code max.in.flight}, or
@@ -273,39 +280,6 @@ public final class LeaseConsumer implements AutoCloseable {
    */
   public int window() {
     return window.limit();
-  }
-
-  /** {@link QueueClient#dequeue} in this consumer's namespace. */
-  public CompletableFuture<List<DeliveredItem>> dequeue(Map<String, Integer> topics, Duration wait) {
-    return client.dequeue(namespace, topics, wait);
-  }
-
-  public CompletableFuture<List<DeliveredItem>> dequeue(String namespace, Map<String, Integer> topics, Duration wait) {
-    return client.dequeue(namespace, topics, wait);
-  }
-
-  public CompletableFuture<Outcome> ack(ItemId id, String leaseId) {
-    return client.ack(id, leaseId);
-  }
-
-  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, Duration delay, byte[] metadata) {
-    return client.nack(id, leaseId, delay, metadata);
-  }
-
-  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
-    return client.nack(id, leaseId, options);
-  }
-
-  public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
-    return client.extend(id, leaseId, lease);
-  }
-
-  public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
-    return client.release(id, leaseId);
-  }
-
-  public CompletableFuture<Outcome> cancel(ItemId id) {
-    return client.cancel(id);
   }
 
   /** {@link QueueClient#activeTopics} of this consumer's namespace. */
@@ -317,7 +291,10 @@ public final class LeaseConsumer implements AutoCloseable {
     return client.activeTopics(namespace);
   }
 
-  /** The embedded client, for anything else. */
+  /**
+   * The embedded client, for anything else: dequeues of its own and commands on items
+   * ({@link QueueClient#ack(dev.ordo.api.ItemId, String)}...), sent with this consumer's client id.
+   */
   public QueueClient client() {
     return client;
   }
@@ -372,7 +349,7 @@ public final class LeaseConsumer implements AutoCloseable {
       }
     } finally {
       try {
-        consumer.close(crashed ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
+        consumer.close(halted ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
       } catch (RuntimeException e) {
         log.warn("Closing the group consumer of {} failed", requesterId, e);
       }
@@ -438,7 +415,7 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     if (!taken) {
       counters.released.incrementAndGet();
-      client.giveBack(item, state.get() == State.RUNNING ? ReturnReason.OVER_CAPACITY : ReturnReason.CLOSING);
+      client.giveBack(item, state.get() == State.RUNNING ? GiveBackReason.OVER_CAPACITY : GiveBackReason.CLOSING);
       return;
     }
     inFlightByPartition.computeIfAbsent(job.partition(), p -> new AtomicInteger()).incrementAndGet();
@@ -514,7 +491,7 @@ public final class LeaseConsumer implements AutoCloseable {
     for (Job job : jobs.values()) {
       if (job.expired(now)) {
         lose(job, "no heartbeat was answered before the lease ran out");
-      } else if (!heartbeatsBlocked && job.heartbeatDue(now)) {
+      } else if (job.heartbeatDue(now) && !faults.heartbeatsHeld()) {
         job.heartbeatSent();
         long sentAt = now;
         client.extendBatched(job.id(), job.item().getLeaseId(), Duration.ofMillis(job.leaseMs())).whenComplete((o, e) -> {
@@ -541,7 +518,7 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   private void commit(boolean handoff) {
-    if (owned.isEmpty() || crashed) {
+    if (owned.isEmpty() || halted) {
       return;
     }
     Map<TopicPartition, OffsetAndMetadata> offsets = positions(owned.keySet(), handoff);
@@ -564,7 +541,7 @@ public final class LeaseConsumer implements AutoCloseable {
   private final class Rebalance implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      if (crashed || partitions.isEmpty()) {
+      if (halted || partitions.isEmpty()) {
         return;
       }
       Set<Integer> revoked = new HashSet<>();
@@ -592,7 +569,7 @@ public final class LeaseConsumer implements AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      if (crashed || partitions.isEmpty()) {
+      if (halted || partitions.isEmpty()) {
         return;
       }
       Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
@@ -629,7 +606,7 @@ public final class LeaseConsumer implements AutoCloseable {
       }
     }
     try {
-      if (bound && !crashed) {
+      if (bound && !halted) {
         settle(job, ok, failure, waited);
       }
     } catch (RuntimeException e) {
@@ -735,7 +712,7 @@ public final class LeaseConsumer implements AutoCloseable {
     for (Job job : jobs.values()) {
       if (job.releaseIfNotStarted()) {
         counters.released.incrementAndGet();
-        client.giveBack(job.item(), ReturnReason.CLOSING); // its handler never started: nobody saw it
+        client.giveBack(job.item(), GiveBackReason.CLOSING); // its handler never started: nobody saw it
       }
     }
     long deadline = time.milliseconds() + grace.toMillis();
@@ -804,12 +781,13 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   /**
-   * Simulates a crash for tests: stops polling, heartbeating and working at once and drops the
-   * Kafka clients, sending no ack, nack, release, demand cancel or hand-over. The consumer's
-   * items return when their leases run out.
+   * Stops as a killed process would: polling, heartbeating and working end at once and the Kafka
+   * clients are dropped, with no ack, nack, release, demand cancel or hand-over sent. The consumer's
+   * items return when their leases run out. Package-private: the seam through which tests of this
+   * package crash a member of a group.
    */
-  void crashForTest() {
-    crashed = true;
+  void halt() {
+    halted = true;
     state.set(State.CLOSED);
     stopPolling = true;
     if (consumer != null) {
@@ -824,13 +802,8 @@ public final class LeaseConsumer implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    client.crashForTest();
+    client.halt();
     terminated.complete(null);
-  }
-
-  /** For tests: while true, no heartbeat is sent, so running leases run out. */
-  void blockHeartbeatsForTest(boolean blocked) {
-    this.heartbeatsBlocked = blocked;
   }
 
   private static final class Counters {

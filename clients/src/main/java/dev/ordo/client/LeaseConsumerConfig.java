@@ -20,6 +20,7 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * Configuration of a {@link LeaseConsumer}: every {@link QueueClientConfig} key (for the embedded
@@ -124,6 +125,11 @@ public final class LeaseConsumerConfig extends AbstractConfig {
   private final String memberId = UUID.randomUUID().toString().substring(0, 8);
 
   public LeaseConsumerConfig(Map<String, ?> props) {
+    this(props, Time.SYSTEM);
+  }
+
+  /** {@code time}: the clock of the consumer and its embedded client (a mock one in tests). */
+  public LeaseConsumerConfig(Map<String, ?> props, Time time) {
     super(CONFIG, props);
     if (getLong(DEMAND_VALIDITY_CONFIG) <= getLong(DEMAND_REFRESH_CONFIG)) {
       throw new ConfigException(DEMAND_VALIDITY_CONFIG, getLong(DEMAND_VALIDITY_CONFIG),
@@ -137,7 +143,7 @@ public final class LeaseConsumerConfig extends AbstractConfig {
     if (getString(QueueClientConfig.CLIENT_ID_CONFIG).isEmpty()) {
       client.put(QueueClientConfig.CLIENT_ID_CONFIG, "lease-" + memberId);
     }
-    this.clientConfig = new QueueClientConfig(client);
+    this.clientConfig = new QueueClientConfig(client, time);
   }
 
   public static ConfigDef configDef() {
@@ -146,6 +152,11 @@ public final class LeaseConsumerConfig extends AbstractConfig {
 
   public ClusterTopics topics() {
     return clientConfig.topics();
+  }
+
+  /** The clock of the consumer and its embedded client: {@link Time#SYSTEM} unless given. */
+  public Time time() {
+    return clientConfig.time();
   }
 
   public QueueClientConfig clientConfig() {

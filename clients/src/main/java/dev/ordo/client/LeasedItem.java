@@ -3,7 +3,7 @@ package dev.ordo.client;
 import dev.ordo.api.ItemHeaders;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Job;
-import dev.ordo.schema.DeliveredItem;
+import dev.ordo.client.internal.PublicTypes;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 
@@ -78,9 +78,9 @@ public final class LeasedItem {
     return job.lost() != null;
   }
 
-  /** The delivery as the queue sent it. */
-  public DeliveredItem delivered() {
-    return job.item();
+  /** The delivery as the queue sent it (its lease's end as first granted, not as extended since). */
+  public QueueItem delivered() {
+    return PublicTypes.item(job.item());
   }
 
   private static byte[] bytes(ByteBuffer buffer) {

@@ -8,6 +8,7 @@ import dev.ordo.client.internal.Commands;
 import dev.ordo.client.internal.DemandPlan;
 import dev.ordo.client.internal.PartitionBreakers;
 import dev.ordo.client.internal.PendingDequeue;
+import dev.ordo.client.internal.PublicTypes;
 import dev.ordo.client.internal.Selection;
 import dev.ordo.client.internal.StatsView;
 import dev.ordo.schema.Ack;
@@ -23,7 +24,6 @@ import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.Outcomes;
 import dev.ordo.schema.Release;
 import dev.ordo.schema.Requester;
-import dev.ordo.schema.ReturnReason;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.nio.ByteBuffer;
@@ -88,7 +88,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Commands on an item go to the item's partition with a requester id of their own,
- * {@code <client id>/<incarnation>/c<n>}; the future completes with the queue's {@link Outcome} (APPLIED,
+ * {@code <client id>/<incarnation>/c<n>}; the future completes with the queue's {@link CommandOutcome} (APPLIED,
  * STALE_LEASE, UNKNOWN_ITEM) or fails with a {@link TimeoutException} after
  * {@code ordo.client.request.timeout.ms}. An item ID naming a partition the cluster does not have
  * is answered UNKNOWN_ITEM locally.
@@ -144,7 +144,7 @@ public final class QueueClient implements AutoCloseable {
   private final long minWaitMs;
   private final long refreshMs;
   private final int maxItems;
-  private final Time time = Time.SYSTEM;
+  private final Time time;
   private final Producer<byte[], byte[]> producer;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final StatsView stats;
@@ -163,7 +163,7 @@ public final class QueueClient implements AutoCloseable {
   private final String requesterPrefix;
   private final Thread thread;
   private volatile boolean running = true;
-  private volatile boolean crashed;
+  private volatile boolean halted;
   private long lastWarning; // poll thread only
 
   /**
@@ -207,6 +207,7 @@ public final class QueueClient implements AutoCloseable {
 
   public QueueClient(QueueClientConfig config) {
     this.topics = config.topics();
+    this.time = config.time();
     this.clientId = config.clientId();
     this.requestTimeoutMs = config.requestTimeout().toMillis();
     this.gatherMs = config.dequeueGather().toMillis();
@@ -304,7 +305,7 @@ public final class QueueClient implements AutoCloseable {
    * @throws IllegalArgumentException naming the bad argument: a namespace or topic name, a count
    *     below 1 or a total over {@code ordo.client.dequeue.max.items}, a negative wait
    */
-  public CompletableFuture<List<DeliveredItem>> dequeue(String namespace, Map<String, Integer> topics, Duration wait) {
+  public CompletableFuture<List<QueueItem>> dequeue(String namespace, Map<String, Integer> topics, Duration wait) {
     Names.check("namespace", namespace);
     if (topics == null || topics.isEmpty()) {
       throw new IllegalArgumentException("topics is missing: name at least one topic with a count, or * for any");
@@ -325,7 +326,7 @@ public final class QueueClient implements AutoCloseable {
       throw new IllegalArgumentException("wait must not be negative, got " + wait);
     }
     if (!running) {
-      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+      return CompletableFuture.failedFuture(closed());
     }
     long now = time.milliseconds();
     // A server that answers slowly (a cold or loaded one) gets at least three of its recent answer
@@ -336,11 +337,35 @@ public final class QueueClient implements AutoCloseable {
         now + waitMs, now + refreshMs);
     dequeues.put(q.requesterId(), q);
     sendDemands(q, q.wanted(), now);
-    return q.future();
+    return handedTo(q);
+  }
+
+  /**
+   * The caller's future of {@code q}: its items as {@link QueueItem}s. A caller that completes it first
+   * (cancels it, or times it out) ends the dequeue; items that complete a dequeue its caller gave up
+   * meanwhile are given back.
+   */
+  private CompletableFuture<List<QueueItem>> handedTo(PendingDequeue q) {
+    CompletableFuture<List<QueueItem>> result = new CompletableFuture<>();
+    result.whenComplete((items, e) -> q.future().cancel(false)); // a no-op once the dequeue completed it
+    q.future().whenComplete((items, e) -> {
+      if (e != null) {
+        result.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+            ? c.getCause() : e);
+      } else if (!result.complete(PublicTypes.items(items))) {
+        items.forEach(item -> giveBack(item, GiveBackReason.CANCELLED)); // the caller cancelled meanwhile
+      }
+    });
+    return result;
+  }
+
+  /** The failure of a call on this client once it is closed. */
+  private ClientClosedException closed() {
+    return new ClientClosedException("client " + clientId);
   }
 
   /** {@link #dequeue(String, Map, Duration)} of up to {@code count} items of one topic ({@code *}: any). */
-  public CompletableFuture<List<DeliveredItem>> dequeue(String namespace, String topic, int count, Duration wait) {
+  public CompletableFuture<List<QueueItem>> dequeue(String namespace, String topic, int count, Duration wait) {
     return dequeue(namespace, Map.of(topic == null ? "" : topic, count), wait);
   }
 
@@ -458,22 +483,24 @@ public final class QueueClient implements AutoCloseable {
 
   // ---- commands ----
 
-  public CompletableFuture<Outcome> ack(DeliveredItem item) {
-    return ack(ItemId.parse(item.getItemId()), item.getLeaseId());
+  /** {@link #ack(ItemId, String)} of the item on the lease it was handed with. */
+  public CompletableFuture<CommandOutcome> ack(QueueItem item) {
+    return ack(item.id(), item.leaseId());
   }
 
   /** Deletes the item if {@code leaseId} is its current lease. */
-  public CompletableFuture<Outcome> ack(ItemId id, String leaseId) {
+  public CompletableFuture<CommandOutcome> ack(ItemId id, String leaseId) {
     checkLease(id, leaseId);
-    return request(id, CommandKind.ACK, new Ack(id.toString(), leaseId));
+    return answer(request(id, CommandKind.ACK, new Ack(id.toString(), leaseId)));
   }
 
-  public CompletableFuture<Outcome> nack(DeliveredItem item, NackOptions options) {
-    return nack(ItemId.parse(item.getItemId()), item.getLeaseId(), options);
+  /** {@link #nack(ItemId, String, NackOptions)} of the item on the lease it was handed with. */
+  public CompletableFuture<CommandOutcome> nack(QueueItem item, NackOptions options) {
+    return nack(item.id(), item.leaseId(), options);
   }
 
   /** Gives the item back as failed: ready again after {@code delay} with new {@code metadata} if not null. */
-  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, Duration delay, byte[] metadata) {
+  public CompletableFuture<CommandOutcome> nack(ItemId id, String leaseId, Duration delay, byte[] metadata) {
     return nack(id, leaseId, NackOptions.retryAfter(delay).withMetadata(metadata));
   }
 
@@ -481,8 +508,13 @@ public final class QueueClient implements AutoCloseable {
    * Gives the item back as failed (one attempt used): ready again after the options' delay, or
    * dead-lettered when asked or when its attempts are used up (the outcome's {@code deadLetterReason} says so).
    */
-  public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
-    return nack(id, leaseId, options, false);
+  public CompletableFuture<CommandOutcome> nack(ItemId id, String leaseId, NackOptions options) {
+    return answer(nack(id, leaseId, options, false));
+  }
+
+  /** The caller's view of an outcome to come. */
+  private static CompletableFuture<CommandOutcome> answer(CompletableFuture<Outcome> outcome) {
+    return outcome.thenApply(PublicTypes::outcome);
   }
 
   /**
@@ -506,13 +538,14 @@ public final class QueueClient implements AutoCloseable {
         options.metadata() == null ? null : ByteBuffer.wrap(options.metadata()), options.error(), options.deadLetter());
   }
 
-  public CompletableFuture<Outcome> extend(DeliveredItem item, Duration lease) {
-    return extend(ItemId.parse(item.getItemId()), item.getLeaseId(), lease);
+  /** {@link #extend(ItemId, String, Duration)} of the item on the lease it was handed with. */
+  public CompletableFuture<CommandOutcome> extend(QueueItem item, Duration lease) {
+    return extend(item.id(), item.leaseId(), lease);
   }
 
   /** Heartbeat: the lease now ends {@code lease} from when the queue applies this; see the outcome's leaseExpiresAt. */
-  public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
-    return request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease));
+  public CompletableFuture<CommandOutcome> extend(ItemId id, String leaseId, Duration lease) {
+    return answer(request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease)));
   }
 
   private static Extend extendBody(ItemId id, String leaseId, Duration lease) {
@@ -523,22 +556,23 @@ public final class QueueClient implements AutoCloseable {
     return new Extend(id.toString(), leaseId, lease.toMillis());
   }
 
-  public CompletableFuture<Outcome> release(DeliveredItem item) {
-    return release(ItemId.parse(item.getItemId()), item.getLeaseId());
+  /** {@link #release(ItemId, String)} of the item on the lease it was handed with. */
+  public CompletableFuture<CommandOutcome> release(QueueItem item) {
+    return release(item.id(), item.leaseId());
   }
 
   /** Gives the item back unused: ready again at its place, the delivery not counted as an attempt. */
-  public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
+  public CompletableFuture<CommandOutcome> release(ItemId id, String leaseId) {
     checkLease(id, leaseId);
-    return request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null));
+    return answer(request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null)));
   }
 
   /** Deletes the item in whatever state, leased or not; a consumer holding it loses its lease. */
-  public CompletableFuture<Outcome> cancel(ItemId id) {
+  public CompletableFuture<CommandOutcome> cancel(ItemId id) {
     if (id == null) {
       throw new IllegalArgumentException("item ID is missing");
     }
-    return request(id, CommandKind.CANCEL, new Cancel(id.toString()));
+    return answer(request(id, CommandKind.CANCEL, new Cancel(id.toString())));
   }
 
   /**
@@ -569,33 +603,38 @@ public final class QueueClient implements AutoCloseable {
       this.scope = scope;
     }
 
-    public CompletableFuture<Outcome> ack(ItemId id, String leaseId) {
+    /** As {@link QueueClient#ack(ItemId, String)}, limited to the scope's namespaces. */
+    public CompletableFuture<CommandOutcome> ack(ItemId id, String leaseId) {
       checkLease(id, leaseId);
-      return request(id, CommandKind.ACK, new Ack(id.toString(), leaseId), false, scope);
+      return answer(request(id, CommandKind.ACK, new Ack(id.toString(), leaseId), false, scope));
     }
 
-    public CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options) {
-      return request(id, CommandKind.NACK, nackBody(id, leaseId, options), false, scope);
+    /** As {@link QueueClient#nack(ItemId, String, NackOptions)}, limited to the scope's namespaces. */
+    public CompletableFuture<CommandOutcome> nack(ItemId id, String leaseId, NackOptions options) {
+      return answer(request(id, CommandKind.NACK, nackBody(id, leaseId, options), false, scope));
     }
 
-    public CompletableFuture<Outcome> extend(ItemId id, String leaseId, Duration lease) {
-      return request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease), false, scope);
+    /** As {@link QueueClient#extend(ItemId, String, Duration)}, limited to the scope's namespaces. */
+    public CompletableFuture<CommandOutcome> extend(ItemId id, String leaseId, Duration lease) {
+      return answer(request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease), false, scope));
     }
 
-    public CompletableFuture<Outcome> release(ItemId id, String leaseId) {
+    /** As {@link QueueClient#release(ItemId, String)}, limited to the scope's namespaces. */
+    public CompletableFuture<CommandOutcome> release(ItemId id, String leaseId) {
       checkLease(id, leaseId);
-      return request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null), false, scope);
+      return answer(request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null), false, scope));
     }
 
-    public CompletableFuture<Outcome> cancel(ItemId id) {
+    /** As {@link QueueClient#cancel(ItemId)}, limited to the scope's namespaces. */
+    public CompletableFuture<CommandOutcome> cancel(ItemId id) {
       if (id == null) {
         throw new IllegalArgumentException("item ID is missing");
       }
-      return request(id, CommandKind.CANCEL, new Cancel(id.toString()), false, scope);
+      return answer(request(id, CommandKind.CANCEL, new Cancel(id.toString()), false, scope));
     }
 
     /** As {@link QueueClient#ackAll}, each ack limited to the scope's namespaces. */
-    public List<CompletableFuture<Outcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
+    public List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
       return QueueClient.this.ackAll(items, scope);
     }
   }
@@ -632,7 +671,7 @@ public final class QueueClient implements AutoCloseable {
       return producer.enqueue(request, backlogWait).thenApplyAsync(id -> new Enqueued(id, false), callbacks);
     }
     if (!running) {
-      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+      return CompletableFuture.failedFuture(closed());
     }
     String requesterId = requesterPrefix + "e" + sequence.incrementAndGet();
     CompletableFuture<Enqueued> future = new CompletableFuture<>();
@@ -666,7 +705,7 @@ public final class QueueClient implements AutoCloseable {
   private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched,
       List<String> scope) {
     if (!running) {
-      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+      return CompletableFuture.failedFuture(closed());
     }
     int partitions = partitions();
     if (id.partition() >= partitions) {
@@ -699,7 +738,7 @@ public final class QueueClient implements AutoCloseable {
     ItemId id = ItemId.parse(item.getItemId());
     checkLease(id, item.getLeaseId());
     if (!running) {
-      return CompletableFuture.failedFuture(new IllegalStateException("client " + clientId + " is closed"));
+      return CompletableFuture.failedFuture(closed());
     }
     int partitions = partitions();
     if (id.partition() >= partitions) {
@@ -750,23 +789,22 @@ public final class QueueClient implements AutoCloseable {
    * Acks many items at once, for a caller that waits on them (the HTTP API's batch ack): the acks of
    * each partition travel as one {@link Acks} command, answered by one {@link Outcomes} record, and
    * the queue commits as soon as it answered. One future per item, in the order given, with its
-   * {@link Outcome}; an item ID naming a partition the cluster does not have is answered
+   * {@link CommandOutcome}; an item ID naming a partition the cluster does not have is answered
    * UNKNOWN_ITEM locally.
    *
    * @throws IllegalArgumentException for a missing item ID or lease (nothing is sent then)
    */
-  public List<CompletableFuture<Outcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
+  public List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
     return ackAll(items, null);
   }
 
-  private List<CompletableFuture<Outcome>> ackAll(List<Map.Entry<ItemId, String>> items, List<String> scope) {
+  private List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items, List<String> scope) {
     for (Map.Entry<ItemId, String> e : items) {
       checkLease(e.getKey(), e.getValue());
     }
-    List<CompletableFuture<Outcome>> futures = new ArrayList<>(items.size());
+    List<CompletableFuture<CommandOutcome>> futures = new ArrayList<>(items.size());
     if (!running) {
-      items.forEach(e -> futures.add(CompletableFuture.failedFuture(
-          new IllegalStateException("client " + clientId + " is closed"))));
+      items.forEach(e -> futures.add(CompletableFuture.failedFuture(closed())));
       return futures;
     }
     int partitions = partitions();
@@ -774,7 +812,7 @@ public final class QueueClient implements AutoCloseable {
     for (Map.Entry<ItemId, String> e : items) {
       ItemId id = e.getKey();
       CompletableFuture<Outcome> future = new CompletableFuture<>();
-      futures.add(future);
+      futures.add(answer(future));
       if (id.partition() >= partitions) {
         future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
             "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
@@ -861,7 +899,7 @@ public final class QueueClient implements AutoCloseable {
    * open dequeue of this client that wants it ({@link PendingDequeue#takes}), else given back unseen
    * for {@code reason}. Poll thread only.
    */
-  private void passOn(DeliveredItem item, String from, ReturnReason reason) {
+  private void passOn(DeliveredItem item, String from, GiveBackReason reason) {
     PendingDequeue other = PendingDequeue.taker(dequeues.values(), item, from);
     if (other != null) {
       String entry = DemandPlan.entryKey(ItemId.parse(item.getItemId()).partition(), item.getTopic());
@@ -881,18 +919,18 @@ public final class QueueClient implements AutoCloseable {
   }
 
   /** Leases this client gave back unseen, by reason, since start. */
-  public Map<ReturnReason, Long> givenBack() {
-    Map<ReturnReason, Long> out = new java.util.EnumMap<>(ReturnReason.class);
+  public Map<GiveBackReason, Long> givenBack() {
+    Map<GiveBackReason, Long> out = new java.util.EnumMap<>(GiveBackReason.class);
     givenBack.forEach((r, n) -> out.put(r, n.sum()));
     return out;
   }
 
-  private final Map<ReturnReason, java.util.concurrent.atomic.LongAdder> givenBack = new java.util.EnumMap<>(
-      Map.of(ReturnReason.SURPLUS, new java.util.concurrent.atomic.LongAdder(),
-          ReturnReason.LATE, new java.util.concurrent.atomic.LongAdder(),
-          ReturnReason.OVER_CAPACITY, new java.util.concurrent.atomic.LongAdder(),
-          ReturnReason.CLOSING, new java.util.concurrent.atomic.LongAdder(),
-          ReturnReason.CANCELLED, new java.util.concurrent.atomic.LongAdder()));
+  private final Map<GiveBackReason, java.util.concurrent.atomic.LongAdder> givenBack = new java.util.EnumMap<>(
+      Map.of(GiveBackReason.SURPLUS, new java.util.concurrent.atomic.LongAdder(),
+          GiveBackReason.LATE, new java.util.concurrent.atomic.LongAdder(),
+          GiveBackReason.OVER_CAPACITY, new java.util.concurrent.atomic.LongAdder(),
+          GiveBackReason.CLOSING, new java.util.concurrent.atomic.LongAdder(),
+          GiveBackReason.CANCELLED, new java.util.concurrent.atomic.LongAdder()));
 
   /**
    * Gives back, fire and forget, the lease of an item nobody was handed: the queue undoes it as if
@@ -900,13 +938,13 @@ public final class QueueClient implements AutoCloseable {
    * dropped, and counts it by {@code reason}. Only for items this library never gave its caller or
    * handler.
    */
-  void giveBack(DeliveredItem item, ReturnReason reason) {
+  void giveBack(DeliveredItem item, GiveBackReason reason) {
     givenBack.get(reason).increment();
     ItemId id = ItemId.parse(item.getItemId());
     // Near zero when nothing fails (decisions D50): each one is worth a line.
     log.info("Giving back item {} (lease {}, attempt {}) unseen: {}", id, item.getLeaseId(), item.getAttempt(), reason);
     send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-        new Release(id.toString(), item.getLeaseId(), reason), false))
+        new Release(id.toString(), item.getLeaseId(), PublicTypes.reason(reason)), false))
         .whenComplete((m, e) -> {
           if (e != null) {
             log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
@@ -920,16 +958,16 @@ public final class QueueClient implements AutoCloseable {
    * granted ({@code Release.returned}: ready again at its place, the attempt given back) and counted by
    * {@code reason} in {@link #givenBack}, with one log line for all. Only for items nobody was handed.
    */
-  public void giveBackUnseen(List<DeliveredItem> items, ReturnReason reason) {
+  public void giveBackUnseen(List<QueueItem> items, GiveBackReason reason) {
     if (items.isEmpty()) {
       return;
     }
     givenBack.get(reason).add(items.size());
     log.debug("Giving back {} items unseen: {}", items.size(), reason);
-    for (DeliveredItem item : items) {
-      ItemId id = ItemId.parse(item.getItemId());
+    for (QueueItem item : items) {
+      ItemId id = item.id();
       send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-          new Release(id.toString(), item.getLeaseId(), reason), false))
+          new Release(id.toString(), item.leaseId(), PublicTypes.reason(reason)), false))
           .whenComplete((m, e) -> {
             if (e != null) {
               log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
@@ -949,7 +987,8 @@ public final class QueueClient implements AutoCloseable {
         }
       });
     } catch (RuntimeException e) {
-      result.completeExceptionally(e);
+      // Kafka's producer refuses a send once closed (IllegalStateException): a close that raced this one.
+      result.completeExceptionally(!running && e instanceof IllegalStateException ? closed() : e);
     }
     return result;
   }
@@ -1010,10 +1049,10 @@ public final class QueueClient implements AutoCloseable {
       log.error("The reply thread of client {} failed; the client stops", clientId, e);
       running = false;
     } finally {
-      if (!crashed) {
+      if (!halted) {
         failPending();
       }
-      consumer.close(crashed ? Duration.ZERO : Duration.ofSeconds(5));
+      consumer.close(halted ? Duration.ZERO : Duration.ofSeconds(5));
     }
   }
 
@@ -1109,7 +1148,7 @@ public final class QueueClient implements AutoCloseable {
           if (ended != null) {
             observeAnswer(ended.answerTime(time.milliseconds()));
           }
-          passOn(item, requesterId, ReturnReason.LATE); // arrived after its dequeue finished
+          passOn(item, requesterId, GiveBackReason.LATE); // arrived after its dequeue finished
         } else {
           observeAnswer(q.offer(item, from, time.milliseconds()));
         }
@@ -1144,7 +1183,7 @@ public final class QueueClient implements AutoCloseable {
       dequeues.remove(q.requesterId());
       unreserve(q);
       cancelDemands(q, now);
-      q.received().forEach(item -> giveBack(item, ReturnReason.CANCELLED));
+      q.received().forEach(item -> giveBack(item, GiveBackReason.CANCELLED));
       if (q.failure() != null) {
         callbacks.execute(() -> q.future().completeExceptionally(q.failure()));
       }
@@ -1159,10 +1198,10 @@ public final class QueueClient implements AutoCloseable {
       cancelDemands(q, now);
       Selection s = Selection.of(q.wanted(), q.received());
       s.chosen().forEach(item -> handedOut.put(item.getItemId() + "/" + item.getLeaseId(), Boolean.TRUE));
-      s.surplus().forEach(item -> passOn(item, q.requesterId(), ReturnReason.SURPLUS));
+      s.surplus().forEach(item -> passOn(item, q.requesterId(), GiveBackReason.SURPLUS));
       callbacks.execute(() -> {
         if (!q.future().complete(s.chosen())) {
-          s.chosen().forEach(item -> giveBack(item, ReturnReason.CANCELLED)); // the caller cancelled meanwhile
+          s.chosen().forEach(item -> giveBack(item, GiveBackReason.CANCELLED)); // the caller cancelled meanwhile
         }
       });
     } else if (q.roundSettled()) {
@@ -1240,11 +1279,11 @@ public final class QueueClient implements AutoCloseable {
   }
 
   private void failPending() {
-    IllegalStateException closed = new IllegalStateException("client " + clientId + " is closed");
+    ClientClosedException closed = closed();
     for (PendingDequeue q : dequeues.values()) {
       dequeues.remove(q.requesterId());
       unreserve(q);
-      q.received().forEach(item -> giveBack(item, ReturnReason.CANCELLED));
+      q.received().forEach(item -> giveBack(item, GiveBackReason.CANCELLED));
       q.future().completeExceptionally(closed);
     }
     for (PendingOutcome o : outcomes.values()) {
@@ -1307,9 +1346,13 @@ public final class QueueClient implements AutoCloseable {
     callbacks.shutdown();
   }
 
-  /** Simulates a crash: stops reading and drops the Kafka clients without sending anything more. */
-  void crashForTest() {
-    crashed = true;
+  /**
+   * Stops as a killed process would: reading ends and the Kafka clients are dropped without sending
+   * anything more, pending calls left as they are. Package-private: the seam through which tests of
+   * this package (and {@link LeaseConsumer#halt}) crash a client.
+   */
+  void halt() {
+    halted = true;
     running = false;
     consumer.wakeup();
     producer.close(Duration.ZERO);

@@ -21,6 +21,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * Configuration of a {@link QueueClient}. Keys starting with {@code ordo.} are Ordo's, defined
@@ -30,9 +31,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * acks=all, serializers, no auto commit) cannot be overridden.
  */
 public final class QueueClientConfig extends AbstractConfig {
-  public static final String CLUSTER_CONFIG = "ordo.cluster";
-  public static final String CLUSTER_DOC = "The Ordo cluster: the prefix of its topics (<cluster>.items,"
-      + " .commands, .deliveries, .topics).";
+  public static final String CLUSTER_CONFIG = CommonConfigs.CLUSTER_CONFIG;
+  public static final String CLUSTER_DOC = CommonConfigs.CLUSTER_DOC;
 
   public static final String CLIENT_ID_CONFIG = "ordo.client.id";
   public static final String CLIENT_ID_DOC = "This client's name, in its Kafka client ids and requester ids"
@@ -90,13 +90,14 @@ public final class QueueClientConfig extends AbstractConfig {
       + " what they hold; when the stats show fewer than wanted, every partition is asked for a share of the"
       + " rest, so this bounds the work one call can cause.";
 
-  public static final String SCHEMA_REGISTRY_URL_CONFIG = Wire.SCHEMA_REGISTRY_URL_CONFIG;
+  public static final String SCHEMA_REGISTRY_URL_CONFIG = CommonConfigs.SCHEMA_REGISTRY_URL_CONFIG;
 
   private static final ConfigDef CONFIG = define(new ConfigDef());
 
   private final ClusterTopics topics;
   private final String clientId;
   private final WireFormat wire;
+  private final Time time;
 
   public static final String BUSY_WINDOW_CONFIG = "ordo.client.busy.window.ms";
   public static final String BUSY_WINDOW_DOC = "The sliding window of ordo_consumer_busy_ratio (decisions D58): the"
@@ -119,7 +120,13 @@ public final class QueueClientConfig extends AbstractConfig {
       + " (it is served by the others meanwhile, only its items from that partition are missed).";
 
   public QueueClientConfig(Map<String, ?> props) {
+    this(props, Time.SYSTEM);
+  }
+
+  /** {@code time}: the clock of the client's timeouts, waits and stats (a mock one in tests). */
+  public QueueClientConfig(Map<String, ?> props, Time time) {
     super(CONFIG, props);
+    this.time = java.util.Objects.requireNonNull(time, "time");
     this.topics = new ClusterTopics(getString(CLUSTER_CONFIG));
     String id = getString(CLIENT_ID_CONFIG);
     this.wire = WireFormat.of(getString(SCHEMA_REGISTRY_URL_CONFIG), Wire.TIMEOUT);
@@ -129,6 +136,11 @@ public final class QueueClientConfig extends AbstractConfig {
     }
   }
 
+  /** The clock of the client built from this configuration: {@link Time#SYSTEM} unless given. */
+  public Time time() {
+    return time;
+  }
+
   /** How the queue's records are read: single-object, or Confluent-framed through the schema registry. */
   public WireFormat wireFormat() {
     return wire;
@@ -136,9 +148,7 @@ public final class QueueClientConfig extends AbstractConfig {
 
   /** Adds this configuration's keys to {@code def}: {@link LeaseConsumerConfig} builds on them. */
   static ConfigDef define(ConfigDef def) {
-    return def
-        .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
-        .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "", Importance.MEDIUM, Wire.SCHEMA_REGISTRY_URL_DOC)
+    return CommonConfigs.define(def)
         .define(CLIENT_ID_CONFIG, Type.STRING, "", Validators.optionalId(), Importance.MEDIUM, CLIENT_ID_DOC)
         .define(REPLY_PARTITION_CONFIG, Type.INT, -1, Range.atLeast(-1), Importance.LOW, REPLY_PARTITION_DOC)
         .define(REQUEST_TIMEOUT_CONFIG, Type.LONG, 10_000L, Range.between(1, 600_000), Importance.MEDIUM,

@@ -61,6 +61,8 @@ public final class QueueProducer implements AutoCloseable {
   private final PolicyLimits limits;
   private final long maxBlockMs;
   private final Time time;
+  /** Set by {@link #close}: an enqueue after it fails with a {@link ClientClosedException}. */
+  private volatile boolean closed;
 
   public QueueProducer(Map<String, ?> config) {
     this(new QueueProducerConfig(config));
@@ -71,7 +73,7 @@ public final class QueueProducer implements AutoCloseable {
     this.payloadLimit = config.payloadMaxBytes();
     this.headersLimit = config.headersMaxBytes();
     this.backlogLimit = config.backlogMaxItems();
-    this.time = Time.SYSTEM;
+    this.time = config.time();
     this.producer = new KafkaProducer<>(config.producerConfigs());
     this.maxBlockMs = config.maxBlockMs();
     this.limits = config.backpressure() ? new PolicyLimits(topics.namespaces()) : null;
@@ -291,7 +293,7 @@ public final class QueueProducer implements AutoCloseable {
         .setDeliverAfter(r.deliverAfterMs(time.milliseconds()))
         .setLeaseDurationMs(r.lease() == null ? null : r.lease().toMillis())
         .setTtlMs(r.ttl() == null ? null : r.ttl().toMillis())
-        .setDeliverySemantics(r.semantics())
+        .setDeliverySemantics(dev.ordo.client.internal.PublicTypes.semantics(r.semantics()))
         .setMaxAttempts(r.maxAttempts())
         .setGroupKey(r.groupKey())
         .setTraceId(r.traceId())
@@ -305,6 +307,10 @@ public final class QueueProducer implements AutoCloseable {
       partition = sharded == null ? Utils.toPositive(Utils.murmur2(key)) % n : shard(r, sharded, n);
     }
     CompletableFuture<ItemId> result = new CompletableFuture<>();
+    if (closed) {
+      result.completeExceptionally(closed());
+      return result;
+    }
     try {
       // The headers go on the Kafka record (where any Kafka tool sees them), not in the item's field.
       RecordHeaders headers = null;
@@ -329,9 +335,14 @@ public final class QueueProducer implements AutoCloseable {
             }
           });
     } catch (RuntimeException e) {
-      result.completeExceptionally(e);
+      // Kafka's producer refuses a send once closed (IllegalStateException): a close that raced this one.
+      result.completeExceptionally(closed && e instanceof IllegalStateException ? closed() : e);
     }
     return result;
+  }
+
+  private ClientClosedException closed() {
+    return new ClientClosedException("the producer of Ordo cluster '" + topics.cluster() + "'");
   }
 
   @Override
@@ -351,6 +362,7 @@ public final class QueueProducer implements AutoCloseable {
 
   /** Sends what is buffered (waiting up to {@code timeout}) and releases the Kafka clients. */
   public void close(Duration timeout) {
+    closed = true;
     if (stats != null) {
       stats.close();
     }

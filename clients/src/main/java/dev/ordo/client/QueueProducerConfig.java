@@ -18,6 +18,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * Configuration of a {@link QueueProducer}. Keys starting with {@code ordo.} are Ordo's; every other
@@ -26,8 +27,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * consumer of the backlog limit only. Idempotence and acks=all cannot be turned off.
  */
 public final class QueueProducerConfig extends AbstractConfig {
-  public static final String CLUSTER_CONFIG = QueueClientConfig.CLUSTER_CONFIG;
-  public static final String CLUSTER_DOC = QueueClientConfig.CLUSTER_DOC;
+  public static final String CLUSTER_CONFIG = CommonConfigs.CLUSTER_CONFIG;
+  public static final String CLUSTER_DOC = CommonConfigs.CLUSTER_DOC;
 
   public static final String PAYLOAD_MAX_BYTES_CONFIG = "ordo.payload.max.bytes";
   public static final String PAYLOAD_MAX_BYTES_DOC = "Largest payload enqueue accepts; larger ones are refused"
@@ -54,22 +55,26 @@ public final class QueueProducerConfig extends AbstractConfig {
       + " the queue's stats interval (1 s), so the limit is soft; items that still arrive wait in OVERFLOW."
       + " false: no stats consumer (unless ordo.producer.backlog.max.items is set), and only OVERFLOW protects.";
 
-  public static final String SCHEMA_REGISTRY_URL_CONFIG = dev.ordo.client.internal.Wire.SCHEMA_REGISTRY_URL_CONFIG;
+  public static final String SCHEMA_REGISTRY_URL_CONFIG = CommonConfigs.SCHEMA_REGISTRY_URL_CONFIG;
 
-  private static final ConfigDef CONFIG = new ConfigDef()
-      .define(CLUSTER_CONFIG, Type.STRING, "ordo", Validators.cluster(), Importance.HIGH, CLUSTER_DOC)
+  private static final ConfigDef CONFIG = CommonConfigs.define(new ConfigDef())
       .define(PAYLOAD_MAX_BYTES_CONFIG, Type.INT, 10 * 1024, Range.atLeast(0), Importance.MEDIUM, PAYLOAD_MAX_BYTES_DOC)
       .define(HEADERS_MAX_BYTES_CONFIG, Type.INT, 8 * 1024, Range.atLeast(0), Importance.MEDIUM, HEADERS_MAX_BYTES_DOC)
       .define(BACKLOG_MAX_ITEMS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, BACKLOG_MAX_ITEMS_DOC)
-      .define(BACKPRESSURE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, BACKPRESSURE_DOC)
-      .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "", Importance.MEDIUM,
-          dev.ordo.client.internal.Wire.SCHEMA_REGISTRY_URL_DOC);
+      .define(BACKPRESSURE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, BACKPRESSURE_DOC);
 
   private final ClusterTopics topics;
+  private final Time time;
   private final String clientId = "ordo-producer-" + UUID.randomUUID().toString().substring(0, 8);
 
   public QueueProducerConfig(Map<String, ?> props) {
+    this(props, Time.SYSTEM);
+  }
+
+  /** {@code time}: the clock of the producer's delays and backlog waits (a mock one in tests). */
+  public QueueProducerConfig(Map<String, ?> props, Time time) {
     super(CONFIG, props);
+    this.time = java.util.Objects.requireNonNull(time, "time");
     this.topics = new ClusterTopics(getString(CLUSTER_CONFIG));
     if (producerConfigs().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) == null) {
       throw new ConfigException(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, null, "the Kafka bootstrap servers are required");
@@ -83,6 +88,11 @@ public final class QueueProducerConfig extends AbstractConfig {
 
   public static ConfigDef configDef() {
     return new ConfigDef(CONFIG);
+  }
+
+  /** The clock of the producer built from this configuration: {@link Time#SYSTEM} unless given. */
+  public Time time() {
+    return time;
   }
 
   public ClusterTopics topics() {

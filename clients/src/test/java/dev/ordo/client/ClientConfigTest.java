@@ -3,6 +3,7 @@ package dev.ordo.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 
 /** Every key of every client configuration can be set, is documented, and is read back. */
@@ -180,5 +182,35 @@ class ClientConfigTest {
     Map<String, Object> props = new HashMap<>(values);
     props.put("bootstrap.servers", "127.0.0.1:9");
     return props;
+  }
+
+  @Test
+  void theClockIsTheSystemOneUnlessGivenAndALeaseConsumerHandsItsToItsClient() {
+    Map<String, Object> kafka = Map.of("bootstrap.servers", "127.0.0.1:9");
+    assertSame(Time.SYSTEM, new QueueClientConfig(kafka).time());
+    assertSame(Time.SYSTEM, new QueueProducerConfig(kafka).time());
+    ManualTime time = new ManualTime(0);
+    assertSame(time, new QueueClientConfig(kafka, time).time());
+    assertSame(time, new QueueProducerConfig(kafka, time).time());
+    Map<String, Object> consumer = new HashMap<>(kafka);
+    consumer.put(LeaseConsumerConfig.GROUP_ID_CONFIG, "g");
+    consumer.put(LeaseConsumerConfig.NAMESPACE_CONFIG, "ns");
+    assertSame(Time.SYSTEM, new LeaseConsumerConfig(consumer).time());
+    LeaseConsumerConfig withClock = new LeaseConsumerConfig(consumer, time);
+    assertSame(time, withClock.time());
+    assertSame(time, withClock.clientConfig().time(), "the embedded client's clock");
+  }
+
+  @Test
+  void theSettingsSharedByTheClientAndTheProducerAreDefinedOnce() {
+    for (String key : List.of(QueueClientConfig.CLUSTER_CONFIG, QueueClientConfig.SCHEMA_REGISTRY_URL_CONFIG)) {
+      ConfigDef.ConfigKey client = QueueClientConfig.configDef().configKeys().get(key);
+      ConfigDef.ConfigKey producer = QueueProducerConfig.configDef().configKeys().get(key);
+      ConfigDef.ConfigKey consumer = LeaseConsumerConfig.configDef().configKeys().get(key);
+      assertSame(client.validator, producer.validator, key);
+      assertSame(client.validator, consumer.validator, key);
+      assertEquals(client.documentation, producer.documentation, key);
+      assertEquals(client.defaultValue, producer.defaultValue, key);
+    }
   }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ordo.api.ItemId;
-import dev.ordo.schema.DeliveredItem;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import dev.ordo.topology.QueueMetrics;
@@ -46,15 +45,15 @@ class DedupEnqueueTest {
   }
 
   /** Dequeues until nothing more comes (5 s for the first, then 1 s); acks what came. */
-  private static List<DeliveredItem> drain(String topic) throws Exception {
-    List<DeliveredItem> all = new ArrayList<>();
+  private static List<QueueItem> drain(String topic) throws Exception {
+    List<QueueItem> all = new ArrayList<>();
     while (true) {
-      List<DeliveredItem> got = client.dequeue("dd", topic, 10, Duration.ofSeconds(all.isEmpty() ? 5 : 1)).get(30, TimeUnit.SECONDS);
+      List<QueueItem> got = client.dequeue("dd", topic, 10, Duration.ofSeconds(all.isEmpty() ? 5 : 1)).get(30, TimeUnit.SECONDS);
       if (got.isEmpty()) {
         return all;
       }
       all.addAll(got);
-      for (DeliveredItem d : got) {
+      for (QueueItem d : got) {
         client.ack(d).get(10, TimeUnit.SECONDS);
       }
     }
@@ -75,9 +74,9 @@ class DedupEnqueueTest {
     assertFalse(other.duplicate());
     assertNotEquals(first.id(), other.id());
 
-    List<DeliveredItem> items = drain("orders");
+    List<QueueItem> items = drain("orders");
     assertEquals(List.of("a", "c"), items.stream()
-        .map(d -> StandardCharsets.UTF_8.decode(d.getPayload()).toString()).sorted().toList(),
+        .map(d -> new String(d.payload(), StandardCharsets.UTF_8)).sorted().toList(),
         "the duplicate was not enqueued");
     assertEquals(1, queue.metrics().get(QueueMetrics.DEDUP_DUPLICATE) - before);
   }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ordo.api.ItemId;
-import dev.ordo.schema.DeliveredItem;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import dev.ordo.topology.QueueConfig;
@@ -99,7 +98,7 @@ class LeaseConsumerEarlyAnswersTest extends LeaseConsumerTestBase {
       try (QueueClient client = new QueueClient(clientOn(answersInTransaction, leased.partition()))) {
         String ns = "off-http-" + attempt;
         producerOfThatQueue.enqueue(item(ns, "x").build()).get(10, TimeUnit.SECONDS);
-        List<DeliveredItem> got = client.dequeue(ns, "t", 1, Duration.ofSeconds(3)).get(30, TimeUnit.SECONDS);
+        List<QueueItem> got = client.dequeue(ns, "t", 1, Duration.ofSeconds(3)).get(30, TimeUnit.SECONDS);
         assertTrue(answersInTransaction.metrics().get(QueueMetrics.EARLY_ANSWERS) > early, "the answer went early");
         if (!got.isEmpty()) {
           // Seen: only a commit may have shown it, and then the consumer sees its own item too.
@@ -116,8 +115,8 @@ class LeaseConsumerEarlyAnswersTest extends LeaseConsumerTestBase {
     int other = (held.partition() + 1) % TestQueue.PARTITIONS;
     try (QueueClient client = new QueueClient(clientOn(answersInTransaction, other))) {
       ItemId wanted = producerOfThatQueue.enqueue(item("off-other", "x").build()).get(10, TimeUnit.SECONDS);
-      List<DeliveredItem> got = client.dequeue("off-other", "t", 1, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
-      assertEquals(List.of(wanted.toString()), got.stream().map(DeliveredItem::getItemId).toList(),
+      List<QueueItem> got = client.dequeue("off-other", "t", 1, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+      assertEquals(List.of(wanted.toString()), got.stream().map(i -> i.id().toString()).toList(),
           "what held the first answer was its partition's open transaction");
     }
 
@@ -128,8 +127,8 @@ class LeaseConsumerEarlyAnswersTest extends LeaseConsumerTestBase {
     await().atMost(Duration.ofSeconds(20)).until(() -> onHolderGot.contains(alongside));
     try (QueueClient client = new QueueClient(clientOn(queue, alongside.partition()))) {
       ItemId wanted = producer.enqueue(item("on-http", "x").build()).get(10, TimeUnit.SECONDS);
-      List<DeliveredItem> got = client.dequeue("on-http", "t", 1, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
-      assertEquals(List.of(wanted.toString()), got.stream().map(DeliveredItem::getItemId).toList());
+      List<QueueItem> got = client.dequeue("on-http", "t", 1, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+      assertEquals(List.of(wanted.toString()), got.stream().map(i -> i.id().toString()).toList());
     }
   }
 

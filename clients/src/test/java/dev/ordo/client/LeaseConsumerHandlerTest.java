@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ordo.api.ItemId;
 import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
-import dev.ordo.schema.OutcomeResult;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import java.nio.charset.StandardCharsets;
@@ -196,7 +195,7 @@ class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
     producer.enqueue(item("cancel", "x").lease(Duration.ofSeconds(2)).build()).get(10, TimeUnit.SECONDS);
 
     ItemId id = started.get(10, TimeUnit.SECONDS);
-    assertEquals(OutcomeResult.APPLIED, c.cancel(id).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(CommandOutcome.Result.APPLIED, c.client().cancel(id).get(10, TimeUnit.SECONDS).result());
     assertTrue(interrupted.get(10, TimeUnit.SECONDS), "interrupted with its lease marked lost");
     await().atMost(Duration.ofSeconds(5)).until(() -> c.stats().running() == 0);
     assertEquals(1, c.stats().leaseLost());
@@ -207,8 +206,7 @@ class LeaseConsumerHandlerTest extends LeaseConsumerTestBase {
   void handlerWhoseHeartbeatsFailIsInterruptedWhenItsLeaseRunsOutAndTheItemReturns() throws Exception {
     List<Integer> attempts = new CopyOnWriteArrayList<>();
     AtomicBoolean interrupted = new AtomicBoolean();
-    LeaseConsumer c = consumer("expire-group", "expire", Map.of());
-    c.blockHeartbeatsForTest(true);
+    LeaseConsumer c = consumer("expire-group", "expire", Map.of(), () -> true); // no heartbeat goes
     c.start(item -> {
       attempts.add(item.attempt());
       if (item.attempt() == 1) {

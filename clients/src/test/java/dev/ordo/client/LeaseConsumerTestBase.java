@@ -82,9 +82,14 @@ abstract class LeaseConsumerTestBase {
 
   
   LeaseConsumer consumer(String group, String namespace, Map<String, Object> overrides) {
+    return consumer(group, namespace, overrides, ConsumerFaults.NONE);
+  }
+
+  /** A consumer failing as {@code faults} says. */
+  LeaseConsumer consumer(String group, String namespace, Map<String, Object> overrides, ConsumerFaults faults) {
     Map<String, Object> config = queue.consumerConfig(group, namespace);
     config.putAll(overrides);
-    LeaseConsumer c = new LeaseConsumer(config);
+    LeaseConsumer c = new LeaseConsumer(new LeaseConsumerConfig(config), faults);
     consumers.add(c);
     return c;
   }

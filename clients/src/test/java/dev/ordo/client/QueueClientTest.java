@@ -14,10 +14,9 @@ import dev.ordo.api.ItemId;
 import dev.ordo.schema.Ack;
 import dev.ordo.schema.Acks;
 import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.Demand;
 import dev.ordo.schema.DeliverySemantics;
+import dev.ordo.schema.Demand;
 import dev.ordo.schema.Outcome;
-import dev.ordo.schema.OutcomeResult;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
@@ -46,6 +45,11 @@ import org.junit.jupiter.api.Test;
 /** QueueProducer and QueueClient against a real Kafka cluster and a running queue. */
 @KafkaCluster
 class QueueClientTest {
+  /** Best first, as a dequeue hands items out ({@code Selection.ORDER} of what the queue sends). */
+  private static final java.util.Comparator<QueueItem> ORDER = java.util.Comparator.comparingInt(QueueItem::priority)
+      .thenComparing(QueueItem::enqueuedAt)
+      .thenComparing(QueueItem::id, java.util.Comparator.comparingInt(ItemId::partition).thenComparingLong(ItemId::offset));
+
   private static TestQueue queue;
   private static QueueProducer producer;
   private static QueueClient client;
@@ -74,7 +78,7 @@ class QueueClientTest {
     assertEquals(6, new HashSet<>(ids).size(), "distinct IDs: " + ids);
     assertEquals(1, ids.stream().map(ItemId::partition).distinct().count(), "one partition for one group: " + ids);
 
-    List<DeliveredItem> got = dequeueUntil("ids", "t", 6);
+    List<QueueItem> got = dequeueUntil("ids", "t", 6);
     assertEquals(Set.copyOf(ids), ids(got));
     ackAll(got);
   }
@@ -113,22 +117,22 @@ class QueueClientTest {
       // The plan reads the stats: wait until they show every item.
       await().atMost(Duration.ofSeconds(15)).until(() -> patient.activeTopics("prio").get().stream()
           .anyMatch(t -> t.topic().equals("t") && t.ready() == priorities.length));
-      List<DeliveredItem> best = patient.dequeue("prio", Map.of("t", 3), Duration.ofSeconds(2))
+      List<QueueItem> best = patient.dequeue("prio", Map.of("t", 3), Duration.ofSeconds(2))
           .get(10, TimeUnit.SECONDS);
-      assertEquals(expected, best.stream().map(DeliveredItem::getPriority).toList());
-      assertEquals(0, best.get(0).getPriority(), "the best item of all first");
+      assertEquals(expected, best.stream().map(QueueItem::priority).toList());
+      assertEquals(0, best.get(0).priority(), "the best item of all first");
       assertEquals(Map.of(), nonZero(patient.givenBack()), "asked exactly what it took: nothing given back");
 
-      List<DeliveredItem> rest = dequeueUntil("prio", "t", 5);
+      List<QueueItem> rest = dequeueUntil("prio", "t", 5);
       assertEquals(5, rest.size());
-      assertTrue(rest.stream().allMatch(i -> i.getAttempt() == 1), "nobody else had them");
+      assertTrue(rest.stream().allMatch(i -> i.attempt() == 1), "nobody else had them");
       ackAll(best);
       ackAll(rest);
     }
   }
 
-  private static Map<dev.ordo.schema.ReturnReason, Long> nonZero(Map<dev.ordo.schema.ReturnReason, Long> counts) {
-    Map<dev.ordo.schema.ReturnReason, Long> out = new HashMap<>(counts);
+  private static Map<GiveBackReason, Long> nonZero(Map<GiveBackReason, Long> counts) {
+    Map<GiveBackReason, Long> out = new HashMap<>(counts);
     out.values().removeIf(n -> n == 0);
     return out;
   }
@@ -152,10 +156,10 @@ class QueueClientTest {
       // The plan reads the per-partition stats: wait until they show every item.
       await().atMost(Duration.ofSeconds(15)).until(() -> lean.activeTopics("lean").get().stream()
           .anyMatch(t -> t.topic().equals("t") && t.ready() == 40));
-      List<DeliveredItem> got = lean.dequeue("lean", Map.of("t", 5), Duration.ZERO).get(10, TimeUnit.SECONDS);
+      List<QueueItem> got = lean.dequeue("lean", Map.of("t", 5), Duration.ZERO).get(10, TimeUnit.SECONDS);
       assertEquals(5, got.size());
-      got.sort(dev.ordo.client.internal.Selection.ORDER);
-      assertEquals(List.of(0, 1, 5, 5, 5), got.stream().map(DeliveredItem::getPriority).toList(),
+      got.sort(ORDER);
+      assertEquals(List.of(0, 1, 5, 5, 5), got.stream().map(QueueItem::priority).toList(),
           "partition 2's whole head, the best of the cluster, was asked for first");
 
       // Every item leased to the client's dequeues, read from its reply partition: five, not five per partition.
@@ -167,28 +171,79 @@ class QueueClientTest {
   }
 
   @Test
+  void theClockGivenInTheConfigTellsTheAgeOfTheOldestReadyItem() throws Exception {
+    ManualTime time = new ManualTime(System.currentTimeMillis() + Duration.ofHours(1).toMillis());
+    producer.enqueue(item("clock", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
+    try (QueueClient clocked = new QueueClient(new QueueClientConfig(queue.clientConfig(), time))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> clocked.activeTopics("clock").get().stream()
+          .anyMatch(t -> t.ready() == 1));
+      TopicActivity t = clocked.activeTopics("clock").get(10, TimeUnit.SECONDS).get(0);
+      assertTrue(t.oldestReadyAge().compareTo(Duration.ofMinutes(59)) > 0, "an hour on by the client's clock: " + t);
+      time.advance(Duration.ofHours(1).toMillis());
+      TopicActivity later = clocked.activeTopics("clock").get(10, TimeUnit.SECONDS).get(0);
+      assertTrue(later.oldestReadyAge().compareTo(Duration.ofMinutes(119)) > 0, "and one more: " + later);
+    }
+    ackAll(dequeueUntil("clock", "t", 1));
+  }
+
+  @Test
+  void aDequeueItsCallerGivesUpEndsAndWhatItWasGrantedGoesToTheNextOnItsFirstAttempt() throws Exception {
+    CompletableFuture<List<QueueItem>> cancelled = client.dequeue("gaveup", Map.of("t", 1), Duration.ofSeconds(30));
+    assertTrue(cancelled.cancel(false));
+    CompletableFuture<List<QueueItem>> timedOut = client.dequeue("gaveup", Map.of("t", 1), Duration.ofSeconds(30))
+        .orTimeout(1, TimeUnit.MILLISECONDS);
+    ExecutionException e = assertThrows(ExecutionException.class, () -> timedOut.get(10, TimeUnit.SECONDS));
+    assertInstanceOf(TimeoutException.class, e.getCause());
+    producer.enqueue(item("gaveup", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
+    QueueItem got = dequeueUntil("gaveup", "t", 1).get(0);
+    assertEquals(1, got.attempt(), "the dequeues given up hold nothing: it comes unseen");
+    ackAll(List.of(got));
+  }
+
+  @Test
+  void aClosedClientOrProducerFailsEveryCallWithClientClosedException() throws Exception {
+    QueueClient closing = new QueueClient(queue.clientConfig());
+    CompletableFuture<List<QueueItem>> waiting = closing.dequeue("closing", Map.of("t", 1), Duration.ofSeconds(30));
+    closing.close();
+    ExecutionException pending = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+    assertInstanceOf(ClientClosedException.class, pending.getCause(), "a dequeue open at the close");
+    for (CompletableFuture<?> call : List.of(closing.dequeue("closing", "t", 1, Duration.ZERO),
+        closing.ack(new ItemId(0, 1), "lease"), closing.cancel(new ItemId(0, 1)),
+        closing.ackAll(List.of(Map.entry(new ItemId(0, 1), "lease"))).get(0))) {
+      ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+      assertInstanceOf(ClientClosedException.class, e.getCause());
+      assertTrue(e.getCause().getMessage().contains(closing.clientId() + " is closed"), e.getCause().getMessage());
+    }
+    QueueProducer closed = new QueueProducer(queue.producerConfig());
+    closed.close();
+    ExecutionException e = assertThrows(ExecutionException.class,
+        () -> closed.enqueue(item("closing", "t", 0, "x").build()).get(10, TimeUnit.SECONDS));
+    assertInstanceOf(ClientClosedException.class, e.getCause());
+  }
+
+  @Test
   void ackNackExtendAndCancelAnswerAppliedStaleLeaseOrUnknownItem() throws Exception {
     producer.enqueue(item("outcomes", "t", 0, "x").lease(Duration.ofSeconds(5)).build()).get(10, TimeUnit.SECONDS);
-    DeliveredItem item = dequeueUntil("outcomes", "t", 1).get(0);
-    ItemId id = ItemId.parse(item.getItemId());
+    QueueItem item = dequeueUntil("outcomes", "t", 1).get(0);
+    ItemId id = item.id();
 
-    Outcome extended = client.extend(item, Duration.ofSeconds(60)).get(10, TimeUnit.SECONDS);
-    assertEquals(OutcomeResult.APPLIED, extended.getResult());
-    assertTrue(extended.getLeaseExpiresAt() > item.getLeaseExpiresAt() + 50_000, "lease pushed out");
+    CommandOutcome extended = client.extend(item, Duration.ofSeconds(60)).get(10, TimeUnit.SECONDS);
+    assertEquals(CommandOutcome.Result.APPLIED, extended.result());
+    assertTrue(extended.leaseExpiresAt().isAfter(item.leaseExpiresAt().plusSeconds(50)), "lease pushed out");
 
-    assertEquals(OutcomeResult.STALE_LEASE, client.ack(id, "not-the-lease").get(10, TimeUnit.SECONDS).getResult());
-    assertEquals(OutcomeResult.STALE_LEASE,
-        client.nack(id, "not-the-lease", Duration.ZERO, null).get(10, TimeUnit.SECONDS).getResult());
-    assertEquals(OutcomeResult.STALE_LEASE,
-        client.extend(id, "not-the-lease", Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(CommandOutcome.Result.STALE_LEASE, client.ack(id, "not-the-lease").get(10, TimeUnit.SECONDS).result());
+    assertEquals(CommandOutcome.Result.STALE_LEASE,
+        client.nack(id, "not-the-lease", Duration.ZERO, null).get(10, TimeUnit.SECONDS).result());
+    assertEquals(CommandOutcome.Result.STALE_LEASE,
+        client.extend(id, "not-the-lease", Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS).result());
 
-    assertEquals(OutcomeResult.APPLIED, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
-    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
-    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.extend(item, Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS).getResult());
-    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.cancel(new ItemId(0, 999_999)).get(10, TimeUnit.SECONDS).getResult());
-    Outcome noPartition = client.ack(new ItemId(99, 1), "lease").get(10, TimeUnit.SECONDS);
-    assertEquals(OutcomeResult.UNKNOWN_ITEM, noPartition.getResult());
-    assertTrue(noPartition.getDetail().contains("no partition 99"), noPartition.getDetail());
+    assertEquals(CommandOutcome.Result.APPLIED, client.ack(item).get(10, TimeUnit.SECONDS).result());
+    assertEquals(CommandOutcome.Result.UNKNOWN_ITEM, client.ack(item).get(10, TimeUnit.SECONDS).result());
+    assertEquals(CommandOutcome.Result.UNKNOWN_ITEM, client.extend(item, Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS).result());
+    assertEquals(CommandOutcome.Result.UNKNOWN_ITEM, client.cancel(new ItemId(0, 999_999)).get(10, TimeUnit.SECONDS).result());
+    CommandOutcome noPartition = client.ack(new ItemId(99, 1), "lease").get(10, TimeUnit.SECONDS);
+    assertEquals(CommandOutcome.Result.UNKNOWN_ITEM, noPartition.result());
+    assertTrue(noPartition.detail().contains("no partition 99"), noPartition.detail());
   }
 
   @Test
@@ -196,64 +251,64 @@ class QueueClientTest {
     QueueMetrics m = queue.metrics();
     producer.enqueue(item("early", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
     long early = m.get(QueueMetrics.EARLY_ANSWERS);
-    DeliveredItem item = dequeueUntil("early", "t", 1).get(0);
-    assertEquals(OutcomeResult.APPLIED, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
+    QueueItem item = dequeueUntil("early", "t", 1).get(0);
+    assertEquals(CommandOutcome.Result.APPLIED, client.ack(item).get(10, TimeUnit.SECONDS).result());
     // The stream thread counts an early answer once the producer took it, so the client may have it first.
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertTrue(m.get(QueueMetrics.EARLY_ANSWERS) >= early + 2,
         "the lease and the ack's outcome went outside the transaction (decisions D39)"));
 
     producer.enqueue(item("early", "once", 0, "y").atMostOnce().build()).get(10, TimeUnit.SECONDS);
     long committed = m.get(QueueMetrics.COMMITTED_ANSWERS);
-    DeliveredItem once = dequeueUntil("early", "once", 1).get(0);
-    assertEquals(DeliverySemantics.AT_MOST_ONCE, once.getSemantics());
+    QueueItem once = dequeueUntil("early", "once", 1).get(0);
+    assertEquals(Semantics.AT_MOST_ONCE, once.semantics());
     assertTrue(m.get(QueueMetrics.COMMITTED_ANSWERS) >= committed + 1,
         "an at-most-once item is handed out only once its lease is committed");
-    assertEquals(OutcomeResult.APPLIED, client.ack(once).get(10, TimeUnit.SECONDS).getResult());
+    assertEquals(CommandOutcome.Result.APPLIED, client.ack(once).get(10, TimeUnit.SECONDS).result());
     assertEquals(0, m.get(QueueMetrics.EARLY_ANSWER_FAILED));
   }
 
   @Test
   void aRedeliveredItemRefusesItsOldLease() throws Exception {
     producer.enqueue(item("stale", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
-    DeliveredItem first = dequeueUntil("stale", "t", 1).get(0);
-    assertEquals(OutcomeResult.APPLIED, client.release(first).get(10, TimeUnit.SECONDS).getResult());
-    DeliveredItem second = dequeueUntil("stale", "t", 1).get(0);
-    assertEquals(first.getItemId(), second.getItemId());
-    assertNotEquals(first.getLeaseId(), second.getLeaseId());
-    assertEquals(OutcomeResult.STALE_LEASE, client.ack(first).get(10, TimeUnit.SECONDS).getResult());
-    assertEquals(OutcomeResult.APPLIED, client.ack(second).get(10, TimeUnit.SECONDS).getResult());
+    QueueItem first = dequeueUntil("stale", "t", 1).get(0);
+    assertEquals(CommandOutcome.Result.APPLIED, client.release(first).get(10, TimeUnit.SECONDS).result());
+    QueueItem second = dequeueUntil("stale", "t", 1).get(0);
+    assertEquals(first.id().toString(), second.id().toString());
+    assertNotEquals(first.leaseId(), second.leaseId());
+    assertEquals(CommandOutcome.Result.STALE_LEASE, client.ack(first).get(10, TimeUnit.SECONDS).result());
+    assertEquals(CommandOutcome.Result.APPLIED, client.ack(second).get(10, TimeUnit.SECONDS).result());
   }
 
   @Test
   void nackWithDelayAndMetadataRedeliversTheItemLaterWithTheNewMetadata() throws Exception {
     producer.enqueue(item("nack", "t", 0, "x").metadata(bytes("m1")).build()).get(10, TimeUnit.SECONDS);
-    DeliveredItem first = dequeueUntil("nack", "t", 1).get(0);
-    assertEquals("m1", text(first.getMetadata().duplicate()));
+    QueueItem first = dequeueUntil("nack", "t", 1).get(0);
+    assertEquals("m1", text(java.nio.ByteBuffer.wrap(first.metadata())));
 
     long nackedAt = System.currentTimeMillis();
-    Outcome nacked = client.nack(ItemId.parse(first.getItemId()), first.getLeaseId(), Duration.ofMillis(1_500), bytes("m2"))
+    CommandOutcome nacked = client.nack(first.id(), first.leaseId(), Duration.ofMillis(1_500), bytes("m2"))
         .get(10, TimeUnit.SECONDS);
-    assertEquals(OutcomeResult.APPLIED, nacked.getResult());
+    assertEquals(CommandOutcome.Result.APPLIED, nacked.result());
     assertEquals(List.of(), client.dequeue("nack", Map.of("t", 1), Duration.ofMillis(300)).get(10, TimeUnit.SECONDS),
         "not ready during its delay");
 
-    DeliveredItem second = client.dequeue("nack", Map.of("t", 1), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS).get(0);
+    QueueItem second = client.dequeue("nack", Map.of("t", 1), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS).get(0);
     assertTrue(System.currentTimeMillis() - nackedAt >= 1_400, "redelivered after the delay");
-    assertEquals(2, second.getAttempt());
-    assertEquals("m2", text(second.getMetadata().duplicate()));
+    assertEquals(2, second.attempt());
+    assertEquals("m2", text(java.nio.ByteBuffer.wrap(second.metadata())));
     ackAll(List.of(second));
   }
 
   @Test
   void dequeueLongPollsAndReturnsAnItemEnqueuedDuringItsWait() throws Exception {
     long start = System.currentTimeMillis();
-    CompletableFuture<List<DeliveredItem>> waiting = client.dequeue("longpoll", Map.of("t", 1), Duration.ofSeconds(20));
+    CompletableFuture<List<QueueItem>> waiting = client.dequeue("longpoll", Map.of("t", 1), Duration.ofSeconds(20));
     await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone());
     ItemId id = producer.enqueue(item("longpoll", "t", 0, "late").build()).get(10, TimeUnit.SECONDS);
 
-    List<DeliveredItem> got = waiting.get(10, TimeUnit.SECONDS);
+    List<QueueItem> got = waiting.get(10, TimeUnit.SECONDS);
     long took = System.currentTimeMillis() - start;
-    assertEquals(List.of(id.toString()), got.stream().map(DeliveredItem::getItemId).toList());
+    assertEquals(List.of(id.toString()), got.stream().map(i -> i.id().toString()).toList());
     assertTrue(took < 10_000, "returned when the item came, not at the end of the wait: " + took + " ms");
     ackAll(got);
   }
@@ -282,7 +337,7 @@ class QueueClientTest {
   @Test
   void dequeueOfAnEmptyTopicReturnsNothingAfterItsWait() throws Exception {
     long start = System.currentTimeMillis();
-    List<DeliveredItem> got = client.dequeue("empty", Map.of("t", 5), Duration.ofMillis(600)).get(10, TimeUnit.SECONDS);
+    List<QueueItem> got = client.dequeue("empty", Map.of("t", 5), Duration.ofMillis(600)).get(10, TimeUnit.SECONDS);
     assertEquals(List.of(), got);
     assertTrue(System.currentTimeMillis() - start >= 600);
   }
@@ -294,14 +349,14 @@ class QueueClientTest {
       requests.add(item("shared", "t", i % 3, "p" + i).build());
     }
     Set<ItemId> ids = Set.copyOf(producer.enqueueAll(requests).get(10, TimeUnit.SECONDS));
-    List<DeliveredItem> all = new ArrayList<>();
+    List<QueueItem> all = new ArrayList<>();
     await().atMost(Duration.ofSeconds(20)).until(() -> {
-      List<CompletableFuture<List<DeliveredItem>>> calls = new ArrayList<>();
+      List<CompletableFuture<List<QueueItem>>> calls = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         calls.add(client.dequeue("shared", Map.of("t", 5), Duration.ofSeconds(1)));
       }
-      for (CompletableFuture<List<DeliveredItem>> call : calls) {
-        List<DeliveredItem> got = call.get(10, TimeUnit.SECONDS);
+      for (CompletableFuture<List<QueueItem>> call : calls) {
+        List<QueueItem> got = call.get(10, TimeUnit.SECONDS);
         assertTrue(got.size() <= 5, "at most the count: " + got.size());
         all.addAll(got);
         ackAll(got);
@@ -316,7 +371,7 @@ class QueueClientTest {
   void aDequeueReturnsWhatIsReadyWithoutWaitingForItsFullCount() throws Exception {
     producer.enqueue(item("partial", "t", 0, "only").build()).get(10, TimeUnit.SECONDS);
     long start = System.currentTimeMillis();
-    List<DeliveredItem> got = client.dequeue("partial", "t", 10, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+    List<QueueItem> got = client.dequeue("partial", "t", 10, Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
     assertEquals(1, got.size());
     assertTrue(System.currentTimeMillis() - start < 10_000, "no long poll while an item is ready");
     ackAll(got);
@@ -326,8 +381,8 @@ class QueueClientTest {
   void anyTopicDequeueServesTheNamespaceInPriorityOrder() throws Exception {
     producer.enqueueAll(List.of(item("any", "a", 5, "a5").build(), item("any", "b", 1, "b1").build(),
         item("any", "c", 3, "c3").build())).get(10, TimeUnit.SECONDS);
-    List<DeliveredItem> got = client.dequeue("any", Map.of("*", 2), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
-    assertEquals(List.of("b", "c"), got.stream().map(DeliveredItem::getTopic).toList());
+    List<QueueItem> got = client.dequeue("any", Map.of("*", 2), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    assertEquals(List.of("b", "c"), got.stream().map(QueueItem::topic).toList());
     ackAll(got);
     ackAll(dequeueUntil("any", "a", 1));
   }
@@ -335,9 +390,9 @@ class QueueClientTest {
   @Test
   void cancelDeletesALeasedItemAndItsLeaseNoLongerHolds() throws Exception {
     producer.enqueue(item("cancel", "t", 0, "x").build()).get(10, TimeUnit.SECONDS);
-    DeliveredItem item = dequeueUntil("cancel", "t", 1).get(0);
-    assertEquals(OutcomeResult.APPLIED, client.cancel(ItemId.parse(item.getItemId())).get(10, TimeUnit.SECONDS).getResult());
-    assertEquals(OutcomeResult.UNKNOWN_ITEM, client.ack(item).get(10, TimeUnit.SECONDS).getResult());
+    QueueItem item = dequeueUntil("cancel", "t", 1).get(0);
+    assertEquals(CommandOutcome.Result.APPLIED, client.cancel(item.id()).get(10, TimeUnit.SECONDS).result());
+    assertEquals(CommandOutcome.Result.UNKNOWN_ITEM, client.ack(item).get(10, TimeUnit.SECONDS).result());
   }
 
   @Test
@@ -351,7 +406,7 @@ class QueueClientTest {
     assertEquals(2, a.headPriority());
     assertNotNull(a.oldestReadyAt());
 
-    List<DeliveredItem> one = client.dequeue("stats", Map.of("a", 1), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    List<QueueItem> one = client.dequeue("stats", Map.of("a", 1), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
     await().atMost(Duration.ofSeconds(15)).until(() -> counts("stats").get("a").equals(List.of(2L, 0L, 1L)));
     ackAll(one);
     ackAll(dequeueUntil("stats", "a", 2));
@@ -445,9 +500,9 @@ class QueueClientTest {
       await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> !waiting.isDone());
       Set<String> delivered = new HashSet<>();
       await().atMost(Duration.ofSeconds(30)).until(() -> {
-        for (DeliveredItem i : client.dequeue("capped", Map.of("t", 1), Duration.ofMillis(500)).get(10, TimeUnit.SECONDS)) {
-          assertTrue(delivered.add(StandardCharsets.UTF_8.decode(i.getPayload()).toString()), "delivered twice: " + i);
-          assertEquals(OutcomeResult.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).getResult());
+        for (QueueItem i : client.dequeue("capped", Map.of("t", 1), Duration.ofMillis(500)).get(10, TimeUnit.SECONDS)) {
+          assertTrue(delivered.add(new String(i.payload(), StandardCharsets.UTF_8)), "delivered twice: " + i);
+          assertEquals(CommandOutcome.Result.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).result());
         }
         return waiting.isDone();
       });
@@ -455,9 +510,9 @@ class QueueClientTest {
       enqueued.add("late");
       // Everything that went through, each once; the refused item never.
       await().atMost(Duration.ofSeconds(30)).until(() -> {
-        for (DeliveredItem i : client.dequeue("capped", Map.of("t", 10), Duration.ofMillis(500)).get(10, TimeUnit.SECONDS)) {
-          assertTrue(delivered.add(StandardCharsets.UTF_8.decode(i.getPayload()).toString()), "delivered twice: " + i);
-          assertEquals(OutcomeResult.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).getResult());
+        for (QueueItem i : client.dequeue("capped", Map.of("t", 10), Duration.ofMillis(500)).get(10, TimeUnit.SECONDS)) {
+          assertTrue(delivered.add(new String(i.payload(), StandardCharsets.UTF_8)), "delivered twice: " + i);
+          assertEquals(CommandOutcome.Result.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).result());
         }
         return delivered.size() >= enqueued.size();
       });
@@ -472,19 +527,19 @@ class QueueClientTest {
   }
 
   /** Dequeues from a topic until {@code n} items came, or fails after 15 s; in priority order. */
-  private static List<DeliveredItem> dequeueUntil(String namespace, String topic, int n) {
-    List<DeliveredItem> got = new ArrayList<>();
+  private static List<QueueItem> dequeueUntil(String namespace, String topic, int n) {
+    List<QueueItem> got = new ArrayList<>();
     await().atMost(Duration.ofSeconds(15)).until(() -> {
       got.addAll(client.dequeue(namespace, Map.of(topic, n - got.size()), Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS));
       return got.size() >= n;
     });
-    got.sort(dev.ordo.client.internal.Selection.ORDER);
+    got.sort(ORDER);
     return got;
   }
 
-  private static void ackAll(List<DeliveredItem> items) throws Exception {
-    for (DeliveredItem i : items) {
-      assertEquals(OutcomeResult.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).getResult(), "ack of " + i.getItemId());
+  private static void ackAll(List<QueueItem> items) throws Exception {
+    for (QueueItem i : items) {
+      assertEquals(CommandOutcome.Result.APPLIED, client.ack(i).get(10, TimeUnit.SECONDS).result(), "ack of " + i.id().toString());
     }
   }
 
@@ -520,9 +575,9 @@ class QueueClientTest {
     return n;
   }
 
-  private static Set<ItemId> ids(List<DeliveredItem> items) {
+  private static Set<ItemId> ids(List<QueueItem> items) {
     Set<ItemId> ids = new HashSet<>();
-    items.forEach(i -> ids.add(ItemId.parse(i.getItemId())));
+    items.forEach(i -> ids.add(i.id()));
     return ids;
   }
 
@@ -555,7 +610,7 @@ class QueueClientTest {
     int partition = ids.get(0).partition();
     await().atMost(Duration.ofSeconds(15)).until(() -> client.activeTopics("served").get().stream()
         .anyMatch(t -> t.topic().equals("t") && t.ready() == 3));
-    List<DeliveredItem> got = client.dequeue("served", Map.of("t", 3), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    List<QueueItem> got = client.dequeue("served", Map.of("t", 3), Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
     assertEquals(Set.copyOf(ids), ids(got), "the stats showed the three on one partition: one exact demand");
     ackAll(got);
 

@@ -11,8 +11,8 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.ItemHeaders;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
+import dev.ordo.client.QueueItem;
 import dev.ordo.client.TopicActivity;
-import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Item;
 import dev.ordo.serde.OrdoSerdes;
 import dev.ordo.testing.KafkaCluster;
@@ -217,15 +217,15 @@ class OrdoSinkConnectorIT {
       List<TopicActivity> active = client.activeTopics("shop").get();
       long delayed = active.stream().mapToLong(t -> t.delayed() + t.parked()).sum();
       assertEquals(items.delayedRecords, delayed, "delayed items wait: " + active);
-      List<DeliveredItem> got = client.dequeue("shop", "emails", 50, Duration.ofSeconds(5)).get(30, TimeUnit.SECONDS);
+      List<QueueItem> got = client.dequeue("shop", "emails", 50, Duration.ofSeconds(5)).get(30, TimeUnit.SECONDS);
       assertTrue(!got.isEmpty(), "items handed out");
-      for (DeliveredItem d : got) {
-        int id = ConnectWorker.JSON.readTree(d.getPayload().array()).path("id").asInt();
+      for (QueueItem d : got) {
+        int id = ConnectWorker.JSON.readTree(d.payload()).path("id").asInt();
         assertEquals(0, id % 2, "an emails item");
-        assertEquals(id % 10, d.getPriority());
-        assertEquals("c" + (id % 20), d.getGroupKey());
-        assertEquals(traceparent(id), d.getTraceId());
-        ItemHeaders headers = ItemHeaders.fromRecords(d.getHeaders());
+        assertEquals(id % 10, d.priority());
+        assertEquals("c" + (id % 20), d.groupKey());
+        assertEquals(traceparent(id), d.traceId());
+        ItemHeaders headers = d.headers();
         assertEquals(traceparent(id), headers.lastString("traceparent"), "the record's traceparent delivered with the item");
         assertEquals(List.of("a", "b" + id), headers.values("tag").stream()
             .map(v -> new String(v, StandardCharsets.UTF_8)).toList(), "repeated names kept, in order");

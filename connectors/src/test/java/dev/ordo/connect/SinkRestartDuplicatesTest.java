@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
-import dev.ordo.schema.DeliveredItem;
+import dev.ordo.client.QueueItem;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import dev.ordo.topology.QueueConfig;
@@ -108,14 +108,14 @@ class SinkRestartDuplicatesTest {
     try (QueueClient client = new QueueClient(Map.of("bootstrap.servers", kafka.bootstrapServers(),
         QueueClientConfig.CLUSTER_CONFIG, CLUSTER))) {
       while (true) {
-        List<DeliveredItem> got = client.dequeue("events", "signup", 50, Duration.ofSeconds(delivered == 0 ? 5 : 1))
+        List<QueueItem> got = client.dequeue("events", "signup", 50, Duration.ofSeconds(delivered == 0 ? 5 : 1))
             .get(30, TimeUnit.SECONDS);
         if (got.isEmpty()) {
           break;
         }
         delivered += got.size();
-        for (DeliveredItem d : got) {
-          payloads.add(StandardCharsets.UTF_8.decode(d.getPayload()).toString());
+        for (QueueItem d : got) {
+          payloads.add(new String(d.payload(), StandardCharsets.UTF_8));
         }
       }
     }

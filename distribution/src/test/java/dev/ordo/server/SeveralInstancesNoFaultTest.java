@@ -5,14 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ordo.client.CommandOutcome;
 import dev.ordo.client.LeaseConsumer;
 import dev.ordo.client.LeaseConsumerConfig;
 import dev.ordo.client.LeaseConsumerStats;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
-import dev.ordo.schema.DeliveredItem;
+import dev.ordo.client.QueueItem;
 import dev.ordo.schema.DeliverySemantics;
-import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.ReturnReason;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
@@ -171,11 +171,11 @@ class SeveralInstancesNoFaultTest {
   private void clientWorker(QueueClient client) {
     while (working.get()) {
       try {
-        for (DeliveredItem item : client.dequeue(NS, "jobs", 10, Duration.ofMillis(500)).get(30, TimeUnit.SECONDS)) {
-          saw(StandardCharsets.UTF_8.decode(item.getPayload().duplicate()).toString(), "client", item.getAttempt());
+        for (QueueItem item : client.dequeue(NS, "jobs", 10, Duration.ofMillis(500)).get(30, TimeUnit.SECONDS)) {
+          saw(new String(item.payload(), StandardCharsets.UTF_8), "client", item.attempt());
           var outcome = client.ack(item).get(30, TimeUnit.SECONDS);
-          if (outcome.getResult() != OutcomeResult.APPLIED) {
-            refusedAcks.add("client ack of " + item.getItemId() + ": " + outcome.getResult());
+          if (outcome.result() != CommandOutcome.Result.APPLIED) {
+            refusedAcks.add("client ack of " + item.id().toString() + ": " + outcome.result());
           }
         }
       } catch (Exception e) {

@@ -352,7 +352,7 @@ public final class FailoverRun {
         }
       }
       // Leased after the kill (the lease's start is its expiry less the item's lease): by the survivor.
-      long leasedAt = item.delivered().getLeaseExpiresAt() - LEASE.toMillis();
+      long leasedAt = item.delivered().leaseExpiresAt().toEpochMilli() - LEASE.toMillis();
       if (leasedAt >= killedAtMillis && firstAfterKill.compareAndSet(p, 0, System.nanoTime())) {
         firstLeasedAt.set(p, leasedAt);
         firstHandledAt.set(p, System.currentTimeMillis());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.ItemId;
+import dev.ordo.client.CommandOutcome;
 import dev.ordo.client.DeadLetterNow;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.client.LeaseConsumer;
@@ -12,6 +13,7 @@ import dev.ordo.client.LeasedItem;
 import dev.ordo.client.NackOptions;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
+import dev.ordo.client.QueueItem;
 import dev.ordo.client.QueueProducer;
 import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.client.RetryLater;
@@ -19,9 +21,6 @@ import dev.ordo.faults.history.History;
 import dev.ordo.faults.history.HistoryChecker;
 import dev.ordo.faults.history.Op;
 import dev.ordo.schema.DeadLetter;
-import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.Outcome;
-import dev.ordo.schema.OutcomeResult;
 import dev.ordo.serde.OrdoSerdes;
 import java.io.PrintStream;
 import java.net.URI;
@@ -525,31 +524,31 @@ public final class NemesisRun {
 
   /** The lease consumer's handler: the item's plan, by its attempt. */
   private void handle(LeasedItem item) throws Exception {
-    DeliveredItem d = item.delivered();
+    QueueItem d = item.delivered();
     String key = new String(item.payload(), StandardCharsets.UTF_8);
-    record(new Op.Delivered(now(), "consumer", key, d.getItemId(), d.getLeaseId(), d.getAttempt(),
-        d.getLeaseExpiresAt(), item.id().partition(), d.getPriority()));
+    record(new Op.Delivered(now(), "consumer", key, d.id().toString(), d.leaseId(), d.attempt(),
+        d.leaseExpiresAt().toEpochMilli(), item.id().partition(), d.priority()));
     Plan plan = plans.getOrDefault(key, Plan.ACK);
     switch (plan) {
       case NACK_ONCE -> {
-        if (d.getAttempt() == 1) {
-          record(new Op.Nacked(now(), "consumer", key, d.getLeaseId(), 600, false, Op.Outcome.TIMEOUT));
+        if (d.attempt() == 1) {
+          record(new Op.Nacked(now(), "consumer", key, d.leaseId(), 600, false, Op.Outcome.TIMEOUT));
           throw new RetryLater(Duration.ofMillis(600));
         }
       }
       case REJECT -> {
-        record(new Op.Nacked(now(), "consumer", key, d.getLeaseId(), 0, true, Op.Outcome.TIMEOUT));
+        record(new Op.Nacked(now(), "consumer", key, d.leaseId(), 0, true, Op.Outcome.TIMEOUT));
         throw new DeadLetterNow("rejected by the nemesis workload");
       }
       case POISON -> {
-        record(new Op.Nacked(now(), "consumer", key, d.getLeaseId(), 0, false, Op.Outcome.TIMEOUT));
+        record(new Op.Nacked(now(), "consumer", key, d.leaseId(), 0, false, Op.Outcome.TIMEOUT));
         throw new IllegalStateException("poison");
       }
       default -> {
         // ACK, EXTEND and RELEASE_ONCE: the consumer heartbeats and acks by itself
       }
     }
-    record(new Op.Acked(now(), "consumer", key, d.getItemId(), d.getLeaseId(), Op.Outcome.TIMEOUT));
+    record(new Op.Acked(now(), "consumer", key, d.id().toString(), d.leaseId(), Op.Outcome.TIMEOUT));
   }
 
   /** Loops dequeues over HTTP on a random live server, acting on each item as its plan says. */
@@ -587,22 +586,22 @@ public final class NemesisRun {
   private void clientWorker(QueueClient client) {
     String me = "client";
     while (working.get()) {
-      List<DeliveredItem> got;
+      List<QueueItem> got;
       try {
         got = client.dequeue(NS, "*", 5, Duration.ofSeconds(1)).get(30, TimeUnit.SECONDS);
       } catch (Exception e) {
         sleepMs(200);
         continue;
       }
-      for (DeliveredItem d : got) {
-        String key = StandardCharsets.UTF_8.decode(d.getPayload().duplicate()).toString();
-        ItemId id = ItemId.parse(d.getItemId());
-        record(new Op.Delivered(now(), me, key, d.getItemId(), d.getLeaseId(), d.getAttempt(), d.getLeaseExpiresAt(),
-            id.partition(), d.getPriority()));
-        act(key, d.getItemId(), d.getLeaseId(), d.getAttempt(), me, (path, body) -> {
+      for (QueueItem d : got) {
+        String key = new String(d.payload(), StandardCharsets.UTF_8);
+        ItemId id = d.id();
+        record(new Op.Delivered(now(), me, key, d.id().toString(), d.leaseId(), d.attempt(), d.leaseExpiresAt().toEpochMilli(),
+            id.partition(), d.priority()));
+        act(key, d.id().toString(), d.leaseId(), d.attempt(), me, (path, body) -> {
           try {
-            String lease = d.getLeaseId();
-            Outcome out;
+            String lease = d.leaseId();
+            CommandOutcome out;
             if (path.endsWith("/ack")) {
               out = client.ack(id, lease).get(15, TimeUnit.SECONDS);
             } else if (path.endsWith("/extend")) {
@@ -616,7 +615,7 @@ public final class NemesisRun {
                   : NackOptions.retryAfter(Duration.ofMillis(n.path("delayMs").asLong()));
               out = client.nack(id, lease, nack).get(15, TimeUnit.SECONDS);
             }
-            return outcome(out.getResult());
+            return outcome(out.result());
           } catch (Exception e) {
             return Op.Outcome.TIMEOUT;
           }
@@ -702,7 +701,7 @@ public final class NemesisRun {
     };
   }
 
-  private static Op.Outcome outcome(OutcomeResult result) {
+  private static Op.Outcome outcome(CommandOutcome.Result result) {
     return switch (result) {
       case APPLIED -> Op.Outcome.APPLIED;
       case STALE_LEASE -> Op.Outcome.STALE_LEASE;

@@ -7,12 +7,12 @@ import dev.ordo.client.LeaseConsumerConfig;
 import dev.ordo.client.LeasedItem;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
+import dev.ordo.client.QueueItem;
 import dev.ordo.client.QueueProducer;
 import dev.ordo.client.QueueProducerConfig;
 import dev.ordo.client.RetryLater;
 import dev.ordo.schema.DeadLetter;
 import dev.ordo.schema.DeadLetterReason;
-import dev.ordo.schema.DeliveredItem;
 import dev.ordo.serde.OrdoSerdes;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -329,12 +329,12 @@ public final class SoakRun {
   private static void workExpiring(QueueClient client, Ledger ledger, AtomicBoolean stop) {
     while (!stop.get()) {
       try {
-        List<DeliveredItem> items = client.dequeue(EXPIRING, "expire", 100, Duration.ofSeconds(1)).get();
-        for (DeliveredItem item : items) {
-          if (item.getAttempt() > 1) {
+        List<QueueItem> items = client.dequeue(EXPIRING, "expire", 100, Duration.ofSeconds(1)).get();
+        for (QueueItem item : items) {
+          if (item.attempt() > 1) {
             // Counted when handled, as a lease consumer's handler is: an ack that does not apply leaves
             // the item to come back, and it is handled again.
-            ledger.ended(item.getPayload().getLong(item.getPayload().position()), Kind.EXPIRING);
+            ledger.ended(ByteBuffer.wrap(item.payload()).getLong(), Kind.EXPIRING);
             client.ack(item);
           }
         }

@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the redrive and purge jobs of a cluster ({@link DeadLetters#redrive}, {@link DeadLetters#purge}),
  * one at a time in the order they were created, so that no dead letter is redriven twice and none
- * is lost, also when a runner dies in the middle of a job (docs/decisions.md D27):
+ * is lost, also when a runner dies in the middle of a job (docs/decisions/0027-dlq-jobs-on-compacted-topic.md):
  *
  * <ol>
  *   <li><b>One runner works.</b> Every runner joins the consumer group {@code <cluster>-dlq-jobs} on
@@ -132,12 +132,17 @@ public final class DlqJobRunner implements AutoCloseable {
    * @param hook called before each commit (tests inject faults there)
    */
   public DlqJobRunner(Map<String, ?> config, String cluster, BatchHook hook) {
+    this(config, cluster, hook, Time.SYSTEM);
+  }
+
+  /** {@code time}: the clock of the runner's waits and job times (a mock one in tests). */
+  public DlqJobRunner(Map<String, ?> config, String cluster, BatchHook hook, Time time) {
     this.topics = new ClusterTopics(cluster);
     this.wire = dev.ordo.client.internal.Wire.of(config);
     this.consumerConfig = KafkaProps.of(config, KafkaProps.CONSUMER_PREFIX, Set.of());
     this.producerConfig = KafkaProps.of(config, KafkaProps.PRODUCER_PREFIX, Set.of());
     this.hook = hook;
-    this.time = Time.SYSTEM;
+    this.time = java.util.Objects.requireNonNull(time, "time");
     this.statePartition = new TopicPartition(topics.dlqState(), 0);
     this.thread = new Thread(this::run, "ordo-dlq-jobs-" + cluster);
     thread.setDaemon(true);

@@ -107,7 +107,7 @@ public final class StreamConsumer implements AutoCloseable {
   private final int partitionMaxInFlight;
   private final long commitIntervalMs;
   private final long revokeWaitMs;
-  private final Time time = Time.SYSTEM;
+  private final Time time;
 
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
@@ -139,6 +139,7 @@ public final class StreamConsumer implements AutoCloseable {
 
   public StreamConsumer(StreamConsumerConfig config) {
     this.config = config;
+    this.time = config.time();
     this.groupId = config.groupId();
     this.retryTopic = config.retryTopic();
     this.dlqTopic = config.topics().dlq();

@@ -25,6 +25,7 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Time;
 
 /**
  * Configuration of a {@link StreamConsumer}: the keys below, plus the delay tiers' keys
@@ -156,9 +157,16 @@ public final class StreamConsumerConfig extends AbstractConfig {
 
   private final DelayTiersConfig delayConfig;
   private final String retryTopic;
+  private final Time time;
 
   public StreamConsumerConfig(Map<String, ?> props) {
+    this(props, Time.SYSTEM);
+  }
+
+  /** {@code time}: the clock of the consumer's close grace, revoke waits and dead letters (a mock one in tests). */
+  public StreamConsumerConfig(Map<String, ?> props, Time time) {
     super(CONFIG, props);
+    this.time = java.util.Objects.requireNonNull(time, "time");
     if (getLong(BACKOFF_MAX_CONFIG) < getLong(BACKOFF_INITIAL_CONFIG)) {
       throw new ConfigException(BACKOFF_MAX_CONFIG, getLong(BACKOFF_MAX_CONFIG),
           "must be at least " + BACKOFF_INITIAL_CONFIG + " (" + getLong(BACKOFF_INITIAL_CONFIG) + ")");
@@ -319,5 +327,10 @@ public final class StreamConsumerConfig extends AbstractConfig {
         }
       }
     };
+  }
+
+  /** The clock of the consumer built from this configuration: {@link Time#SYSTEM} unless given. */
+  public Time time() {
+    return time;
   }
 }

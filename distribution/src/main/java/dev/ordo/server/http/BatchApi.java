@@ -2,11 +2,11 @@ package dev.ordo.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ordo.api.ItemId;
+import dev.ordo.client.CommandOutcome;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.client.PayloadTooLargeException;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueProducer;
-import dev.ordo.schema.Outcome;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
@@ -104,7 +104,7 @@ final class BatchApi {
         pending.add(Pending.refused(id, 400, e.getMessage()));
       }
     }
-    List<CompletableFuture<Outcome>> futures = good.isEmpty() ? List.of()
+    List<CompletableFuture<CommandOutcome>> futures = good.isEmpty() ? List.of()
         : client.within(r.caller().scope(Permission.CONSUME)).ackAll(good);
     if (consumers != null) {
       for (int i = 0; i < futures.size(); i++) {
@@ -190,8 +190,8 @@ final class BatchApi {
         pending.add(refused);
       } else {
         @SuppressWarnings("unchecked")
-        Map.Entry<ItemId, java.util.function.Supplier<CompletableFuture<Outcome>>> e =
-            (Map.Entry<ItemId, java.util.function.Supplier<CompletableFuture<Outcome>>>) c;
+        Map.Entry<ItemId, java.util.function.Supplier<CompletableFuture<CommandOutcome>>> e =
+            (Map.Entry<ItemId, java.util.function.Supplier<CompletableFuture<CommandOutcome>>>) c;
         pending.add(new Pending(e.getKey().toString(), e.getValue().get(), null));
       }
     }
@@ -256,18 +256,18 @@ final class BatchApi {
       m.put("duplicate", e.duplicate());
       return m;
     }
-    Outcome o = (Outcome) value;
-    if (o.getForbiddenNamespace() != null) {
+    CommandOutcome o = (CommandOutcome) value;
+    if (o.forbiddenNamespace() != null) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("id", p.id());
       m.put("result", "FORBIDDEN");
       m.put("status", 403);
-      m.put("error", "permission 'consume' on namespace '" + o.getForbiddenNamespace() + "' is required");
+      m.put("error", "permission 'consume' on namespace '" + o.forbiddenNamespace() + "' is required");
       return m;
     }
-    String detail = o.getDetail() == null ? "" : ": " + o.getDetail();
+    String detail = o.detail() == null ? "" : ": " + o.detail();
     Map<String, Object> m = new LinkedHashMap<>();
-    switch (o.getResult()) {
+    switch (o.result()) {
       case APPLIED -> {
         m.putAll(Views.applied(o));
         m.put("status", 200);
@@ -279,8 +279,8 @@ final class BatchApi {
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("id", p.id());
-    out.put("result", o.getResult().name());
-    out.put("status", switch (o.getResult()) {
+    out.put("result", o.result().name());
+    out.put("status", switch (o.result()) {
       case STALE_LEASE -> 409;
       case UNKNOWN_ITEM -> 404;
       default -> 400;

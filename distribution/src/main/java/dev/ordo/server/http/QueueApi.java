@@ -2,22 +2,23 @@ package dev.ordo.server.http;
 
 import dev.ordo.api.ItemId;
 import dev.ordo.client.BacklogFullException;
+import dev.ordo.client.ClientClosedException;
+import dev.ordo.client.CommandOutcome;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.client.Enqueued;
-import dev.ordo.client.NackOptions;
 import dev.ordo.client.HeadersTooLargeException;
+import dev.ordo.client.NackOptions;
 import dev.ordo.client.PayloadTooLargeException;
 import dev.ordo.client.QueueClient;
-import dev.ordo.server.http.internal.HttpConsumerMeters;
+import dev.ordo.client.QueueItem;
 import dev.ordo.client.QueueProducer;
 import dev.ordo.client.TopicActivity;
-import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.Outcome;
 import dev.ordo.server.HttpRequest;
 import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
 import dev.ordo.server.auth.Caller;
 import dev.ordo.server.auth.Permission;
+import dev.ordo.server.http.internal.HttpConsumerMeters;
 import dev.ordo.server.http.internal.JsonBody;
 import dev.ordo.server.http.internal.Views;
 import dev.ordo.server.internal.Messages;
@@ -30,10 +31,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -215,7 +216,7 @@ public final class QueueApi {
       throw new IllegalArgumentException("waitMs must be at most " + MAX_WAIT_MS + ", got " + wait);
     }
     if (consumers == null) {
-      List<DeliveredItem> items = await(client.dequeue(namespace, topics, Duration.ofMillis(wait)),
+      List<QueueItem> items = await(client.dequeue(namespace, topics, Duration.ofMillis(wait)),
           Duration.ofMillis(wait).plus(SLACK), "the dequeue");
       return HttpResponse.ok(Map.of("items", items.stream().map(Views::delivered).toList()));
     }
@@ -229,7 +230,7 @@ public final class QueueApi {
           + " or '-' (it is a label of the server's metrics), got '" + group + "'");
     }
     consumers.dequeueStarted(namespace, topics.keySet(), group);
-    List<DeliveredItem> items = List.of();
+    List<QueueItem> items = List.of();
     try {
       items = await(client.dequeue(namespace, topics, Duration.ofMillis(wait)),
           Duration.ofMillis(wait).plus(SLACK), "the dequeue");
@@ -272,7 +273,7 @@ public final class QueueApi {
    */
   @FunctionalInterface
   interface ItemCommand {
-    Supplier<CompletableFuture<Outcome>> check(QueueClient.Scoped client, ItemId id, JsonBody fields);
+    Supplier<CompletableFuture<CommandOutcome>> check(QueueClient.Scoped client, ItemId id, JsonBody fields);
   }
 
   static final ItemCommand ACK = (client, id, b) -> {
@@ -317,11 +318,11 @@ public final class QueueApi {
       return command;
     }
     return (client, id, b) -> {
-      Supplier<CompletableFuture<Outcome>> send = command.check(client, id, b);
+      Supplier<CompletableFuture<CommandOutcome>> send = command.check(client, id, b);
       String lease = b.string("lease");
       boolean extend = command == EXTEND;
       return () -> {
-        CompletableFuture<Outcome> sent = send.get();
+        CompletableFuture<CommandOutcome> sent = send.get();
         sent.thenAccept(o -> observe(consumers, id.toString(), lease, extend, o));
         return sent;
       };
@@ -329,16 +330,16 @@ public final class QueueApi {
   }
 
   /** Tells {@code consumers} what an answered command means for the item's holder (see {@link #observed}). */
-  static void observe(HttpConsumerMeters consumers, String itemId, String lease, boolean extend, Outcome o) {
-    if (o == null || o.getForbiddenNamespace() != null || o.getResult() == dev.ordo.schema.OutcomeResult.INVALID) {
+  static void observe(HttpConsumerMeters consumers, String itemId, String lease, boolean extend, CommandOutcome o) {
+    if (o == null || o.forbiddenNamespace() != null || o.result() == CommandOutcome.Result.INVALID) {
       return;
     }
     if (!extend) {
       consumers.settled(itemId, lease);
-    } else if (o.getResult() != dev.ordo.schema.OutcomeResult.APPLIED) {
+    } else if (o.result() != CommandOutcome.Result.APPLIED) {
       consumers.settled(itemId, lease);
-    } else if (o.getLeaseExpiresAt() != null) {
-      consumers.extended(itemId, lease, o.getLeaseExpiresAt());
+    } else if (o.leaseExpiresAt() != null) {
+      consumers.extended(itemId, lease, o.leaseExpiresAt().toEpochMilli());
     }
   }
 
@@ -405,14 +406,14 @@ public final class QueueApi {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  private HttpResponse outcome(ItemId id, CompletableFuture<Outcome> future, Caller caller) throws ApiException {
-    Outcome o = await(future, SLACK, "the " + "command on item " + id);
-    if (o.getForbiddenNamespace() != null) {
-      return HttpResponse.error(403, caller.missing(Permission.CONSUME, "namespace '" + o.getForbiddenNamespace()
+  private HttpResponse outcome(ItemId id, CompletableFuture<CommandOutcome> future, Caller caller) throws ApiException {
+    CommandOutcome o = await(future, SLACK, "the " + "command on item " + id);
+    if (o.forbiddenNamespace() != null) {
+      return HttpResponse.error(403, caller.missing(Permission.CONSUME, "namespace '" + o.forbiddenNamespace()
           + "' (item " + id + ")"));
     }
-    String detail = o.getDetail() == null ? "" : ": " + o.getDetail();
-    return switch (o.getResult()) {
+    String detail = o.detail() == null ? "" : ": " + o.detail();
+    return switch (o.result()) {
       case APPLIED -> HttpResponse.ok(Views.applied(o));
       case STALE_LEASE -> HttpResponse.error(409, "stale lease for item " + id + detail);
       case UNKNOWN_ITEM -> HttpResponse.error(404, "unknown item " + id + detail);
@@ -447,8 +448,8 @@ public final class QueueApi {
       if (cause instanceof KafkaException) {
         throw new ApiException(503, "Kafka failed " + what + ": " + Messages.oneLine(cause));
       }
-      if (cause instanceof IllegalStateException) {
-        throw new ApiException(503, Messages.oneLine(cause));
+      if (cause instanceof ClientClosedException) {
+        throw new ApiException(503, Messages.oneLine(cause) + " (the server is stopping)");
       }
       LOG.warn("{} failed", what, cause);
       throw new ApiException(500, what + " failed: " + Messages.oneLine(cause));

@@ -1,7 +1,7 @@
 package dev.ordo.server.sqs;
 
 import dev.ordo.api.ItemId;
-import dev.ordo.schema.Outcome;
+import dev.ordo.client.CommandOutcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class DeleteCoalescer {
   /** Sends acks limited to a scope as one command per partition: {@code QueueClient.within(scope).ackAll}. */
   interface Acker {
-    List<CompletableFuture<Outcome>> ackAll(List<String> scope, List<Map.Entry<ItemId, String>> acks);
+    List<CompletableFuture<CommandOutcome>> ackAll(List<String> scope, List<Map.Entry<ItemId, String>> acks);
   }
 
   /** The most acks one command of this carries (the queue client's own cap is higher). */
@@ -28,7 +28,7 @@ final class DeleteCoalescer {
 
   private record Lane(int partition, List<String> scope) {}
 
-  private record Pending(Map.Entry<ItemId, String> ack, CompletableFuture<Outcome> result) {}
+  private record Pending(Map.Entry<ItemId, String> ack, CompletableFuture<CommandOutcome> result) {}
 
   /** A lane's deletes waiting, and whether a command of it is on its way. Guarded by itself. */
   private static final class Queue {
@@ -46,15 +46,15 @@ final class DeleteCoalescer {
     this.on = on;
   }
 
-  /** One future per ack, in the order given, each completing with its {@link Outcome}. */
-  List<CompletableFuture<Outcome>> ackAll(List<String> scope, List<Map.Entry<ItemId, String>> acks) {
+  /** One future per ack, in the order given, each completing with its {@link CommandOutcome}. */
+  List<CompletableFuture<CommandOutcome>> ackAll(List<String> scope, List<Map.Entry<ItemId, String>> acks) {
     if (!on) {
       return acker.ackAll(scope, acks);
     }
-    List<CompletableFuture<Outcome>> out = new ArrayList<>(acks.size());
+    List<CompletableFuture<CommandOutcome>> out = new ArrayList<>(acks.size());
     List<Lane> touched = new ArrayList<>();
     for (Map.Entry<ItemId, String> ack : acks) {
-      CompletableFuture<Outcome> result = new CompletableFuture<>();
+      CompletableFuture<CommandOutcome> result = new CompletableFuture<>();
       out.add(result);
       Lane lane = new Lane(ack.getKey().partition(), scope);
       Queue q = lanes.computeIfAbsent(lane, l -> new Queue());
@@ -86,7 +86,7 @@ final class DeleteCoalescer {
     }
     List<Map.Entry<ItemId, String>> acks = new ArrayList<>(batch.size());
     batch.forEach(p -> acks.add(p.ack()));
-    List<CompletableFuture<Outcome>> sent;
+    List<CompletableFuture<CommandOutcome>> sent;
     try {
       sent = acker.ackAll(lane.scope(), acks);
     } catch (RuntimeException e) {
@@ -96,7 +96,7 @@ final class DeleteCoalescer {
     }
     CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
       for (int i = 0; i < batch.size(); i++) {
-        CompletableFuture<Outcome> result = batch.get(i).result();
+        CompletableFuture<CommandOutcome> result = batch.get(i).result();
         sent.get(i).whenComplete((o, failure) -> {
           if (failure != null) {
             result.completeExceptionally(failure);

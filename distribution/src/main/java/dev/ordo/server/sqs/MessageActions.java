@@ -3,18 +3,15 @@ package dev.ordo.server.sqs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordo.api.ItemId;
+import dev.ordo.client.CommandOutcome;
 import dev.ordo.client.EnqueueRequest;
 import dev.ordo.client.QueueClient;
+import dev.ordo.client.QueueItem;
 import dev.ordo.client.QueueProducer;
 import dev.ordo.client.TooLargeException;
-import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.ItemHeader;
-import dev.ordo.schema.Outcome;
-import dev.ordo.schema.OutcomeResult;
 import dev.ordo.server.auth.Caller;
 import dev.ordo.server.auth.Permission;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -271,76 +268,73 @@ final class MessageActions {
     system.addAll(r.strings("MessageSystemAttributeNames"));
     List<String> attributeNames = r.strings("MessageAttributeNames");
     // From the queue's prefetch when it holds items, else a dequeue (which may lease more for later receives).
-    List<DeliveredItem> items = prefetch.receive(q.ref(), max, Duration.ofSeconds(wait),
+    List<QueueItem> items = prefetch.receive(q.ref(), max, Duration.ofSeconds(wait),
         q.attributes().visibilityTimeout());
     if (visibility.isPresent()) {
       items = withVisibility(items, visibility.get());
     }
     long now = clock.millis();
     List<Object> messages = new ArrayList<>();
-    for (DeliveredItem item : items) {
+    for (QueueItem item : items) {
       messages.add(message(item, q.ref(), system, attributeNames, now));
     }
     return messages.isEmpty() ? Map.of() : Map.of("Messages", messages);
   }
 
   /** The received items whose lease was set to {@code seconds} (0: given back at once, so not returned). */
-  private List<DeliveredItem> withVisibility(List<DeliveredItem> items, int seconds) throws SqsException {
-    List<CompletableFuture<Outcome>> changes = new ArrayList<>();
-    for (DeliveredItem item : items) {
-      ItemId id = ItemId.parse(item.getItemId());
-      changes.add(seconds == 0 ? client.nack(id, item.getLeaseId(), VISIBLE_NOW)
-          : client.extend(id, item.getLeaseId(), Duration.ofSeconds(seconds)));
+  private List<QueueItem> withVisibility(List<QueueItem> items, int seconds) throws SqsException {
+    List<CompletableFuture<CommandOutcome>> changes = new ArrayList<>();
+    for (QueueItem item : items) {
+      ItemId id = item.id();
+      changes.add(seconds == 0 ? client.nack(id, item.leaseId(), VISIBLE_NOW)
+          : client.extend(id, item.leaseId(), Duration.ofSeconds(seconds)));
     }
-    List<DeliveredItem> kept = new ArrayList<>();
+    List<QueueItem> kept = new ArrayList<>();
     for (int i = 0; i < items.size(); i++) {
-      Outcome o = await(changes.get(i), SLACK, "setting the visibility timeout");
-      if (seconds > 0 && o.getResult() == OutcomeResult.APPLIED) {
-        DeliveredItem item = items.get(i);
-        if (o.getLeaseExpiresAt() != null) {
-          item.setLeaseExpiresAt(o.getLeaseExpiresAt());
-        }
-        kept.add(item);
+      CommandOutcome o = await(changes.get(i), SLACK, "setting the visibility timeout");
+      if (seconds > 0 && o.result() == CommandOutcome.Result.APPLIED) {
+        QueueItem item = items.get(i);
+        kept.add(o.leaseExpiresAt() == null ? item : item.withLeaseExpiresAt(o.leaseExpiresAt()));
       }
     }
     return kept;
   }
 
-  Map<String, Object> message(DeliveredItem item, QueueRef ref, List<String> system, List<String> names,
+  Map<String, Object> message(QueueItem item, QueueRef ref, List<String> system, List<String> names,
       long now) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("MessageId", item.getItemId());
-    m.put("ReceiptHandle", new ReceiptHandle(ItemId.parse(item.getItemId()), item.getLeaseId(), ref.namespace(),
+    m.put("MessageId", item.id().toString());
+    m.put("ReceiptHandle", new ReceiptHandle(item.id(), item.leaseId(), ref.namespace(),
         ref.name()).encode());
     // The digest of the text as sent: an item another Ordo client enqueued with bytes that are not UTF-8
     // reads with replacement characters, and the SDK digests what it reads.
-    String body = new String(bytes(item.getPayload()), StandardCharsets.UTF_8);
+    String body = new String(item.payload(), StandardCharsets.UTF_8);
     m.put("MD5OfBody", MessageAttributes.md5Hex(body.getBytes(StandardCharsets.UTF_8)));
     m.put("Body", body);
     Map<String, Object> attributes = new TreeMap<>();
     boolean all = system.contains("All");
     if (all || system.contains("ApproximateReceiveCount")) {
-      attributes.put("ApproximateReceiveCount", Integer.toString(item.getAttempt()));
+      attributes.put("ApproximateReceiveCount", Integer.toString(item.attempt()));
     }
     if (all || system.contains("SentTimestamp")) {
-      attributes.put("SentTimestamp", Long.toString(item.getEnqueuedAt()));
+      attributes.put("SentTimestamp", Long.toString(item.enqueuedAt().toEpochMilli()));
     }
-    if ((all || system.contains("ApproximateFirstReceiveTimestamp")) && item.getAttempt() == 1) {
+    if ((all || system.contains("ApproximateFirstReceiveTimestamp")) && item.attempt() == 1) {
       attributes.put("ApproximateFirstReceiveTimestamp", Long.toString(now));
     }
     String sender = header(item, SENDER_HEADER);
     if ((all || system.contains("SenderId")) && sender != null) {
       attributes.put("SenderId", sender);
     }
-    if ((all || system.contains("MessageGroupId")) && item.getGroupKey() != null) {
-      attributes.put("MessageGroupId", item.getGroupKey());
+    if ((all || system.contains("MessageGroupId")) && item.groupKey() != null) {
+      attributes.put("MessageGroupId", item.groupKey());
     }
     String dedup = header(item, DEDUP_HEADER);
     if (dedup != null && (all || system.contains("MessageDeduplicationId"))) {
       attributes.put("MessageDeduplicationId", dedup);
     }
     if (dedup != null && (all || system.contains("SequenceNumber"))) {
-      attributes.put("SequenceNumber", sequenceNumber(ItemId.parse(item.getItemId())));
+      attributes.put("SequenceNumber", sequenceNumber(item.id()));
     }
     if (!attributes.isEmpty()) {
       m.put("Attributes", attributes);
@@ -373,38 +367,21 @@ final class MessageActions {
   }
 
   /** An item header's value as text, or null when the item has none of that name. */
-  private static String header(DeliveredItem item, String name) {
-    if (item.getHeaders() != null) {
-      for (ItemHeader h : item.getHeaders()) {
-        if (name.equals(h.getKey()) && h.getValue() != null) {
-          return new String(bytes(h.getValue()), StandardCharsets.UTF_8);
-        }
-      }
-    }
-    return null;
+  private static String header(QueueItem item, String name) {
+    byte[] value = item.headers().lastValue(name);
+    return value == null ? null : new String(value, StandardCharsets.UTF_8);
   }
 
-  private static MessageAttributes attributesOf(DeliveredItem item) {
-    if (item.getHeaders() == null) {
+  private static MessageAttributes attributesOf(QueueItem item) {
+    byte[] value = item.headers().lastValue(MessageAttributes.HEADER);
+    if (value == null) {
       return MessageAttributes.NONE;
     }
-    for (ItemHeader h : item.getHeaders()) {
-      if (MessageAttributes.HEADER.equals(h.getKey()) && h.getValue() != null) {
-        try {
-          return MessageAttributes.decode(bytes(h.getValue()));
-        } catch (IllegalArgumentException e) {
-          return MessageAttributes.NONE; // written by another client: not SQS attributes
-        }
-      }
+    try {
+      return MessageAttributes.decode(value);
+    } catch (IllegalArgumentException e) {
+      return MessageAttributes.NONE; // written by another client: not SQS attributes
     }
-    return MessageAttributes.NONE;
-  }
-
-  private static byte[] bytes(ByteBuffer b) {
-    ByteBuffer d = b.duplicate();
-    byte[] out = new byte[d.remaining()];
-    d.get(out);
-    return out;
   }
 
   /** A receipt handle of this queue (ReceiptHandleIsInvalid for a handle of another queue or not ours). */
@@ -430,12 +407,12 @@ final class MessageActions {
    * an earlier receive (the message was received again since): success, the message is not deleted, as
    * SQS documents for a receipt handle that is not the latest.
    */
-  private static void deleted(Outcome o) throws SqsException {
-    if (o.getForbiddenNamespace() != null) {
-      throw SqsError.ACCESS_DENIED.with("Access to the resource is denied: namespace " + o.getForbiddenNamespace());
+  private static void deleted(CommandOutcome o) throws SqsException {
+    if (o.forbiddenNamespace() != null) {
+      throw SqsError.ACCESS_DENIED.with("Access to the resource is denied: namespace " + o.forbiddenNamespace());
     }
-    if (o.getResult() == OutcomeResult.INVALID) {
-      throw SqsError.RECEIPT_HANDLE_IS_INVALID.with("The receipt handle was refused: " + o.getDetail());
+    if (o.result() == CommandOutcome.Result.INVALID) {
+      throw SqsError.RECEIPT_HANDLE_IS_INVALID.with("The receipt handle was refused: " + o.detail());
     }
   }
 
@@ -455,7 +432,7 @@ final class MessageActions {
         failed.put(id, ex);
       }
     }
-    List<CompletableFuture<Outcome>> futures = acks.isEmpty() ? List.of()
+    List<CompletableFuture<CommandOutcome>> futures = acks.isEmpty() ? List.of()
         : deletes.ackAll(caller.scope(Permission.CONSUME), acks);
     List<Object> successful = new ArrayList<>();
     for (int i = 0; i < futures.size(); i++) {
@@ -469,18 +446,18 @@ final class MessageActions {
     return batchResult(successful, failed);
   }
 
-  private CompletableFuture<Outcome> changeVisibility(ReceiptHandle h, int seconds, Caller caller) {
+  private CompletableFuture<CommandOutcome> changeVisibility(ReceiptHandle h, int seconds, Caller caller) {
     QueueClient.Scoped scoped = client.within(caller.scope(Permission.CONSUME));
     return seconds == 0 ? scoped.nack(h.itemId(), h.leaseId(), VISIBLE_NOW)
         : scoped.extend(h.itemId(), h.leaseId(), Duration.ofSeconds(seconds));
   }
 
   /** A visibility change's outcome: applied, else as SQS answers a handle whose message is not in flight on it. */
-  private static void changed(Outcome o, ReceiptHandle h) throws SqsException {
-    if (o.getForbiddenNamespace() != null) {
-      throw SqsError.ACCESS_DENIED.with("Access to the resource is denied: namespace " + o.getForbiddenNamespace());
+  private static void changed(CommandOutcome o, ReceiptHandle h) throws SqsException {
+    if (o.forbiddenNamespace() != null) {
+      throw SqsError.ACCESS_DENIED.with("Access to the resource is denied: namespace " + o.forbiddenNamespace());
     }
-    switch (o.getResult()) {
+    switch (o.result()) {
       case APPLIED -> { }
       case STALE_LEASE -> throw SqsError.MESSAGE_NOT_INFLIGHT.with("Value " + h.encode() + " for parameter"
           + " ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout"
@@ -488,7 +465,7 @@ final class MessageActions {
       case UNKNOWN_ITEM -> throw SqsError.INVALID_PARAMETER_VALUE.with("Value " + h.encode() + " for parameter"
           + " ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout"
           + " change.");
-      case INVALID -> throw SqsError.INVALID_PARAMETER_VALUE.with("Refused by the queue: " + o.getDetail());
+      case INVALID -> throw SqsError.INVALID_PARAMETER_VALUE.with("Refused by the queue: " + o.detail());
     }
   }
 
@@ -506,7 +483,7 @@ final class MessageActions {
     List<ObjectNode> entries = batch(r);
     Map<String, Object> failed = new LinkedHashMap<>();
     Map<String, ReceiptHandle> handles = new LinkedHashMap<>();
-    Map<String, CompletableFuture<Outcome>> futures = new LinkedHashMap<>();
+    Map<String, CompletableFuture<CommandOutcome>> futures = new LinkedHashMap<>();
     for (ObjectNode e : entries) {
       String id = e.get("Id").asText();
       try {
@@ -520,7 +497,7 @@ final class MessageActions {
       }
     }
     List<Object> successful = new ArrayList<>();
-    for (Map.Entry<String, CompletableFuture<Outcome>> f : futures.entrySet()) {
+    for (Map.Entry<String, CompletableFuture<CommandOutcome>> f : futures.entrySet()) {
       try {
         changed(await(f.getValue(), SLACK, "the visibility change"), handles.get(f.getKey()));
         successful.add(Map.of("Id", f.getKey()));

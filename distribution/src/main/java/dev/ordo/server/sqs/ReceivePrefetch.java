@@ -1,7 +1,7 @@
 package dev.ordo.server.sqs;
 
-import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.ReturnReason;
+import dev.ordo.client.GiveBackReason;
+import dev.ordo.client.QueueItem;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -40,12 +40,12 @@ import java.util.function.LongSupplier;
 final class ReceivePrefetch implements AutoCloseable {
   /** Dequeues for a receive: {@code QueueClient.dequeue} of one topic. */
   interface Dequeuer {
-    CompletableFuture<List<DeliveredItem>> dequeue(String namespace, String topic, int count, Duration wait);
+    CompletableFuture<List<QueueItem>> dequeue(String namespace, String topic, int count, Duration wait);
   }
 
   /** Gives back leases nobody was handed: {@code QueueClient.giveBackUnseen}. */
   interface GiveBack {
-    void giveBack(List<DeliveredItem> items, ReturnReason reason);
+    void giveBack(List<QueueItem> items, GiveBackReason reason);
   }
 
   /** What a prefetch did since start, for tests and the lab notes. */
@@ -101,7 +101,7 @@ final class ReceivePrefetch implements AutoCloseable {
   }
 
   /** An item held, and until when it may be handed out (nanos). */
-  private record Item(DeliveredItem item, long until) {}
+  private record Item(QueueItem item, long until) {}
 
   /** A queue's holdings and how many items its receives took lately. Guarded by itself. */
   private static final class Held {
@@ -126,7 +126,7 @@ final class ReceivePrefetch implements AutoCloseable {
     }
 
     /** Items held past their time, taken out. */
-    void stale(long now, List<DeliveredItem> out) {
+    void stale(long now, List<QueueItem> out) {
       items.removeIf(i -> {
         if (now - i.until() > 0) {
           out.add(i.item());
@@ -143,7 +143,7 @@ final class ReceivePrefetch implements AutoCloseable {
    * {@code visibility}: the queue's VisibilityTimeout, the lease its items are given; an item is held
    * at most a tenth of it (and of what is left of its lease when it comes), and never past {@code maxAge}.
    */
-  List<DeliveredItem> receive(QueueRef ref, int max, Duration wait, Duration visibility) throws SqsException {
+  List<QueueItem> receive(QueueRef ref, int max, Duration wait, Duration visibility) throws SqsException {
     long holdFor = Math.min(maxAgeNanos, visibility.toNanos() / 10);
     if (!on() || holdFor < TimeUnit.MILLISECONDS.toNanos(1)) {
       dequeues.increment();
@@ -152,8 +152,8 @@ final class ReceivePrefetch implements AutoCloseable {
     }
     long now = nanos.getAsLong();
     Held h = held.computeIfAbsent(ref, r -> new Held(now));
-    List<DeliveredItem> got = new ArrayList<>(max);
-    List<DeliveredItem> stale = new ArrayList<>();
+    List<QueueItem> got = new ArrayList<>(max);
+    List<QueueItem> stale = new ArrayList<>();
     int ask;
     synchronized (h) {
       h.stale(now, stale);
@@ -172,13 +172,13 @@ final class ReceivePrefetch implements AutoCloseable {
         ask = 0;
       }
     }
-    giveBack(stale, ReturnReason.SURPLUS);
+    giveBack(stale, GiveBackReason.SURPLUS);
     if (ask == 0) {
       handed.add(got.size());
       return got;
     }
     long askedAt = nanos.getAsLong();
-    List<DeliveredItem> came;
+    List<QueueItem> came;
     dequeues.increment();
     try {
       came = SqsActions.await(dequeuer.dequeue(ref.namespace(), ref.name(), ask, wait), wait.plus(SLACK),
@@ -189,7 +189,7 @@ final class ReceivePrefetch implements AutoCloseable {
       }
     }
     int mine = Math.min(max, came.size());
-    List<DeliveredItem> rest = new ArrayList<>(came.subList(mine, came.size()));
+    List<QueueItem> rest = new ArrayList<>(came.subList(mine, came.size()));
     if (!rest.isEmpty()) {
       long cameAt = nanos.getAsLong();
       long wall = millis.getAsLong();
@@ -197,10 +197,11 @@ final class ReceivePrefetch implements AutoCloseable {
       synchronized (h) {
         h.took(mine, cameAt, maxAgeNanos);
         if (!closed) {
-          for (DeliveredItem item : rest) {
+          for (QueueItem item : rest) {
             long until = askedAt + holdFor;
-            if (item.getLeaseExpiresAt() > 0) { // half of what is left of its lease, as this clock sees it
-              until = Math.min(until, cameAt + TimeUnit.MILLISECONDS.toNanos(item.getLeaseExpiresAt() - wall) / 2);
+            long expiresAt = item.leaseExpiresAt().toEpochMilli();
+            if (expiresAt > 0) { // half of what is left of its lease, as this clock sees it
+              until = Math.min(until, cameAt + TimeUnit.MILLISECONDS.toNanos(expiresAt - wall) / 2);
             }
             h.items.addLast(new Item(item, until));
           }
@@ -209,7 +210,7 @@ final class ReceivePrefetch implements AutoCloseable {
       }
       prefetched.add(rest.size());
       if (!kept) {
-        giveBack(rest, ReturnReason.CLOSING);
+        giveBack(rest, GiveBackReason.CLOSING);
       }
     } else {
       synchronized (h) {
@@ -225,12 +226,12 @@ final class ReceivePrefetch implements AutoCloseable {
     if (h == null) {
       return;
     }
-    List<DeliveredItem> out = new ArrayList<>();
+    List<QueueItem> out = new ArrayList<>();
     synchronized (h) {
       h.items.forEach(i -> out.add(i.item()));
       h.items.clear();
     }
-    giveBack(out, ReturnReason.SURPLUS);
+    giveBack(out, GiveBackReason.SURPLUS);
   }
 
   /** Gives back every item held longer than {@code maxAge}. */
@@ -238,18 +239,18 @@ final class ReceivePrefetch implements AutoCloseable {
     try {
       long now = nanos.getAsLong();
       for (Held h : held.values()) {
-        List<DeliveredItem> stale = new ArrayList<>();
+        List<QueueItem> stale = new ArrayList<>();
         synchronized (h) {
           h.stale(now, stale);
         }
-        giveBack(stale, ReturnReason.SURPLUS);
+        giveBack(stale, GiveBackReason.SURPLUS);
       }
     } catch (RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(ReceivePrefetch.class).warn("The SQS prefetch sweep failed", e);
     }
   }
 
-  private void giveBack(List<DeliveredItem> items, ReturnReason reason) {
+  private void giveBack(List<QueueItem> items, GiveBackReason reason) {
     if (!items.isEmpty()) {
       returned.add(items.size());
       giveBack.giveBack(items, reason);
@@ -264,12 +265,12 @@ final class ReceivePrefetch implements AutoCloseable {
       sweeper.shutdownNow();
     }
     for (Held h : held.values()) {
-      List<DeliveredItem> out = new ArrayList<>();
+      List<QueueItem> out = new ArrayList<>();
       synchronized (h) {
         h.items.forEach(i -> out.add(i.item()));
         h.items.clear();
       }
-      giveBack(out, ReturnReason.CLOSING);
+      giveBack(out, GiveBackReason.CLOSING);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.ordo.server.sqs;
 
 import dev.ordo.client.BacklogFullException;
+import dev.ordo.client.ClientClosedException;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueProducer;
 import dev.ordo.server.auth.Caller;
@@ -127,7 +128,7 @@ public final class SqsActions implements AutoCloseable {
       if (cause instanceof IllegalArgumentException) {
         throw SqsError.INVALID_PARAMETER_VALUE.with(cause.getMessage());
       }
-      if (cause instanceof TimeoutException || cause instanceof KafkaException || cause instanceof IllegalStateException) {
+      if (cause instanceof TimeoutException || cause instanceof KafkaException || cause instanceof ClientClosedException) {
         throw SqsError.SERVICE_UNAVAILABLE.with(what + " failed: " + cause.getMessage());
       }
       throw SqsError.INTERNAL_ERROR.with(what + " failed: " + cause);

@@ -10,10 +10,10 @@ import dev.ordo.api.ItemId;
 import dev.ordo.api.Shards;
 import dev.ordo.client.QueueClient;
 import dev.ordo.client.QueueClientConfig;
-import dev.ordo.schema.DeliveredItem;
+import dev.ordo.client.QueueItem;
 import dev.ordo.server.ServerConfig;
-import dev.ordo.server.TestServer;
 import dev.ordo.server.TestServer.Reply;
+import dev.ordo.server.TestServer;
 import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import java.nio.file.Path;
@@ -173,15 +173,15 @@ class NamespaceApiTest {
     // The Java path, a client of its own on the same partition: the turns outlive a dequeue, 3:1 again.
     try (QueueClient client = new QueueClient(Map.of("bootstrap.servers", kafka.bootstrapServers(),
         QueueClientConfig.CLUSTER_CONFIG, "nspol"))) {
-      List<DeliveredItem> items = client.dequeue("tenant-w", Map.of("*", 20), Duration.ofSeconds(5))
+      List<QueueItem> items = client.dequeue("tenant-w", Map.of("*", 20), Duration.ofSeconds(5))
           .get(30, TimeUnit.SECONDS);
       Map<String, Integer> java = new java.util.TreeMap<>();
-      for (DeliveredItem item : items) {
-        java.merge(item.getTopic(), 1, Integer::sum);
+      for (QueueItem item : items) {
+        java.merge(item.topic(), 1, Integer::sum);
       }
       assertEquals(Map.of("a", 15, "b", 5), java, "3:1 over QueueClient, the turns going on: "
-          + items.stream().map(DeliveredItem::getTopic).toList());
-      for (DeliveredItem item : items) {
+          + items.stream().map(QueueItem::topic).toList());
+      for (QueueItem item : items) {
         client.ack(item).get(30, TimeUnit.SECONDS);
       }
     }

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ordo.api.ItemId;
-import dev.ordo.schema.CommandKind;
-import dev.ordo.schema.Outcome;
-import dev.ordo.schema.OutcomeResult;
+import dev.ordo.client.CommandOutcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +17,12 @@ import org.junit.jupiter.api.Test;
 class DeleteCoalescerTest {
   /** The commands sent: their scope, acks and the futures the test completes. */
   private record Sent(List<String> scope, List<Map.Entry<ItemId, String>> acks,
-      List<CompletableFuture<Outcome>> futures) {}
+      List<CompletableFuture<CommandOutcome>> futures) {}
 
   private final List<Sent> sent = new ArrayList<>();
 
   private final DeleteCoalescer.Acker acker = (scope, acks) -> {
-    List<CompletableFuture<Outcome>> futures = new ArrayList<>();
+    List<CompletableFuture<CommandOutcome>> futures = new ArrayList<>();
     acks.forEach(a -> futures.add(new CompletableFuture<>()));
     synchronized (sent) {
       sent.add(new Sent(scope, List.copyOf(acks), futures));
@@ -38,28 +36,28 @@ class DeleteCoalescerTest {
 
   private static void answer(Sent s) {
     for (int i = 0; i < s.acks().size(); i++) {
-      s.futures().get(i).complete(new Outcome(s.acks().get(i).getKey().toString(), CommandKind.ACK,
-          OutcomeResult.APPLIED, null, null, null, null, null, null));
+      s.futures().get(i).complete(new CommandOutcome(s.acks().get(i).getKey(), CommandOutcome.Command.ACK,
+          CommandOutcome.Result.APPLIED, null, null, null, null));
     }
   }
 
   @Test
   void aDeleteWithNothingOnItsWayGoesAtOnceAndThoseComingMeanwhileGoTogetherWhenItIsAnswered() throws Exception {
     DeleteCoalescer c = new DeleteCoalescer(acker, true);
-    List<CompletableFuture<Outcome>> first = c.ackAll(null, List.of(ack(0, 1), ack(0, 2)));
+    List<CompletableFuture<CommandOutcome>> first = c.ackAll(null, List.of(ack(0, 1), ack(0, 2)));
     assertEquals(1, sent.size());
-    List<CompletableFuture<Outcome>> second = c.ackAll(null, List.of(ack(0, 3)));
-    List<CompletableFuture<Outcome>> third = c.ackAll(null, List.of(ack(0, 4), ack(0, 5)));
+    List<CompletableFuture<CommandOutcome>> second = c.ackAll(null, List.of(ack(0, 3)));
+    List<CompletableFuture<CommandOutcome>> third = c.ackAll(null, List.of(ack(0, 4), ack(0, 5)));
     assertEquals(1, sent.size(), "partition 0 has a command on its way: the others wait");
     answer(sent.get(0));
-    assertEquals("0-1", first.get(0).get().getItemId());
-    assertEquals("0-2", first.get(1).get().getItemId());
+    assertEquals("0-1", first.get(0).get().itemId().toString());
+    assertEquals("0-2", first.get(1).get().itemId().toString());
     assertFalse(second.get(0).isDone());
     assertEquals(2, sent.size(), "the waiting deletes went as one command");
     assertEquals(List.of(ack(0, 3), ack(0, 4), ack(0, 5)), sent.get(1).acks());
     answer(sent.get(1));
-    assertEquals("0-3", second.get(0).get().getItemId());
-    assertEquals("0-5", third.get(1).get().getItemId());
+    assertEquals("0-3", second.get(0).get().itemId().toString());
+    assertEquals("0-5", third.get(1).get().itemId().toString());
     assertEquals(2, sent.size());
   }
 
@@ -75,8 +73,8 @@ class DeleteCoalescerTest {
   @Test
   void aFailedCommandFailsItsDeletesAndTheNextGoes() {
     DeleteCoalescer c = new DeleteCoalescer(acker, true);
-    List<CompletableFuture<Outcome>> first = c.ackAll(null, List.of(ack(0, 1)));
-    List<CompletableFuture<Outcome>> second = c.ackAll(null, List.of(ack(0, 2)));
+    List<CompletableFuture<CommandOutcome>> first = c.ackAll(null, List.of(ack(0, 1)));
+    List<CompletableFuture<CommandOutcome>> second = c.ackAll(null, List.of(ack(0, 2)));
     sent.get(0).futures().get(0).completeExceptionally(new IllegalStateException("timed out"));
     ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
         () -> first.get(0).get());

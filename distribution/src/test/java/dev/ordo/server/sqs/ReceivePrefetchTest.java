@@ -4,11 +4,12 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.DeliverySemantics;
-import dev.ordo.schema.ReturnReason;
-import java.nio.ByteBuffer;
+import dev.ordo.api.ItemId;
+import dev.ordo.client.GiveBackReason;
+import dev.ordo.client.QueueItem;
+import dev.ordo.client.Semantics;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,14 +35,14 @@ class ReceivePrefetchTest {
 
   /** A queue of numbered items: a dequeue takes the first ones; what is given back is recorded. */
   private static final class FakeQueue implements ReceivePrefetch.Dequeuer, ReceivePrefetch.GiveBack {
-    final ArrayDeque<DeliveredItem> ready = new ArrayDeque<>();
+    final ArrayDeque<QueueItem> ready = new ArrayDeque<>();
     final List<Integer> asks = new CopyOnWriteArrayList<>();
     final List<String> givenBack = new CopyOnWriteArrayList<>();
-    final List<ReturnReason> reasons = new CopyOnWriteArrayList<>();
+    final List<GiveBackReason> reasons = new CopyOnWriteArrayList<>();
     final AtomicLong millis;
     long leaseMs = 30_000;
     /** When set, the next dequeue answers with this future (completed by the test). */
-    final AtomicReference<CompletableFuture<List<DeliveredItem>>> pending = new AtomicReference<>();
+    final AtomicReference<CompletableFuture<List<QueueItem>>> pending = new AtomicReference<>();
 
     FakeQueue(int items, AtomicLong millis) {
       this.millis = millis;
@@ -50,23 +51,20 @@ class ReceivePrefetchTest {
       }
     }
 
-    DeliveredItem item(int i) {
-      return DeliveredItem.newBuilder().setItemId("0-" + i).setLeaseId("l" + i).setNamespace("sqs").setTopic("q")
-          .setPriority(0).setAttempt(1).setPayload(ByteBuffer.wrap(new byte[0])).setEnqueuedAt(0)
-          .setLeaseExpiresAt(0).setSemantics(DeliverySemantics.AT_LEAST_ONCE).build();
+    QueueItem item(int i) {
+      return new QueueItem(new ItemId(0, i), "l" + i, "sqs", "q", 0, 1, new byte[0], null, Instant.EPOCH, Instant.EPOCH,
+          Semantics.AT_LEAST_ONCE, null, null, null);
     }
 
     @Override
-    public synchronized CompletableFuture<List<DeliveredItem>> dequeue(String namespace, String topic, int count,
+    public synchronized CompletableFuture<List<QueueItem>> dequeue(String namespace, String topic, int count,
         Duration wait) {
       asks.add(count);
-      List<DeliveredItem> out = new ArrayList<>();
+      List<QueueItem> out = new ArrayList<>();
       while (out.size() < count && !ready.isEmpty()) {
-        DeliveredItem i = ready.poll();
-        i.setLeaseExpiresAt(millis.get() + leaseMs);
-        out.add(i);
+        out.add(ready.poll().withLeaseExpiresAt(Instant.ofEpochMilli(millis.get() + leaseMs)));
       }
-      CompletableFuture<List<DeliveredItem>> p = pending.getAndSet(null);
+      CompletableFuture<List<QueueItem>> p = pending.getAndSet(null);
       if (p != null) {
         return p.thenApply(x -> out);
       }
@@ -74,9 +72,9 @@ class ReceivePrefetchTest {
     }
 
     @Override
-    public void giveBack(List<DeliveredItem> items, ReturnReason reason) {
+    public void giveBack(List<QueueItem> items, GiveBackReason reason) {
       items.forEach(i -> {
-        givenBack.add(i.getItemId());
+        givenBack.add(i.id().toString());
         reasons.add(reason);
       });
     }
@@ -94,8 +92,8 @@ class ReceivePrefetchTest {
     return new ReceivePrefetch(most, maxAge, q, q, nanos::get, millis::get, false);
   }
 
-  private static List<String> ids(List<DeliveredItem> items) {
-    return items.stream().map(DeliveredItem::getItemId).toList();
+  private static List<String> ids(List<QueueItem> items) {
+    return items.stream().map(i -> i.id().toString()).toList();
   }
 
   private static List<String> range(int from, int to) {
@@ -146,7 +144,7 @@ class ReceivePrefetchTest {
     List<String> next = ids(p.receive(Q, 10, NO_WAIT, VISIBILITY));
     assertEquals(range(30, 40), next, "the held items are not handed out; a new dequeue's are");
     assertEquals(range(20, 30), q.givenBack);
-    assertEquals(Collections.nCopies(10, ReturnReason.SURPLUS), q.reasons);
+    assertEquals(Collections.nCopies(10, GiveBackReason.SURPLUS), q.reasons);
   }
 
   @Test
@@ -201,7 +199,7 @@ class ReceivePrefetchTest {
     p.receive(Q, 10, NO_WAIT, VISIBILITY); // holds 20-29
     p.close();
     assertEquals(range(20, 30), q.givenBack, "held items given back on close");
-    assertEquals(Collections.nCopies(10, ReturnReason.CLOSING), q.reasons);
+    assertEquals(Collections.nCopies(10, GiveBackReason.CLOSING), q.reasons);
     assertEquals(range(30, 40), ids(p.receive(Q, 10, NO_WAIT, VISIBILITY)), "closed: nothing more held");
     assertEquals(10, q.asks.get(q.asks.size() - 1));
   }
@@ -213,9 +211,9 @@ class ReceivePrefetchTest {
     p.receive(Q, 10, NO_WAIT, VISIBILITY);
     p.receive(Q, 10, NO_WAIT, VISIBILITY);
     assertEquals(range(20, 30), ids(p.receive(Q, 10, NO_WAIT, VISIBILITY)), "the held ones");
-    CompletableFuture<List<DeliveredItem>> late = new CompletableFuture<>();
+    CompletableFuture<List<QueueItem>> late = new CompletableFuture<>();
     q.pending.set(late);
-    CompletableFuture<List<DeliveredItem>> receiving = new CompletableFuture<>();
+    CompletableFuture<List<QueueItem>> receiving = new CompletableFuture<>();
     Thread t = new Thread(() -> {
       try {
         receiving.complete(p.receive(Q, 10, NO_WAIT, VISIBILITY)); // asks 40, answered after the close
@@ -232,7 +230,7 @@ class ReceivePrefetchTest {
     t.join(10_000);
     assertEquals(40, q.asks.get(2));
     assertEquals(range(40, 70), q.givenBack, "the surplus that came after the close");
-    assertEquals(Collections.nCopies(30, ReturnReason.CLOSING), q.reasons);
+    assertEquals(Collections.nCopies(30, GiveBackReason.CLOSING), q.reasons);
   }
 
   @Test

@@ -1,6 +1,6 @@
 package dev.ordo.server.http.internal;
 
-import dev.ordo.schema.DeliveredItem;
+import dev.ordo.client.QueueItem;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,9 +50,10 @@ public final class HttpConsumerMeters {
     }
   }
 
-  public void dequeueEnded(String namespace, Collection<String> topics, String group, List<DeliveredItem> items) {
+  public void dequeueEnded(String namespace, Collection<String> topics, String group, List<QueueItem> items) {
     consumers.dequeueEnded(namespace, topics, group, items.stream()
-        .map(i -> new HttpConsumers.HandedOut(i.getItemId(), i.getTopic(), i.getLeaseId(), i.getLeaseExpiresAt()))
+        .map(i -> new HttpConsumers.HandedOut(i.id().toString(), i.topic(), i.leaseId(),
+            i.leaseExpiresAt().toEpochMilli()))
         .toList(), time.milliseconds());
   }
 

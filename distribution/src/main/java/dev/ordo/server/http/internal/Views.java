@@ -1,12 +1,12 @@
 package dev.ordo.server.http.internal;
 
+import dev.ordo.api.ItemHeaders;
+import dev.ordo.client.CommandOutcome;
+import dev.ordo.client.QueueItem;
 import dev.ordo.client.TopicActivity;
 import dev.ordo.schema.AttemptRecord;
-import dev.ordo.schema.DeliveredItem;
-import dev.ordo.api.ItemHeaders;
 import dev.ordo.schema.Item;
 import dev.ordo.schema.ItemHeader;
-import dev.ordo.schema.Outcome;
 import dev.ordo.schema.StoredItem;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -28,25 +28,25 @@ public final class Views {
   private Views() {}
 
   /** A leased item, as a dequeue returns it. */
-  public static Map<String, Object> delivered(DeliveredItem d) {
+  public static Map<String, Object> delivered(QueueItem d) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", d.getItemId());
-    m.put("lease", d.getLeaseId());
-    m.put("namespace", d.getNamespace());
-    m.put("topic", d.getTopic());
-    m.put("priority", d.getPriority());
-    m.put("attempt", d.getAttempt());
-    putBytes(m, "payload", d.getPayload());
-    putBytes(m, "metadata", d.getMetadata());
-    m.put("enqueuedAt", time(d.getEnqueuedAt()));
-    m.put("leaseExpiresAt", time(d.getLeaseExpiresAt()));
-    if (d.getGroupKey() != null) {
-      m.put("groupKey", d.getGroupKey());
+    m.put("id", d.id().toString());
+    m.put("lease", d.leaseId());
+    m.put("namespace", d.namespace());
+    m.put("topic", d.topic());
+    m.put("priority", d.priority());
+    m.put("attempt", d.attempt());
+    putBytes(m, "payload", d.payload());
+    putBytes(m, "metadata", d.metadata());
+    m.put("enqueuedAt", d.enqueuedAt().toString());
+    m.put("leaseExpiresAt", d.leaseExpiresAt().toString());
+    if (d.groupKey() != null) {
+      m.put("groupKey", d.groupKey());
     }
-    if (d.getTraceId() != null) {
-      m.put("traceId", d.getTraceId());
+    if (d.traceId() != null) {
+      m.put("traceId", d.traceId());
     }
-    putHeaders(m, d.getHeaders());
+    putHeaders(m, d.headers());
     return m;
   }
 
@@ -159,18 +159,18 @@ public final class Views {
   }
 
   /** An applied command: {@code {"id", "result"}} plus the new lease expiry of an extend, a detail, or the dead-letter reason of a nack that dead-lettered. */
-  public static Map<String, Object> applied(Outcome o) {
+  public static Map<String, Object> applied(CommandOutcome o) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", o.getItemId());
-    m.put("result", o.getResult().name());
-    if (o.getLeaseExpiresAt() != null) {
-      m.put("leaseExpiresAt", time(o.getLeaseExpiresAt()));
+    m.put("id", o.itemId().toString());
+    m.put("result", o.result().name());
+    if (o.leaseExpiresAt() != null) {
+      m.put("leaseExpiresAt", o.leaseExpiresAt().toString());
     }
-    if (o.getDetail() != null) {
-      m.put("detail", o.getDetail());
+    if (o.detail() != null) {
+      m.put("detail", o.detail());
     }
-    if (o.getDeadLetterReason() != null) {
-      m.put("deadLetterReason", o.getDeadLetterReason().name());
+    if (o.deadLetterReason() != null) {
+      m.put("deadLetterReason", o.deadLetterReason());
     }
     return m;
   }
