@@ -5,6 +5,7 @@ import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.client.internal.Backoff;
 import dev.ordo.client.internal.CreditSplit;
+import dev.ordo.client.internal.GroupPollLoop;
 import dev.ordo.client.internal.InFlightLimit;
 import dev.ordo.client.internal.Job;
 import dev.ordo.client.internal.SpareCapacity;
@@ -37,11 +38,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,12 +94,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseConsumer.class);
-  private static final Duration POLL = Duration.ofMillis(50);
+  private static final long POLL_MS = 50;
   /**
    * Poll timeout while items are in flight: a finished item's slot is given back to the queue when the
    * poll returns, so a long poll would hold the slot idle that long.
    */
-  private static final Duration POLL_BUSY = Duration.ofMillis(5);
+  private static final long POLL_BUSY_MS = 5;
   private static final String HANDOFF = "ordo-handoff";
   private static final String RUNNING = "ordo-running";
   /** Foreign items this close to their lease's end are not adopted: they are about to come back anyway. */
@@ -155,14 +156,13 @@ public final class LeaseConsumer implements AutoCloseable {
   private long nextResync;
   private long nextCommit;
   private boolean demandCancelled;
-  private long lastWarning;
 
   private volatile Set<Integer> assignment = Set.of();
   private volatile boolean stopPolling;
   private volatile boolean halted;
   private KafkaConsumer<byte[], byte[]> consumer;
   private ExecutorService workers;
-  private Thread pollThread;
+  private GroupPollLoop loop;
   private ItemHandler handler;
 
   /** A partition this consumer owns: whether its previous owner handed it over cleanly. */
@@ -221,9 +221,8 @@ public final class LeaseConsumer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.pollThread = new Thread(this::pollLoop, requesterId + "-poll");
-    this.pollThread.setDaemon(true);
-    this.pollThread.start();
+    this.loop = new GroupPollLoop(requesterId + "-poll", consumer, time);
+    loop.start(List.of(topics.deliveries()), new Rebalance(), new Turns());
   }
 
   /**
@@ -301,53 +300,48 @@ public final class LeaseConsumer implements AutoCloseable {
 
   // ---- the poll thread ----
 
-  private void pollLoop() {
-    Throwable failure = null;
-    try {
-      consumer.subscribe(List.of(topics.deliveries()), new Rebalance());
-      while (!stopPolling) {
-        try {
-          var records = consumer.poll(jobs.isEmpty() ? POLL : POLL_BUSY);
-          spare.polled(records.count(), state.get() == State.RUNNING && jobs.isEmpty()); // an idle poll's full wait
-          for (ConsumerRecord<byte[], byte[]> r : records) {
-            onDelivery(r);
-          }
-        } catch (WakeupException e) {
-          continue;
-        } catch (KafkaException e) {
-          if (!isRetriable(e)) {
-            throw e;
-          }
-          if (time.milliseconds() - lastWarning > 10_000) {
-            lastWarning = time.milliseconds();
-            log.warn("Consumer {} failed to poll; retrying", requesterId, e);
-          }
-        }
-        long now = time.milliseconds();
-        if (window.advance(System.nanoTime())) {
-          nextResync = now; // a smaller window: take back the demand beyond it now
-        }
-        creditFinished();
-        if (state.get() == State.RUNNING && now >= nextResync) {
-          resync(now);
-        } else if (state.get() == State.CLOSING && !demandCancelled) {
-          cancelDemand(owned.keySet());
-          demandCancelled = true;
-        }
-        heartbeats(now);
-        if (now >= nextCommit) {
-          commit(false);
-          nextCommit = now + refreshMs;
+  /** The poll thread's turns: ask, heartbeat and commit, then take what the poll brought. */
+  private final class Turns implements GroupPollLoop.Turn {
+    @Override
+    public long beforePoll(long now) {
+      if (stopPolling) {
+        return GroupPollLoop.STOP;
+      }
+      if (window.advance(System.nanoTime())) {
+        nextResync = now; // a smaller window: take back the demand beyond it now
+      }
+      creditFinished();
+      if (state.get() == State.RUNNING && now >= nextResync) {
+        resync(now);
+      } else if (state.get() == State.CLOSING && !demandCancelled) {
+        cancelDemand(owned.keySet());
+        demandCancelled = true;
+      }
+      heartbeats(now);
+      if (now >= nextCommit) {
+        commit(false);
+        nextCommit = now + refreshMs;
+      }
+      return jobs.isEmpty() ? POLL_MS : POLL_BUSY_MS;
+    }
+
+    @Override
+    public void onRecords(ConsumerRecords<byte[], byte[]> records) {
+      spare.polled(records.count(), state.get() == State.RUNNING && jobs.isEmpty()); // an idle poll's full wait
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        onDelivery(r);
+      }
+    }
+
+    @Override
+    public void onEnd(Throwable failure) {
+      if (failure != null) {
+        log.error("Consumer {} stopped on a fatal error; interrupting its handlers, whose leases no one extends now",
+            requesterId, failure);
+        for (Job job : jobs.values()) {
+          lose(job, "the consumer stopped: " + failure);
         }
       }
-    } catch (RuntimeException | Error e) {
-      failure = e;
-      log.error("Consumer {} stopped on a fatal error; interrupting its handlers, whose leases no one extends now",
-          requesterId, e);
-      for (Job job : jobs.values()) {
-        lose(job, "the consumer stopped: " + e);
-      }
-    } finally {
       try {
         consumer.close(halted ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
       } catch (RuntimeException e) {
@@ -358,10 +352,6 @@ public final class LeaseConsumer implements AutoCloseable {
         terminated.completeExceptionally(failure);
       }
     }
-  }
-
-  private static boolean isRetriable(KafkaException e) {
-    return e instanceof org.apache.kafka.common.errors.RetriableException;
   }
 
   private void onDelivery(ConsumerRecord<byte[], byte[]> record) {
@@ -533,7 +523,8 @@ public final class LeaseConsumer implements AutoCloseable {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (int p : partitions) {
       TopicPartition tp = new TopicPartition(topics.deliveries(), p);
-      offsets.put(tp, new OffsetAndMetadata(consumer.position(tp), handoff ? HANDOFF : RUNNING));
+      long position = loop.blocking(() -> consumer.position(tp));
+      offsets.put(tp, new OffsetAndMetadata(position, handoff ? HANDOFF : RUNNING));
     }
     return offsets;
   }
@@ -548,7 +539,11 @@ public final class LeaseConsumer implements AutoCloseable {
       partitions.forEach(tp -> revoked.add(tp.partition()));
       cancelDemand(revoked);
       try {
-        consumer.commitSync(positions(revoked, true));
+        Map<TopicPartition, OffsetAndMetadata> handover = positions(revoked, true);
+        loop.blocking(() -> {
+          consumer.commitSync(handover);
+          return null;
+        });
       } catch (KafkaException e) {
         log.warn("Could not commit the hand-over of partitions {} by {}; items in transit wait for their lease",
             revoked, requesterId, e);
@@ -572,11 +567,11 @@ public final class LeaseConsumer implements AutoCloseable {
       if (halted || partitions.isEmpty()) {
         return;
       }
-      Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
+      Map<TopicPartition, OffsetAndMetadata> committed = loop.blocking(() -> consumer.committed(new HashSet<>(partitions)));
       for (TopicPartition tp : partitions) {
         OffsetAndMetadata c = committed.get(tp);
         // Resolve the position before demanding: replies must not land before where we read.
-        consumer.position(tp);
+        loop.blocking(() -> consumer.position(tp));
         owned.put(tp.partition(), new Owned(c != null && HANDOFF.equals(c.metadata())));
       }
       assignment = Set.copyOf(owned.keySet());
@@ -707,7 +702,7 @@ public final class LeaseConsumer implements AutoCloseable {
         return;
       }
     }
-    consumer.wakeup();
+    loop.wake();
     // Items still waiting for a worker go back at once; running ones get the grace period.
     for (Job job : jobs.values()) {
       if (job.releaseIfNotStarted()) {
@@ -731,8 +726,8 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     awaitSettled(deadline);
     stopPolling = true;
-    consumer.wakeup();
-    joinPollThread();
+    loop.wake();
+    loop.join(Duration.ofSeconds(30));
     workers.shutdownNow();
     client.close();
     state.set(State.CLOSED);
@@ -772,14 +767,6 @@ public final class LeaseConsumer implements AutoCloseable {
     }
   }
 
-  private void joinPollThread() {
-    try {
-      pollThread.join(30_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /**
    * Stops as a killed process would: polling, heartbeating and working end at once and the Kafka
    * clients are dropped, with no ack, nack, release, demand cancel or hand-over sent. The consumer's
@@ -790,9 +777,9 @@ public final class LeaseConsumer implements AutoCloseable {
     halted = true;
     state.set(State.CLOSED);
     stopPolling = true;
-    if (consumer != null) {
-      consumer.wakeup();
-      joinPollThread();
+    if (loop != null) {
+      loop.wake();
+      loop.join(Duration.ofSeconds(30));
     }
     if (workers != null) {
       workers.shutdownNow();

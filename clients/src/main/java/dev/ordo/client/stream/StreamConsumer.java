@@ -1,6 +1,7 @@
 package dev.ordo.client.stream;
 
 import dev.ordo.client.DeadLetterNow;
+import dev.ordo.client.internal.GroupPollLoop;
 import dev.ordo.client.stream.internal.ClogGuard;
 import dev.ordo.client.stream.internal.FailurePolicy;
 import dev.ordo.client.stream.internal.OffsetTracker;
@@ -28,11 +29,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -111,10 +110,8 @@ public final class StreamConsumer implements AutoCloseable {
 
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-  private final AtomicBoolean wakeupSent = new AtomicBoolean();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final Counters counters = new Counters();
-  private volatile boolean inPoll;
   private volatile long closeDeadline;
   private volatile Set<TopicPartition> assignment = Set.of();
   private volatile ClogState clogState = ClogState.FLOWING;
@@ -130,7 +127,7 @@ public final class StreamConsumer implements AutoCloseable {
   private KafkaProducer<byte[], byte[]> producer;
   private DelayClient delayClient;
   private ExecutorService workers;
-  private Thread pollThread;
+  private GroupPollLoop loop;
   private StreamHandler handler;
 
   public StreamConsumer(Map<String, ?> config) {
@@ -185,9 +182,10 @@ public final class StreamConsumer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.pollThread = new Thread(this::pollLoop, groupId + "-stream-poll");
-    this.pollThread.setDaemon(true);
-    this.pollThread.start();
+    List<String> topics = new ArrayList<>(config.sourceTopics());
+    topics.add(retryTopic);
+    this.loop = new GroupPollLoop(groupId + "-stream-poll", consumer, time);
+    loop.start(topics, new Rebalance(), new Turns());
   }
 
   /**
@@ -244,50 +242,75 @@ public final class StreamConsumer implements AutoCloseable {
       closeDeadline = time.milliseconds() + grace.toMillis(); // before the poll thread can see CLOSING
       state.compareAndSet(State.RUNNING, State.CLOSING);
     }
-    Thread poll = pollThread;
-    if (poll != null && poll != Thread.currentThread()) {
-      try {
-        poll.join(grace.toMillis() + 60_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    GroupPollLoop poll = loop;
+    if (poll != null) {
+      poll.join(grace.plusSeconds(60));
     }
   }
 
   // ---- the poll thread ----
 
-  private void pollLoop() {
-    Throwable failure = null;
-    try {
-      List<String> topics = new ArrayList<>(config.sourceTopics());
-      topics.add(retryTopic);
-      consumer.subscribe(topics, new Rebalance());
-      while (true) {
-        long now = time.milliseconds();
-        drainEvents(now);
-        if (state.get() == State.CLOSING && (idle() || now >= closeDeadline)) {
-          break;
-        }
-        runDeferred(now);
-        if (guard.probeDue(now)) {
-          startProbing();
-        }
-        dispatch();
-        adjustPauses();
-        clogState = guard.state();
-        counters.running.set(running);
-        if (now >= nextCommit) {
-          commit(false, works.values());
-          nextCommit = now + commitIntervalMs;
-        }
-        poll(now);
+  /** The poll thread's turns: settle, hand out, pause and commit, then take what the poll brought. */
+  private final class Turns implements GroupPollLoop.Turn {
+    @Override
+    public long beforePoll(long now) {
+      drainEvents(now);
+      if (state.get() == State.CLOSING && (idle() || now >= closeDeadline)) {
+        commit(true, works.values());
+        return GroupPollLoop.STOP;
       }
-      commit(true, works.values());
-    } catch (RuntimeException | Error e) {
-      failure = e;
-      log.error("Stream consumer of group {} stopped on a fatal error; its uncommitted records run again at the"
-          + " partitions' next owner", groupId, e);
-    } finally {
+      runDeferred(now);
+      if (guard.probeDue(now)) {
+        startProbing();
+      }
+      dispatch();
+      adjustPauses();
+      clogState = guard.state();
+      counters.running.set(running);
+      if (now >= nextCommit) {
+        commit(false, works.values());
+        nextCommit = now + commitIntervalMs;
+      }
+      long timeout = POLL_MS;
+      if (guard.state() == ClogState.CLOGGED) {
+        timeout = Math.min(timeout, Math.max(0, guard.nextProbeAt() - now));
+      }
+      for (Settlement s : deferred) {
+        timeout = Math.min(timeout, Math.max(0, s.retryAt - now));
+      }
+      return timeout;
+    }
+
+    @Override
+    public void onRecords(ConsumerRecords<byte[], byte[]> records) {
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        PartitionWork w = works.get(new TopicPartition(r.topic(), r.partition()));
+        if (w == null) {
+          continue;
+        }
+        if (w.tracker == null) {
+          w.tracker = new OffsetTracker(r.offset());
+        }
+        w.pending.add(r);
+      }
+      for (PartitionWork w : works.values()) {
+        if (w.tracker != null && w.pending.isEmpty()) {
+          try {
+            // Every record below the position was returned and started or skipped: the rest are gaps.
+            w.tracker.readUpTo(consumer.position(w.tp, Duration.ZERO));
+          } catch (org.apache.kafka.common.errors.TimeoutException | IllegalStateException | WakeupException e) {
+            // no position yet (being reset), or a worker's wake-up: nothing to learn now
+          }
+        }
+      }
+    }
+
+    @Override
+    public void onEnd(Throwable failure) {
+      if (failure != null) {
+        log.error("Stream consumer of group {} stopped on a fatal error; its uncommitted records run again at the"
+            + " partitions' next owner", groupId, failure);
+      }
       works.values().forEach(w -> w.revoked = true);
       works.clear();
       counters.running.set(0); // what still runs is abandoned
@@ -300,56 +323,6 @@ public final class StreamConsumer implements AutoCloseable {
       } else {
         terminated.complete(null);
       }
-    }
-  }
-
-  private void poll(long now) {
-    long timeout = POLL_MS;
-    if (guard.state() == ClogState.CLOGGED) {
-      timeout = Math.min(timeout, Math.max(0, guard.nextProbeAt() - now));
-    }
-    for (Settlement s : deferred) {
-      timeout = Math.min(timeout, Math.max(0, s.retryAt - now));
-    }
-    ConsumerRecords<byte[], byte[]> records;
-    inPoll = true;
-    if (!events.isEmpty()) {
-      timeout = 0; // a worker may have finished before inPoll was set, and found no poll to wake
-    }
-    try {
-      records = consumer.poll(Duration.ofMillis(timeout));
-    } catch (WakeupException e) {
-      records = ConsumerRecords.empty();
-    } finally {
-      inPoll = false;
-      wakeupSent.set(false);
-    }
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      PartitionWork w = works.get(new TopicPartition(r.topic(), r.partition()));
-      if (w == null) {
-        continue;
-      }
-      if (w.tracker == null) {
-        w.tracker = new OffsetTracker(r.offset());
-      }
-      w.pending.add(r);
-    }
-    for (PartitionWork w : works.values()) {
-      if (w.tracker != null && w.pending.isEmpty()) {
-        try {
-          // Every record below the position was returned and started or skipped: the rest are gaps.
-          w.tracker.readUpTo(consumer.position(w.tp, Duration.ZERO));
-        } catch (org.apache.kafka.common.errors.TimeoutException | IllegalStateException | WakeupException e) {
-          // no position yet (being reset), or a worker's wake-up: nothing to learn now
-        }
-      }
-    }
-  }
-
-  /** Wakes the poll thread if it waits in poll, so a finished record is handled at once. */
-  private void wake() {
-    if (inPoll && wakeupSent.compareAndSet(false, true)) {
-      consumer.wakeup();
     }
   }
 
@@ -450,7 +423,7 @@ public final class StreamConsumer implements AutoCloseable {
       failure = t;
     }
     events.add(new Handled(w, record, failure));
-    wake();
+    loop.wake(); // so that the record is settled at once
   }
 
   /** Which partitions should be paused: all while clogged or closing, else those with records waiting. */
@@ -580,7 +553,7 @@ public final class StreamConsumer implements AutoCloseable {
     }
     written.whenComplete((metadata, e) -> {
       events.add(new Written(s, e));
-      wake();
+      loop.wake();
     });
   }
 
@@ -680,7 +653,7 @@ public final class StreamConsumer implements AutoCloseable {
     }
     if (sync) {
       try {
-        blocking(() -> {
+        loop.blocking(() -> {
           consumer.commitSync(offsets);
           return null;
         });
@@ -705,23 +678,9 @@ public final class StreamConsumer implements AutoCloseable {
     });
   }
 
-  /** A blocking consumer call, retried if a worker's wake-up (meant for poll) interrupts it. */
-  private <T> T blocking(Supplier<T> call) {
-    for (int i = 0; ; i++) {
-      try {
-        return call.get();
-      } catch (WakeupException e) {
-        if (i >= 3) {
-          throw e;
-        }
-      }
-    }
-  }
-
   private final class Rebalance implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      inPoll = false; // no wake-ups while this runs inside poll
       List<PartitionWork> leaving = new ArrayList<>();
       for (TopicPartition tp : partitions) {
         PartitionWork w = works.get(tp);
@@ -766,7 +725,6 @@ public final class StreamConsumer implements AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      inPoll = false;
       if (partitions.isEmpty()) {
         return;
       }
@@ -782,7 +740,7 @@ public final class StreamConsumer implements AutoCloseable {
         // Retry copies written before the group ever committed this partition must not be skipped,
         // whatever auto.offset.reset says for the source topics.
         try {
-          Map<TopicPartition, OffsetAndMetadata> committed = blocking(() -> consumer.committed(retries));
+          Map<TopicPartition, OffsetAndMetadata> committed = loop.blocking(() -> consumer.committed(retries));
           List<TopicPartition> fresh = retries.stream().filter(tp -> committed.get(tp) == null).toList();
           if (!fresh.isEmpty()) {
             consumer.seekToBeginning(fresh);
