@@ -198,11 +198,19 @@ public final class FailoverRun {
     String since = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss.SSS").format(java.time.LocalTime.ofInstant(
         java.time.Instant.ofEpochMilli(sinceWallMillis), java.time.ZoneId.systemDefault()));
     try (var lines = java.nio.file.Files.lines(survivor.logFile())) {
-      return lines.filter(l -> l.contains("QueueProcessor") && l.length() > 12 && l.substring(0, 12).compareTo(since) >= 0)
+      return lines.filter(l -> isPartitionLine(l) && l.length() > 12 && l.substring(0, 12).compareTo(since) >= 0)
           .limit(20).toList();
     } catch (java.io.IOException | java.io.UncheckedIOException e) {
       return List.of("(no log: " + e + ")");
     }
+  }
+
+  /**
+   * A line of the queue's processor or one of its parts about a partition: they log under their own class
+   * names ({@code IndexRebuild}, {@code StoreOpening}...), each message starting "Partition N:".
+   */
+  static boolean isPartitionLine(String line) {
+    return line.contains(" - Partition ") || line.contains(" QueueProcessor - ");
   }
 
   private static void enqueue(String bootstrap, String cluster, Options o, Tracker tracker) {

@@ -1,6 +1,7 @@
 package dev.ordo.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -105,5 +106,16 @@ class FaultReportTest {
     assertEquals(List.of("operations checked, under 1 faults = 52,000", "violations = 1"),
         nemesis.stream().map(x -> x.figure() + " = " + x.median()).toList());
     assertEquals("seed 7", nemesis.get(0).over());
+  }
+
+  @Test
+  void theFailoverPrintsTheSurvivorsPartitionLinesWhicheverPartOfTheProcessorLogsThem() {
+    // The server's pattern: %d{HH:mm:ss.SSS} %-5level %c{1} - %msg%n
+    assertTrue(FailoverRun.isPartitionLine("13:11:40.101 INFO  StoreOpening - Partition 1: the item table was rebuilt"
+        + " from the state log and the items topic in 2310 ms: 241000 live"));
+    assertTrue(FailoverRun.isPartitionLine("13:11:41.002 INFO  IndexRebuild - Partition 3: the index is rebuilt (880 ms);"
+        + " 4 demands open"));
+    assertTrue(FailoverRun.isPartitionLine("13:11:41.002 WARN  QueueProcessor - anything of the processor itself"));
+    assertFalse(FailoverRun.isPartitionLine("13:11:41.002 INFO  HttpServer - GET /v1/stats"));
   }
 }
