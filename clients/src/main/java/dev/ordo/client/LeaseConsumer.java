@@ -3,46 +3,31 @@ package dev.ordo.client;
 import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
-import dev.ordo.client.internal.Backoff;
-import dev.ordo.client.internal.CreditSplit;
 import dev.ordo.client.internal.GroupPollLoop;
 import dev.ordo.client.internal.InFlightLimit;
 import dev.ordo.client.internal.Job;
 import dev.ordo.client.internal.SpareCapacity;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Delivery;
-import dev.ordo.schema.Outcome;
-import dev.ordo.schema.OutcomeResult;
-import dev.ordo.schema.Requester;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,8 +85,6 @@ public final class LeaseConsumer implements AutoCloseable {
    * poll returns, so a long poll would hold the slot idle that long.
    */
   private static final long POLL_BUSY_MS = 5;
-  private static final String HANDOFF = "ordo-handoff";
-  private static final String RUNNING = "ordo-running";
   /** Foreign items this close to their lease's end are not adopted: they are about to come back anyway. */
   private static final long ADOPT_MIN_LEASE_LEFT_MS = 500;
   /** The fewest items the window shrinks to (or the workers, when more; never more than max.in.flight). */
@@ -120,12 +103,8 @@ public final class LeaseConsumer implements AutoCloseable {
   /** The window: how many of its max.in.flight the consumer asks for now (decisions D41). */
   private final InFlightLimit window;
   private final long refreshMs;
-  private final long validityMs;
   private final double heartbeatFraction;
-  private final Backoff backoff;
   private final Time time;
-  /** {@link ConsumerFaults#NONE} but in tests. */
-  private final ConsumerFaults faults;
   /** Empty dequeues and busy ratio (decisions D58). */
   private final SpareCapacity spare;
 
@@ -139,34 +118,22 @@ public final class LeaseConsumer implements AutoCloseable {
    * in {@link #jobs} before close looks at them, or its delivery sees CLOSING and is released.
    */
   private final Object admission = new Object();
-  /** Acks and nacks sent and not yet answered: close waits for them. */
-  private final Set<CompletableFuture<Outcome>> settling = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-  private final Counters counters = new Counters();
+  private final LeaseCounters counters = new LeaseCounters();
+  private final LeaseOutcomes outcomes;
+  private final LeaseHeartbeats heartbeats;
 
   // Poll thread only.
-  private final Map<Integer, Owned> owned = new TreeMap<>();
-  /**
-   * Items the queue granted this consumer, by the partition that granted them: with the free slots,
-   * the limit of each demand (flow control, decisions D50), so that items still in transit are not
-   * asked for again.
-   */
-  private final Map<Integer, Long> receivedFrom = new HashMap<>();
-  private int rotation;
-  private long nextResync;
+  private final LeaseDemand demand;
   private long nextCommit;
-  private boolean demandCancelled;
 
-  private volatile Set<Integer> assignment = Set.of();
   private volatile boolean stopPolling;
   private volatile boolean halted;
   private KafkaConsumer<byte[], byte[]> consumer;
   private ExecutorService workers;
   private GroupPollLoop loop;
+  private volatile LeasePartitions partitions;
   private ItemHandler handler;
-
-  /** A partition this consumer owns: whether its previous owner handed it over cleanly. */
-  private record Owned(boolean cleanHandoff) {}
 
   public LeaseConsumer(Map<String, ?> config) {
     this(new LeaseConsumerConfig(config));
@@ -179,7 +146,6 @@ public final class LeaseConsumer implements AutoCloseable {
   /** {@code faults}: the seam tests of this package fail the consumer through. */
   LeaseConsumer(LeaseConsumerConfig config, ConsumerFaults faults) {
     this.config = config;
-    this.faults = faults;
     this.time = config.time();
     this.topics = config.topics();
     this.requesterId = config.requesterId();
@@ -190,10 +156,12 @@ public final class LeaseConsumer implements AutoCloseable {
     this.window = new InFlightLimit(maxInFlight, Math.max(MIN_WINDOW, config.workers()),
         config.queueingTarget().toNanos());
     this.refreshMs = config.demandRefresh().toMillis();
-    this.validityMs = config.demandValidity().toMillis();
     this.heartbeatFraction = config.heartbeatFraction();
-    this.backoff = config.backoff();
     this.client = new QueueClient(config.clientConfig());
+    this.demand = new LeaseDemand(client, requesterId, namespace, topicNames, window, refreshMs,
+        config.demandValidity().toMillis(), inFlightByPartition);
+    this.outcomes = new LeaseOutcomes(client, window, config.backoff(), counters);
+    this.heartbeats = new LeaseHeartbeats(client, faults, time, counters);
     this.spare = new SpareCapacity(topicNames, config.workers(), config.clientConfig().busyWindow().toMillis(),
         time.milliseconds());
   }
@@ -222,7 +190,8 @@ public final class LeaseConsumer implements AutoCloseable {
       return t;
     });
     this.loop = new GroupPollLoop(requesterId + "-poll", consumer, time);
-    loop.start(List.of(topics.deliveries()), new Rebalance(), new Turns());
+    this.partitions = new LeasePartitions(requesterId, topics.deliveries(), consumer, loop, demand, () -> halted);
+    loop.start(List.of(topics.deliveries()), partitions, new Turns());
   }
 
   /**
@@ -237,7 +206,8 @@ public final class LeaseConsumer implements AutoCloseable {
 
   /** The partitions of {@code <cluster>.deliveries} this consumer owns now. */
   public Set<Integer> assignment() {
-    return assignment;
+    LeasePartitions p = partitions;
+    return p == null ? Set.of() : p.assignment();
   }
 
   /** A snapshot of what this consumer did so far. */
@@ -307,19 +277,15 @@ public final class LeaseConsumer implements AutoCloseable {
       if (stopPolling) {
         return GroupPollLoop.STOP;
       }
-      if (window.advance(System.nanoTime())) {
-        nextResync = now; // a smaller window: take back the demand beyond it now
+      Map<Integer, Integer> finishedNow = new HashMap<>();
+      for (Job job = finished.poll(); job != null; job = finished.poll()) {
+        finishedNow.merge(job.partition(), 1, Integer::sum);
       }
-      creditFinished();
-      if (state.get() == State.RUNNING && now >= nextResync) {
-        resync(now);
-      } else if (state.get() == State.CLOSING && !demandCancelled) {
-        cancelDemand(owned.keySet());
-        demandCancelled = true;
-      }
-      heartbeats(now);
+      State phase = state.get();
+      demand.turn(now, phase == State.RUNNING, phase == State.CLOSING, partitions.owned(), jobs.size(), finishedNow);
+      heartbeats.beat(jobs.values(), now);
       if (now >= nextCommit) {
-        commit(false);
+        partitions.commit();
         nextCommit = now + refreshMs;
       }
       return jobs.isEmpty() ? POLL_MS : POLL_BUSY_MS;
@@ -339,7 +305,7 @@ public final class LeaseConsumer implements AutoCloseable {
         log.error("Consumer {} stopped on a fatal error; interrupting its handlers, whose leases no one extends now",
             requesterId, failure);
         for (Job job : jobs.values()) {
-          lose(job, "the consumer stopped: " + failure);
+          heartbeats.lose(job, "the consumer stopped: " + failure);
         }
       }
       try {
@@ -347,7 +313,7 @@ public final class LeaseConsumer implements AutoCloseable {
       } catch (RuntimeException e) {
         log.warn("Closing the group consumer of {} failed", requesterId, e);
       }
-      assignment = Set.of();
+      partitions.clear();
       if (failure != null) {
         terminated.completeExceptionally(failure);
       }
@@ -372,12 +338,11 @@ public final class LeaseConsumer implements AutoCloseable {
 
   private void onDeliveredItem(String to, DeliveredItem item, ConsumerRecord<byte[], byte[]> record, long now) {
     if (to.equals(requesterId)) {
-      receivedFrom.merge(ItemId.parse(item.getItemId()).partition(), 1L, Long::sum);
+      demand.received(ItemId.parse(item.getItemId()).partition());
       accept(item, record, now, false);
     } else if (isGroupMember(to)) {
-      Owned o = owned.get(record.partition());
       // Only what a member handed over cleanly was never read by it; anything else may be in its hands.
-      if (o != null && o.cleanHandoff() && item.getLeaseExpiresAt() - record.timestamp() > 0
+      if (partitions.handedOverCleanly(record.partition()) && item.getLeaseExpiresAt() - record.timestamp() > 0
           && item.getLeaseExpiresAt() > now + ADOPT_MIN_LEASE_LEFT_MS) {
         log.debug("Adopting item {} in transit to {} when it handed partition {} over", item.getItemId(), to,
             record.partition());
@@ -417,169 +382,6 @@ public final class LeaseConsumer implements AutoCloseable {
     workers.execute(() -> work(job, queuedAt));
   }
 
-  /** Gives back a finished item's slot to its partition at once, rather than at the next resync. */
-  private void creditFinished() {
-    Map<Integer, Integer> done = new HashMap<>();
-    for (Job job = finished.poll(); job != null; job = finished.poll()) {
-      done.merge(job.partition(), 1, Integer::sum);
-    }
-    if (state.get() != State.RUNNING || done.isEmpty()) {
-      return;
-    }
-    Map<Integer, Integer> credits = credits();
-    done.forEach((p, n) -> {
-      if (credits.containsKey(p)) {
-        demand(p, credits.get(p));
-      }
-    });
-  }
-
-  /** Re-sends every owned partition's demand: its free slots, replacing the previous demand. */
-  private void resync(long now) {
-    rotation++;
-    credits().forEach(this::demand);
-    nextResync = now + refreshMs;
-  }
-
-  private Map<Integer, Integer> credits() {
-    Map<Integer, Integer> inFlight = new HashMap<>();
-    inFlightByPartition.forEach((p, n) -> inFlight.put(p, n.get()));
-    return CreditSplit.credits(window.limit(), new ArrayList<>(owned.keySet()), inFlight, jobs.size(), rotation);
-  }
-
-  private Map<String, Integer> counts(int n) {
-    Map<String, Integer> counts = new HashMap<>();
-    if (n > 0) {
-      topicNames.forEach(t -> counts.put(t, n));
-    }
-    return counts;
-  }
-
-  /**
-   * Asks a partition for {@code credit} more items than it granted this consumer: the demand's limit is
-   * what came from it plus the credit, so items still in transit count against it (decisions D50).
-   */
-  private void demand(int partition, int credit) {
-    long received = receivedFrom.getOrDefault(partition, 0L);
-    client.sendFlowDemand(partition, new Requester(requesterId, partition), namespace, counts(credit), validityMs,
-            received + credit, received)
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            log.warn("Could not send the demand of {} to partition {}; retrying at the next refresh", requesterId,
-                partition, e);
-          }
-        });
-  }
-
-  private void cancelDemand(Collection<Integer> partitions) {
-    for (int p : partitions) {
-      client.sendDemand(p, new Requester(requesterId, p), namespace, Map.of(), validityMs, true);
-    }
-  }
-
-  private void heartbeats(long now) {
-    for (Job job : jobs.values()) {
-      if (job.expired(now)) {
-        lose(job, "no heartbeat was answered before the lease ran out");
-      } else if (job.heartbeatDue(now) && !faults.heartbeatsHeld()) {
-        job.heartbeatSent();
-        long sentAt = now;
-        client.extendBatched(job.id(), job.item().getLeaseId(), Duration.ofMillis(job.leaseMs())).whenComplete((o, e) -> {
-          if (e != null) {
-            log.debug("Heartbeat of {} failed: {}", job.id(), e.toString());
-            job.heartbeatFailed(time.milliseconds());
-          } else if (o.getResult() == OutcomeResult.APPLIED) {
-            counters.heartbeats.incrementAndGet();
-            job.extended(sentAt);
-          } else {
-            job.heartbeatFailed(time.milliseconds());
-            lose(job, "heartbeat refused: " + o.getResult() + (o.getDetail() == null ? "" : " (" + o.getDetail() + ")"));
-          }
-        });
-      }
-    }
-  }
-
-  private void lose(Job job, String reason) {
-    if (job.lose(reason)) {
-      counters.leaseLost.incrementAndGet();
-      log.info("Lease of item {} lost: {}; interrupting its handler", job.id(), reason);
-    }
-  }
-
-  private void commit(boolean handoff) {
-    if (owned.isEmpty() || halted) {
-      return;
-    }
-    Map<TopicPartition, OffsetAndMetadata> offsets = positions(owned.keySet(), handoff);
-    consumer.commitAsync(offsets, (o, e) -> {
-      if (e != null) {
-        log.debug("Committing positions of {} failed: {}", requesterId, e.toString());
-      }
-    });
-  }
-
-  private Map<TopicPartition, OffsetAndMetadata> positions(Collection<Integer> partitions, boolean handoff) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    for (int p : partitions) {
-      TopicPartition tp = new TopicPartition(topics.deliveries(), p);
-      long position = loop.blocking(() -> consumer.position(tp));
-      offsets.put(tp, new OffsetAndMetadata(position, handoff ? HANDOFF : RUNNING));
-    }
-    return offsets;
-  }
-
-  private final class Rebalance implements ConsumerRebalanceListener {
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      if (halted || partitions.isEmpty()) {
-        return;
-      }
-      Set<Integer> revoked = new HashSet<>();
-      partitions.forEach(tp -> revoked.add(tp.partition()));
-      cancelDemand(revoked);
-      try {
-        Map<TopicPartition, OffsetAndMetadata> handover = positions(revoked, true);
-        loop.blocking(() -> {
-          consumer.commitSync(handover);
-          return null;
-        });
-      } catch (KafkaException e) {
-        log.warn("Could not commit the hand-over of partitions {} by {}; items in transit wait for their lease",
-            revoked, requesterId, e);
-      }
-      revoked.forEach(owned::remove);
-      assignment = Set.copyOf(owned.keySet());
-      log.info("Consumer {} handed over partitions {}; keeps {}", requesterId, revoked, owned.keySet());
-      nextResync = 0; // the remaining partitions' shares grew
-    }
-
-    @Override
-    public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      partitions.forEach(tp -> owned.remove(tp.partition()));
-      assignment = Set.copyOf(owned.keySet());
-      log.warn("Consumer {} lost partitions {} (left the group without handing them over)", requesterId, partitions);
-      nextResync = 0;
-    }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      if (halted || partitions.isEmpty()) {
-        return;
-      }
-      Map<TopicPartition, OffsetAndMetadata> committed = loop.blocking(() -> consumer.committed(new HashSet<>(partitions)));
-      for (TopicPartition tp : partitions) {
-        OffsetAndMetadata c = committed.get(tp);
-        // Resolve the position before demanding: replies must not land before where we read.
-        loop.blocking(() -> consumer.position(tp));
-        owned.put(tp.partition(), new Owned(c != null && HANDOFF.equals(c.metadata())));
-      }
-      assignment = Set.copyOf(owned.keySet());
-      log.info("Consumer {} now owns partitions {}", requesterId, owned.keySet());
-      nextResync = 0;
-    }
-  }
-
   // ---- workers ----
 
   private void work(Job job, long queuedAt) {
@@ -602,7 +404,7 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     try {
       if (bound && !halted) {
-        settle(job, ok, failure, waited);
+        outcomes.settle(job, ok, failure, waited);
       }
     } catch (RuntimeException e) {
       log.error("Could not settle item {}; it returns when its lease runs out", job.id(), e);
@@ -614,70 +416,6 @@ public final class LeaseConsumer implements AutoCloseable {
         idle.notifyAll();
       }
     }
-  }
-
-  /** Acks, nacks or releases a finished item as its handler's ending asks. */
-  private void settle(Job job, boolean ok, Throwable failure, long waited) {
-    DeliveredItem item = job.item();
-    if (job.released()) {
-      return; // close already gave it back
-    }
-    if (ok) {
-      long sentAt = System.nanoTime();
-      track(client.ackBatched(item)).whenComplete((o, e) -> {
-        if (o != null && o.getResult() == OutcomeResult.APPLIED) {
-          window.sample(waited + System.nanoTime() - sentAt);
-          counters.acked.incrementAndGet();
-        } else {
-          counters.ackRefused.incrementAndGet();
-          log.info("Ack of item {} not applied: {}", job.id(), e != null ? e.toString() : o.getResult() + " " + o.getDetail());
-        }
-      });
-      return;
-    }
-    if (job.lost() != null) {
-      return; // the item is no longer ours to nack
-    }
-    if (job.interruptedByClose()) {
-      counters.released.incrementAndGet();
-      client.releaseQuietly(item); // its handler ran: a plain release (an at-most-once item is dropped)
-      return;
-    }
-    NackOptions nack;
-    if (failure instanceof RetryLater r) {
-      nack = NackOptions.retryAfter(r.delay()).withMetadata(r.metadata()).withError(describe(r));
-    } else if (failure instanceof DeadLetterNow d) {
-      nack = NackOptions.deadLetter(describe(d));
-    } else {
-      long delay = backoff.delayMs(item.getAttempt(), ThreadLocalRandom.current().nextDouble());
-      nack = NackOptions.retryAfter(Duration.ofMillis(delay)).withError(describe(failure));
-      log.debug("Handler failed on item {} attempt {}; retry in {} ms", job.id(), item.getAttempt(), delay, failure);
-    }
-    boolean deadLetter = nack.deadLetter();
-    track(client.nackBatched(item, nack)).whenComplete((o, e) -> {
-      if (o != null && o.getResult() == OutcomeResult.APPLIED) {
-        counters.nacked.incrementAndGet();
-        if (deadLetter || o.getDeadLetterReason() != null) {
-          counters.deadLettered.incrementAndGet();
-        }
-      } else {
-        log.info("Nack of item {} not applied: {}", job.id(), e != null ? e.toString() : o.getResult() + " " + o.getDetail());
-      }
-    });
-  }
-
-  private CompletableFuture<Outcome> track(CompletableFuture<Outcome> outcome) {
-    settling.add(outcome);
-    outcome.whenComplete((o, e) -> settling.remove(outcome));
-    return outcome;
-  }
-
-  private static String describe(Throwable t) {
-    if (t instanceof HandlerSignal) {
-      return t.getMessage();
-    }
-    String text = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
-    return text.length() > NackOptions.MAX_ERROR_LENGTH ? text.substring(0, NackOptions.MAX_ERROR_LENGTH) : text;
   }
 
   // ---- closing ----
@@ -724,7 +462,7 @@ public final class LeaseConsumer implements AutoCloseable {
         }
       }
     }
-    awaitSettled(deadline);
+    outcomes.awaitAnswers(deadline - time.milliseconds(), requesterId);
     stopPolling = true;
     loop.wake();
     loop.join(Duration.ofSeconds(30));
@@ -745,25 +483,6 @@ public final class LeaseConsumer implements AutoCloseable {
           return;
         }
       }
-    }
-  }
-
-  /** Waits for the answers to acks and nacks already sent: until the grace ends, and at least a moment. */
-  private void awaitSettled(long deadline) {
-    CompletableFuture<?>[] pending = settling.toArray(CompletableFuture[]::new);
-    if (pending.length == 0) {
-      return;
-    }
-    long wait = Math.max(deadline - time.milliseconds(), 1_000);
-    try {
-      CompletableFuture.allOf(pending).get(wait, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException e) {
-      // every one was answered or failed; failures were logged where they were settled
-    } catch (java.util.concurrent.TimeoutException e) {
-      log.info("Consumer {} closing with {} acks or nacks unanswered; they were sent and may still apply",
-          requesterId, settling.size());
     }
   }
 
@@ -791,23 +510,5 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     client.halt();
     terminated.complete(null);
-  }
-
-  private static final class Counters {
-    final AtomicLong delivered = new AtomicLong();
-    final AtomicLong adopted = new AtomicLong();
-    final AtomicLong acked = new AtomicLong();
-    final AtomicLong ackRefused = new AtomicLong();
-    final AtomicLong nacked = new AtomicLong();
-    final AtomicLong deadLettered = new AtomicLong();
-    final AtomicLong released = new AtomicLong();
-    final AtomicLong leaseLost = new AtomicLong();
-    final AtomicLong heartbeats = new AtomicLong();
-
-    LeaseConsumerStats snapshot(int running, int window, long emptyDequeues, double busyRatio) {
-      return new LeaseConsumerStats(delivered.get(), adopted.get(), acked.get(), ackRefused.get(), nacked.get(),
-          deadLettered.get(), released.get(), leaseLost.get(), heartbeats.get(), running, window, emptyDequeues,
-          busyRatio);
-    }
   }
 }
