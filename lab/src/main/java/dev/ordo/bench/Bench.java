@@ -6,6 +6,7 @@ import dev.ordo.bench.BenchReport.Latency;
 import dev.ordo.bench.internal.BenchKafka;
 import dev.ordo.bench.internal.FairPlan;
 import dev.ordo.bench.internal.FairnessScenario;
+import dev.ordo.bench.internal.HttpScenario.AckMode;
 import dev.ordo.bench.internal.OrdoScenarios;
 import dev.ordo.bench.internal.PolicyText;
 import dev.ordo.bench.internal.RawKafkaScenario;
@@ -214,11 +215,11 @@ public final class Bench {
         if (options.runs(Scenario.HTTP) && http != null) {
           try {
             httpNarrow[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-http" + round,
-                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0.5,
-                options.latencySeconds());
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE,
+                AckMode.BATCH, 0.5, options.latencySeconds());
             httpWide[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-httpw" + round,
-                HTTP_WIDE_PARTITIONS, options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0,
-                options.latencySeconds());
+                HTTP_WIDE_PARTITIONS, options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE,
+                AckMode.BATCH, 0, options.latencySeconds());
             out.printf(Locale.ROOT, "  Ordo over HTTP: %,.0f items/s with %d partitions, %,.0f with %d; dequeue p50 %.1f"
                     + " p99 %.1f ms; ack at %,.0f items/s p50 %.1f p99 %.1f ms; quiet enqueue, dequeue, ack p50 %.1f,"
                 + " %.1f, %.1f ms%n", httpNarrow[i].itemsPerSec(),
@@ -236,8 +237,8 @@ public final class Bench {
                 options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS);
             // The same loop over Ordo's HTTP API with SQS's batch size: what the protocol itself costs.
             http10[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-http10-" + round,
-                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, SQS_BATCH, 0,
-                options.latencySeconds());
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, SQS_BATCH,
+                AckMode.BATCH, 0, options.latencySeconds());
             out.printf(Locale.ROOT, "  Ordo over SQS (AWS SDK for Java v2, %d threads): SendMessageBatch %,.0f items/s;"
                 + " ReceiveMessage(10) + DeleteMessageBatch %,.0f items/s; Ordo's HTTP with dequeue(10) %,.0f items/s%n",
                 HTTP_WORKERS, sqsRuns[i].sendPerSec(), sqsRuns[i].workPerSec(), http10[i].itemsPerSec());
@@ -527,8 +528,8 @@ public final class Bench {
     for (int partitions : new int[] {options.partitions(), HTTP_WIDE_PARTITIONS}) {
       try {
         dev.ordo.bench.internal.HttpScenario.Result warm = dev.ordo.bench.internal.HttpScenario.run(kafka, http,
-            runId + "-httpwarm" + partitions, partitions, items, options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0,
-            options.latencySeconds());
+            runId + "-httpwarm" + partitions, partitions, items, options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE,
+            AckMode.BATCH, 0, options.latencySeconds());
         out.printf(Locale.ROOT, "  Ordo over HTTP (warm-up, not counted): %,.0f items/s with %d partitions%n",
             warm.itemsPerSec(), partitions);
       } catch (RuntimeException e) {
