@@ -43,8 +43,10 @@ import java.util.function.ToDoubleFunction;
  *       consumers acking, then enqueue-to-handler latency at half that throughput;</li>
  *   <li>Ordo's dequeue throughput with an empty queue and with a standing backlog;</li>
  *   <li>the lateness of delayed items over every (shortened) delay tier;</li>
- *   <li>Ordo over HTTP: an {@code ordo server} worked by keep-alive HTTP workers, with the run's
- *       partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario});</li>
+ *   <li>Ordo over HTTP: an {@code ordo server} worked by keep-alive HTTP workers acking in batches,
+ *       with the run's partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario}); then
+ *       workers acking each item with its own request, with 4 partitions and with 16 (issue 45), the
+ *       first of the two alternating by round;</li>
  *   <li>when asked for by name, namespace policies (issue 13): a tenant's latency while another one
  *       surges, without policies and with them ({@link SurgeScenario}); and the end-to-end
  *       at-least-once throughput without policies and with a policy that never binds (the cost of
@@ -91,6 +93,16 @@ public final class Bench {
   static final int HTTP_WIDE_PARTITIONS = 32;
 
   /**
+   * The {@code http} scenario's single-ack phase (issue 45): {@link #HTTP_WORKERS} workers that each
+   * dequeue this many and ack them one by one, as a first HTTP client does, on
+   * {@link #SINGLE_ACK_NARROW} and {@link #SINGLE_ACK_WIDE} partitions; the goal is a wide / narrow
+   * ratio of at least 0.8.
+   */
+  static final int SINGLE_ACK_DEQUEUE = 20;
+  static final int SINGLE_ACK_NARROW = 4;
+  static final int SINGLE_ACK_WIDE = 16;
+
+  /**
    * {@link #run(String, BenchOptions, PrintStream)} with a way to start an {@code ordo server} for the
    * {@code http} scenario; without one (null) that scenario is skipped with a note.
    */
@@ -109,6 +121,8 @@ public final class Bench {
     Stats.Latency[] delays = new Stats.Latency[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] singleNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] singleWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.SqsScenario.Result[] sqsRuns = new dev.ordo.bench.internal.SqsScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] http10 = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     SurgePlan surgePlan = SurgePlan.of(options.surge().tenantARate(), options.surge().seconds(),
@@ -230,6 +244,21 @@ public final class Bench {
           } catch (RuntimeException e) {
             failed(out, notes, r, "http", e);
           }
+          // Issue 45's single acks, the first side alternating by round as the issue 13 scenarios'.
+          for (int partitions : r % 2 == 0 ? new int[] {SINGLE_ACK_NARROW, SINGLE_ACK_WIDE}
+              : new int[] {SINGLE_ACK_WIDE, SINGLE_ACK_NARROW}) {
+            try {
+              dev.ordo.bench.internal.HttpScenario.Result s = dev.ordo.bench.internal.HttpScenario.run(kafka, http,
+                  runId + "-httpeach" + partitions + round, partitions, options.items(), options.payloadBytes(),
+                  HTTP_WORKERS, SINGLE_ACK_DEQUEUE, AckMode.EACH, 0, options.latencySeconds());
+              (partitions == SINGLE_ACK_NARROW ? singleNarrow : singleWide)[i] = s;
+              out.printf(Locale.ROOT, "  Ordo over HTTP, dequeue %d and ack one by one: %,.0f items/s with %d partitions"
+                  + " (acked %,d of %,d items in %,d ack requests)%n", SINGLE_ACK_DEQUEUE, s.itemsPerSec(), partitions,
+                  s.acked(), options.items(), s.ackRequests());
+            } catch (RuntimeException e) {
+              failed(out, notes, r, "http single acks on " + partitions + " partitions", e);
+            }
+          }
         }
         if (options.runs(Scenario.SQS) && http != null) {
           try {
@@ -337,6 +366,8 @@ public final class Bench {
       double[] narrow = nans(rounds);
       double[] wide = nans(rounds);
       double[] offered = nans(rounds);
+      double[] singleNarrowRates = nans(rounds);
+      double[] singleWideRates = nans(rounds);
       List<Latency> dequeue = new ArrayList<>();
       List<Latency> ack = new ArrayList<>();
       List<Latency> quietEnqueue = new ArrayList<>();
@@ -355,11 +386,20 @@ public final class Bench {
         if (httpWide[r] != null) {
           wide[r] = httpWide[r].itemsPerSec();
         }
+        if (singleNarrow[r] != null) {
+          singleNarrowRates[r] = singleNarrow[r].itemsPerSec();
+        }
+        if (singleWide[r] != null) {
+          singleWideRates[r] = singleWide[r].itemsPerSec();
+        }
       }
+      BenchReport.SingleAcks singleAcks = new BenchReport.SingleAcks(SINGLE_ACK_DEQUEUE, SINGLE_ACK_NARROW,
+          SINGLE_ACK_WIDE, figure(singleNarrowRates), figure(singleWideRates),
+          medianRatio(singleWideRates, singleNarrowRates));
       httpFigure = new BenchReport.Http(HTTP_WORKERS, HTTP_DEQUEUE, HTTP_WIDE_PARTITIONS, figure(narrow), figure(wide),
           medianLatency(dequeue), figure(offered), medianLatency(ack), medianRatio(narrow, eosRates),
           medianRatio(wide, narrow), dev.ordo.bench.internal.HttpScenario.QUIET_CALLS, medianLatency(quietEnqueue),
-          medianLatency(quietDequeue), medianLatency(quietAck));
+          medianLatency(quietDequeue), medianLatency(quietAck), singleAcks);
     }
     BenchReport.Sqs sqsFigure = null;
     if (options.runs(Scenario.SQS) && http != null) {
