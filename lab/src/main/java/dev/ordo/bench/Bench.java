@@ -46,7 +46,7 @@ import java.util.function.ToDoubleFunction;
  *   <li>Ordo over HTTP: an {@code ordo server} worked by keep-alive HTTP workers acking in batches,
  *       with the run's partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario}); then
  *       workers acking each item with its own request, with 4 partitions and with 16 (issue 45), the
- *       first of the two alternating by round;</li>
+ *       first of the two alternating by round ({@code --quick}: with 4 only);</li>
  *   <li>when asked for by name, namespace policies (issue 13): a tenant's latency while another one
  *       surges, without policies and with them ({@link SurgeScenario}); and the end-to-end
  *       at-least-once throughput without policies and with a policy that never binds (the cost of
@@ -145,6 +145,10 @@ public final class Bench {
     }
     if (options.runs(Scenario.SQS) && http == null) {
       notes.add("the sqs scenario needs ordo bench itself, which starts an ordo server: skipped");
+    }
+    if (options.runs(Scenario.HTTP) && http != null && options.size() == BenchOptions.Size.QUICK) {
+      notes.add("--quick: the http single-ack phase ran on " + SINGLE_ACK_NARROW + " partitions only; --full adds "
+          + SINGLE_ACK_WIDE + " and their ratio");
     }
     OrdoScenarios.Sizes sizes = new OrdoScenarios.Sizes(options.partitions(), options.items(), options.payloadBytes(),
         options.consumers(), options.maxInFlight(), options.workers(), options.latencySeconds(), options.backlogItems(),
@@ -245,8 +249,7 @@ public final class Bench {
             failed(out, notes, r, "http", e);
           }
           // Issue 45's single acks, the first side alternating by round as the issue 13 scenarios'.
-          for (int partitions : r % 2 == 0 ? new int[] {SINGLE_ACK_NARROW, SINGLE_ACK_WIDE}
-              : new int[] {SINGLE_ACK_WIDE, SINGLE_ACK_NARROW}) {
+          for (int partitions : singleAckSides(options, r)) {
             try {
               dev.ordo.bench.internal.HttpScenario.Result s = dev.ordo.bench.internal.HttpScenario.run(kafka, http,
                   runId + "-httpeach" + partitions + round, partitions, options.items(), options.payloadBytes(),
@@ -553,6 +556,19 @@ public final class Bench {
       after.accept(n, share);
     } while (more && share >= JIT_SETTLED && System.nanoTime() < deadline);
     return new WarmUp(n, (System.nanoTime() - started) / 1e9, share);
+  }
+
+  /**
+   * The partition counts of the http scenario's single-ack phase in round {@code round} (0-based), in
+   * the order they run: both, the first alternating by round; with {@code --quick} the narrow one only,
+   * since each side is a server of its own that takes 5-7 s to start, get ready and stop whatever
+   * the item count (the suite's http smoke test runs --quick).
+   */
+  static int[] singleAckSides(BenchOptions options, int round) {
+    if (options.size() == BenchOptions.Size.QUICK) {
+      return new int[] {SINGLE_ACK_NARROW};
+    }
+    return round % 2 == 0 ? new int[] {SINGLE_ACK_NARROW, SINGLE_ACK_WIDE} : new int[] {SINGLE_ACK_WIDE, SINGLE_ACK_NARROW};
   }
 
   /**

@@ -75,6 +75,7 @@ public record BenchReport(
    * {@code dequeueCount} ready items and acks each with its own request, on {@code narrowPartitions}
    * and on {@code widePartitions}; the throughput of each and the median of the per-round ratios wide
    * over narrow (goal: at least 0.8), which the per-partition cost of single operations pulls down.
+   * {@code --quick} runs the narrow side only: the wide one's figures and the ratio are NaN.
    */
   public record SingleAcks(int dequeueCount, int narrowPartitions, int widePartitions, Figure narrowItemsPerSec,
       Figure wideItemsPerSec, double wideVsNarrow) {}
