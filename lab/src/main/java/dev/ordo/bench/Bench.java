@@ -6,6 +6,7 @@ import dev.ordo.bench.BenchReport.Latency;
 import dev.ordo.bench.internal.BenchKafka;
 import dev.ordo.bench.internal.FairPlan;
 import dev.ordo.bench.internal.FairnessScenario;
+import dev.ordo.bench.internal.HttpScenario.AckMode;
 import dev.ordo.bench.internal.OrdoScenarios;
 import dev.ordo.bench.internal.PolicyText;
 import dev.ordo.bench.internal.RawKafkaScenario;
@@ -42,8 +43,10 @@ import java.util.function.ToDoubleFunction;
  *       consumers acking, then enqueue-to-handler latency at half that throughput;</li>
  *   <li>Ordo's dequeue throughput with an empty queue and with a standing backlog;</li>
  *   <li>the lateness of delayed items over every (shortened) delay tier;</li>
- *   <li>Ordo over HTTP: an {@code ordo server} worked by keep-alive HTTP workers, with the run's
- *       partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario});</li>
+ *   <li>Ordo over HTTP: an {@code ordo server} worked by keep-alive HTTP workers acking in batches,
+ *       with the run's partitions and with 32 ({@link dev.ordo.bench.internal.HttpScenario}); then
+ *       workers acking each item with its own request, with 4 partitions and with 16 (issue 45), the
+ *       first of the two alternating by round ({@code --quick}: with 4 only);</li>
  *   <li>when asked for by name, namespace policies (issue 13): a tenant's latency while another one
  *       surges, without policies and with them ({@link SurgeScenario}); and the end-to-end
  *       at-least-once throughput without policies and with a policy that never binds (the cost of
@@ -90,6 +93,16 @@ public final class Bench {
   static final int HTTP_WIDE_PARTITIONS = 32;
 
   /**
+   * The {@code http} scenario's single-ack phase (issue 45): {@link #HTTP_WORKERS} workers that each
+   * dequeue this many and ack them one by one, as a first HTTP client does, on
+   * {@link #SINGLE_ACK_NARROW} and {@link #SINGLE_ACK_WIDE} partitions; the goal is a wide / narrow
+   * ratio of at least 0.8.
+   */
+  static final int SINGLE_ACK_DEQUEUE = 20;
+  static final int SINGLE_ACK_NARROW = 4;
+  static final int SINGLE_ACK_WIDE = 16;
+
+  /**
    * {@link #run(String, BenchOptions, PrintStream)} with a way to start an {@code ordo server} for the
    * {@code http} scenario; without one (null) that scenario is skipped with a note.
    */
@@ -108,6 +121,8 @@ public final class Bench {
     Stats.Latency[] delays = new Stats.Latency[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] httpWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] singleNarrow = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
+    dev.ordo.bench.internal.HttpScenario.Result[] singleWide = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     dev.ordo.bench.internal.SqsScenario.Result[] sqsRuns = new dev.ordo.bench.internal.SqsScenario.Result[rounds];
     dev.ordo.bench.internal.HttpScenario.Result[] http10 = new dev.ordo.bench.internal.HttpScenario.Result[rounds];
     SurgePlan surgePlan = SurgePlan.of(options.surge().tenantARate(), options.surge().seconds(),
@@ -130,6 +145,10 @@ public final class Bench {
     }
     if (options.runs(Scenario.SQS) && http == null) {
       notes.add("the sqs scenario needs ordo bench itself, which starts an ordo server: skipped");
+    }
+    if (options.runs(Scenario.HTTP) && http != null && options.size() == BenchOptions.Size.QUICK) {
+      notes.add("--quick: the http single-ack phase ran on " + SINGLE_ACK_NARROW + " partitions only; --full adds "
+          + SINGLE_ACK_WIDE + " and their ratio");
     }
     OrdoScenarios.Sizes sizes = new OrdoScenarios.Sizes(options.partitions(), options.items(), options.payloadBytes(),
         options.consumers(), options.maxInFlight(), options.workers(), options.latencySeconds(), options.backlogItems(),
@@ -214,11 +233,11 @@ public final class Bench {
         if (options.runs(Scenario.HTTP) && http != null) {
           try {
             httpNarrow[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-http" + round,
-                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0.5,
-                options.latencySeconds());
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE,
+                AckMode.BATCH, 0.5, options.latencySeconds());
             httpWide[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-httpw" + round,
-                HTTP_WIDE_PARTITIONS, options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0,
-                options.latencySeconds());
+                HTTP_WIDE_PARTITIONS, options.items(), options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE,
+                AckMode.BATCH, 0, options.latencySeconds());
             out.printf(Locale.ROOT, "  Ordo over HTTP: %,.0f items/s with %d partitions, %,.0f with %d; dequeue p50 %.1f"
                     + " p99 %.1f ms; ack at %,.0f items/s p50 %.1f p99 %.1f ms; quiet enqueue, dequeue, ack p50 %.1f,"
                 + " %.1f, %.1f ms%n", httpNarrow[i].itemsPerSec(),
@@ -229,6 +248,20 @@ public final class Bench {
           } catch (RuntimeException e) {
             failed(out, notes, r, "http", e);
           }
+          // Issue 45's single acks, the first side alternating by round as the issue 13 scenarios'.
+          for (int partitions : singleAckSides(options, r)) {
+            try {
+              dev.ordo.bench.internal.HttpScenario.Result s = dev.ordo.bench.internal.HttpScenario.run(kafka, http,
+                  runId + "-httpeach" + partitions + round, partitions, options.items(), options.payloadBytes(),
+                  HTTP_WORKERS, SINGLE_ACK_DEQUEUE, AckMode.EACH, 0, options.latencySeconds());
+              (partitions == SINGLE_ACK_NARROW ? singleNarrow : singleWide)[i] = s;
+              out.printf(Locale.ROOT, "  Ordo over HTTP, dequeue %d and ack one by one: %,.0f items/s with %d partitions"
+                  + " (acked %,d of %,d items in %,d ack requests)%n", SINGLE_ACK_DEQUEUE, s.itemsPerSec(), partitions,
+                  s.acked(), options.items(), s.ackRequests());
+            } catch (RuntimeException e) {
+              failed(out, notes, r, "http single acks on " + partitions + " partitions", e);
+            }
+          }
         }
         if (options.runs(Scenario.SQS) && http != null) {
           try {
@@ -236,8 +269,8 @@ public final class Bench {
                 options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS);
             // The same loop over Ordo's HTTP API with SQS's batch size: what the protocol itself costs.
             http10[i] = dev.ordo.bench.internal.HttpScenario.run(kafka, http, runId + "-http10-" + round,
-                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, SQS_BATCH, 0,
-                options.latencySeconds());
+                options.partitions(), options.items(), options.payloadBytes(), HTTP_WORKERS, SQS_BATCH,
+                AckMode.BATCH, 0, options.latencySeconds());
             out.printf(Locale.ROOT, "  Ordo over SQS (AWS SDK for Java v2, %d threads): SendMessageBatch %,.0f items/s;"
                 + " ReceiveMessage(10) + DeleteMessageBatch %,.0f items/s; Ordo's HTTP with dequeue(10) %,.0f items/s%n",
                 HTTP_WORKERS, sqsRuns[i].sendPerSec(), sqsRuns[i].workPerSec(), http10[i].itemsPerSec());
@@ -336,6 +369,8 @@ public final class Bench {
       double[] narrow = nans(rounds);
       double[] wide = nans(rounds);
       double[] offered = nans(rounds);
+      double[] singleNarrowRates = nans(rounds);
+      double[] singleWideRates = nans(rounds);
       List<Latency> dequeue = new ArrayList<>();
       List<Latency> ack = new ArrayList<>();
       List<Latency> quietEnqueue = new ArrayList<>();
@@ -354,11 +389,20 @@ public final class Bench {
         if (httpWide[r] != null) {
           wide[r] = httpWide[r].itemsPerSec();
         }
+        if (singleNarrow[r] != null) {
+          singleNarrowRates[r] = singleNarrow[r].itemsPerSec();
+        }
+        if (singleWide[r] != null) {
+          singleWideRates[r] = singleWide[r].itemsPerSec();
+        }
       }
+      BenchReport.SingleAcks singleAcks = new BenchReport.SingleAcks(SINGLE_ACK_DEQUEUE, SINGLE_ACK_NARROW,
+          SINGLE_ACK_WIDE, figure(singleNarrowRates), figure(singleWideRates),
+          medianRatio(singleWideRates, singleNarrowRates));
       httpFigure = new BenchReport.Http(HTTP_WORKERS, HTTP_DEQUEUE, HTTP_WIDE_PARTITIONS, figure(narrow), figure(wide),
           medianLatency(dequeue), figure(offered), medianLatency(ack), medianRatio(narrow, eosRates),
           medianRatio(wide, narrow), dev.ordo.bench.internal.HttpScenario.QUIET_CALLS, medianLatency(quietEnqueue),
-          medianLatency(quietDequeue), medianLatency(quietAck));
+          medianLatency(quietDequeue), medianLatency(quietAck), singleAcks);
     }
     BenchReport.Sqs sqsFigure = null;
     if (options.runs(Scenario.SQS) && http != null) {
@@ -515,6 +559,19 @@ public final class Bench {
   }
 
   /**
+   * The partition counts of the http scenario's single-ack phase in round {@code round} (0-based), in
+   * the order they run: both, the first alternating by round; with {@code --quick} the narrow one only,
+   * since each side is a server of its own that takes 5-7 s to start, get ready and stop whatever
+   * the item count (the suite's http smoke test runs --quick).
+   */
+  static int[] singleAckSides(BenchOptions options, int round) {
+    if (options.size() == BenchOptions.Size.QUICK) {
+      return new int[] {SINGLE_ACK_NARROW};
+    }
+    return round % 2 == 0 ? new int[] {SINGLE_ACK_NARROW, SINGLE_ACK_WIDE} : new int[] {SINGLE_ACK_WIDE, SINGLE_ACK_NARROW};
+  }
+
+  /**
    * One uncounted round of the http scenario on each of its partition counts, as {@link #warmUp} does
    * for the lease consumers: the HTTP server's, the JSON and the {@code QueueClient}'s code compile in
    * it, which the lease consumers' warm-up does not run. Without it the first counted round measured
@@ -527,8 +584,8 @@ public final class Bench {
     for (int partitions : new int[] {options.partitions(), HTTP_WIDE_PARTITIONS}) {
       try {
         dev.ordo.bench.internal.HttpScenario.Result warm = dev.ordo.bench.internal.HttpScenario.run(kafka, http,
-            runId + "-httpwarm" + partitions, partitions, items, options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE, 0,
-            options.latencySeconds());
+            runId + "-httpwarm" + partitions, partitions, items, options.payloadBytes(), HTTP_WORKERS, HTTP_DEQUEUE,
+            AckMode.BATCH, 0, options.latencySeconds());
         out.printf(Locale.ROOT, "  Ordo over HTTP (warm-up, not counted): %,.0f items/s with %d partitions%n",
             warm.itemsPerSec(), partitions);
       } catch (RuntimeException e) {

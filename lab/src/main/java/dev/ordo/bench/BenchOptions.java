@@ -173,7 +173,8 @@ public record BenchOptions(
   /** The flags {@link #parse} takes, one per line (a constant: the CLI's help shows it too). */
   public static final String USAGE =
       "Options of ordo bench:\n" +
-      "  --quick            small sizes, finishes in under 3 minutes (100k backlog)\n" +
+      "  --quick            small sizes, finishes in under 3 minutes (100k backlog; http's\n" +
+      "                     single acks on 4 partitions only)\n" +
       "  --full             the default: 1M backlog, under 20 minutes\n" +
       "  --large            as --full with a 10M backlog\n" +
       "  --rounds N         rounds of every scenario (figures are medians over rounds)\n" +

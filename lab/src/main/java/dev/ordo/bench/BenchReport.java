@@ -63,11 +63,22 @@ public record BenchReport(
    * single ack at half the first throughput. The ratios: over the exactly-once lease consumers of
    * the same round, and the wide partition count's throughput over the first's. The round trips of
    * one call on a quiet server (issue 45): one client on one keep-alive connection enqueues an item,
-   * dequeues it (count 1) and acks it, {@code quietCalls} times in a row, nothing else running.
+   * dequeues it (count 1) and acks it, {@code quietCalls} times in a row, nothing else running. And
+   * {@code singleAcks}: the same workers acking one by one.
    */
   public record Http(int workers, int dequeueCount, int widePartitions, Figure itemsPerSec, Figure wideItemsPerSec,
       Latency dequeueMs, Figure offeredPerSec, Latency ackMs, double vsLeaseConsumers, double wideVsNarrow,
-      int quietCalls, Latency quietEnqueueMs, Latency quietDequeueMs, Latency quietAckMs) {}
+      int quietCalls, Latency quietEnqueueMs, Latency quietDequeueMs, Latency quietAckMs, SingleAcks singleAcks) {}
+
+  /**
+   * The http scenario's workers as a first HTTP client works (issue 45): each dequeues
+   * {@code dequeueCount} ready items and acks each with its own request, on {@code narrowPartitions}
+   * and on {@code widePartitions}; the throughput of each and the median of the per-round ratios wide
+   * over narrow (goal: at least 0.8), which the per-partition cost of single operations pulls down.
+   * {@code --quick} runs the narrow side only: the wide one's figures and the ratio are NaN.
+   */
+  public record SingleAcks(int dequeueCount, int narrowPartitions, int widePartitions, Figure narrowItemsPerSec,
+      Figure wideItemsPerSec, double wideVsNarrow) {}
 
   /**
    * Ordo over its SQS endpoint (issue 47): the AWS SDK for Java v2 from {@code workers} threads sending
@@ -259,6 +270,12 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, row, "  one call, quiet server: enqueue", latency(http.quietEnqueueMs()), ""));
       b.append(String.format(Locale.ROOT, row, "    dequeue of 1 ready item", latency(http.quietDequeueMs()), ""));
       b.append(String.format(Locale.ROOT, row, "    ack", latency(http.quietAckMs()), ""));
+      SingleAcks each = http.singleAcks();
+      b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "  dequeue(%d), ack one by one, %d partitions",
+          each.dequeueCount(), each.narrowPartitions()), rate(each.narrowItemsPerSec().median(), "items/s"),
+          rounds(each.narrowItemsPerSec())));
+      b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "    the same, %d partitions",
+          each.widePartitions()), rate(each.wideItemsPerSec().median(), "items/s"), rounds(each.wideItemsPerSec())));
     }
     if (sqs != null) {
       b.append(String.format(Locale.ROOT, row, String.format(Locale.ROOT, "Ordo over SQS, SendMessageBatch, %d threads",
@@ -296,6 +313,9 @@ public record BenchReport(
       b.append(String.format(Locale.ROOT, "  HTTP workers / lease consumers (e-o)   %s%n", ratio(http.vsLeaseConsumers())));
       b.append(String.format(Locale.ROOT, "  HTTP %d partitions / %d partitions      %s%n", http.widePartitions(),
           o.partitions(), ratio(http.wideVsNarrow())));
+      b.append(String.format(Locale.ROOT, "  HTTP single acks, %d / %d partitions    %s%n",
+          http.singleAcks().widePartitions(), http.singleAcks().narrowPartitions(),
+          ratio(http.singleAcks().wideVsNarrow())));
     }
     if (sqs != null) {
       b.append(String.format(Locale.ROOT, "  SQS worker loop / HTTP workers         %s%n", ratio(sqs.workVsHttp())));
@@ -560,6 +580,13 @@ public record BenchReport(
       latency(h.putObject("quietAckMs"), http.quietAckMs());
       num(h, "vsLeaseConsumers", http.vsLeaseConsumers());
       num(h, "wideVsNarrow", http.wideVsNarrow());
+      ObjectNode each = h.putObject("singleAcks");
+      each.put("dequeueCount", http.singleAcks().dequeueCount());
+      each.put("narrowPartitions", http.singleAcks().narrowPartitions());
+      each.put("widePartitions", http.singleAcks().widePartitions());
+      figure(each.putObject("narrow"), "itemsPerSec", http.singleAcks().narrowItemsPerSec());
+      figure(each.putObject("wide"), "itemsPerSec", http.singleAcks().wideItemsPerSec());
+      num(each, "wideVsNarrow", http.singleAcks().wideVsNarrow());
     }
     ObjectNode sg = root.putObject("surge");
     if (surge != null) {

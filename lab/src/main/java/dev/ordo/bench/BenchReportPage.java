@@ -334,6 +334,17 @@ public final class BenchReportPage {
       figureRow(rows, run, "http", "the same, " + h.path("widePartitions").asInt() + " partitions, items/s",
           h.path("wideThroughput"), "itemsPerSec");
       ratioRow(rows, run, "http", "HTTP / lease consumers (exactly-once, same round)", h.get("vsLeaseConsumers"));
+      JsonNode each = h.path("singleAcks");
+      if (each.has("narrow")) {
+        String oneByOne = h.path("workers").asInt() + " workers, dequeue " + each.path("dequeueCount").asInt()
+            + ", ack one by one, ";
+        int narrow = each.path("narrowPartitions").asInt();
+        int wide = each.path("widePartitions").asInt();
+        figureRow(rows, run, "http", oneByOne + narrow + " partitions, items/s", each.path("narrow"), "itemsPerSec");
+        figureRow(rows, run, "http", oneByOne + wide + " partitions, items/s", each.path("wide"), "itemsPerSec");
+        ratioRow(rows, run, "http", "ack one by one, ratio " + wide + " / " + narrow + " partitions (goal ≥ 0.8)",
+            each.get("wideVsNarrow"));
+      }
       latencyRow(rows, run, "http", "dequeue(" + h.path("dequeueCount").asInt() + ") of ready items, ms", h.path("dequeueMs"));
       latencyRow(rows, run, "http", "single ack at half load, ms", h.path("ackMs"));
       latencyRow(rows, run, "http", "one call, quiet server: enqueue, ms", h.path("quietEnqueueMs"));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordo.bench.BenchReportPage.Kind;
 import dev.ordo.bench.BenchReportPage.Row;
 import dev.ordo.bench.BenchReportPage.Source;
@@ -110,6 +111,9 @@ class BenchReportPageTest {
         "http | 8 workers, dequeue 50 + batch ack, 4 partitions, items/s",
         "http | the same, 32 partitions, items/s",
         "http | HTTP / lease consumers (exactly-once, same round)",
+        "http | 8 workers, dequeue 20, ack one by one, 4 partitions, items/s",
+        "http | 8 workers, dequeue 20, ack one by one, 16 partitions, items/s",
+        "http | ack one by one, ratio 16 / 4 partitions (goal ≥ 0.8)",
         "http | dequeue(50) of ready items p50, ms",
         "http | single ack at half load p50, ms",
         "http | one call, quiet server: enqueue p50, ms",
@@ -139,7 +143,21 @@ class BenchReportPageTest {
     assertEquals("4,726–6,553", row(rows, "http", "the same, 32 partitions, items/s").range());
     assertEquals(new Row("http", "one call, quiet server: ack p50, ms", "2.12", "–", "p99 13.7, max 21.7", "A"),
         row(rows, "http", "one call, quiet server: ack p50, ms"));
+    assertEquals(new Row("http", "8 workers, dequeue 20, ack one by one, 4 partitions, items/s", "3,075", "2,950–3,300",
+        "4 rounds", "A"), row(rows, "http", "8 workers, dequeue 20, ack one by one, 4 partitions, items/s"));
+    assertEquals(new Row("http", "8 workers, dequeue 20, ack one by one, 16 partitions, items/s", "2,075",
+        "1,891–2,400", "4 rounds", "A"), row(rows, "http", "8 workers, dequeue 20, ack one by one, 16 partitions, items/s"));
+    assertEquals("0.67", row(rows, "http", "ack one by one, ratio 16 / 4 partitions (goal ≥ 0.8)").median());
     assertEquals("0.10", row(rows, "ratios", "Ordo exactly-once / raw Kafka").median());
+  }
+
+  @Test
+  void anHttpRunFromBeforeTheSingleAckPhaseHasItsOtherRowsAndNoneOfThatPhase() {
+    ObjectNode json = source("bench-full.json").json().deepCopy();
+    ((ObjectNode) json.get("http")).remove("singleAcks");
+    List<Row> rows = BenchReportPage.rows(List.of(BenchReportPage.parse("before.json", json.toString())));
+    assertEquals("4,726–6,553", row(rows, "http", "the same, 32 partitions, items/s").range());
+    assertTrue(rows.stream().noneMatch(r -> r.figure().contains("one by one")), () -> rows.toString());
   }
 
   @Test

@@ -31,13 +31,16 @@ import java.util.concurrent.locks.LockSupport;
  * <ol>
  *   <li><b>throughput</b>: {@code items} items are enqueued (by a Java producer, so that the phase
  *       measures dequeue and ack) and become ready; then every worker loops: dequeue up to
- *       {@code dequeueCount} ready items ({@code waitMs} 0) and ack them in one batch request
- *       ({@code POST /v1/items/ack}), until all are acked. Items/s from the first dequeue to the
- *       last ack; each dequeue's round trip is recorded (items are always ready then);</li>
+ *       {@code dequeueCount} ready items ({@code waitMs} 0) and ack them as {@link AckMode} says: in
+ *       one batch request ({@code POST /v1/items/ack}), or each with its own request
+ *       ({@code POST /v1/items/{id}/ack}), until all are acked. Items/s from the first dequeue to
+ *       the last ack; each dequeue's round trip is recorded (items are always ready then);</li>
  *   <li><b>latency</b> (when {@code loadShare} > 0): a producer enqueues at that share of the
  *       throughput just measured for {@code seconds}; the workers long-poll dequeue up to 10 items
  *       and ack each with its own request ({@code POST /v1/items/{id}/ack}), recording each ack's
- *       round trip.</li>
+ *       round trip;</li>
+ *   <li><b>quiet</b> (after the latency phase): one client enqueues, dequeues and acks one item at a
+ *       time, {@link #QUIET_CALLS} times, timing each call.</li>
  * </ol>
  */
 public final class HttpScenario {
@@ -47,8 +50,24 @@ public final class HttpScenario {
 
   private HttpScenario() {}
 
-  public record Result(int partitions, double itemsPerSec, Stats.Latency dequeue, Stats.Latency ack,
-      double offeredPerSec, Quiet quiet) {}
+  /** How the throughput phase's workers ack the items of a dequeue. */
+  public enum AckMode {
+    /** All of them in one request, {@code POST /v1/items/ack}: what a client built for throughput does. */
+    BATCH,
+    /**
+     * Each with its own request, {@code POST /v1/items/{id}/ack}: what a first HTTP client does, and
+     * what pays the per-partition cost of single operations (issue 45).
+     */
+    EACH
+  }
+
+  /**
+   * One run: the throughput phase's items/s, how many items it acked ({@code items}, or the run
+   * failed) and in how many ack requests; the round trips of its dequeues; the latency phase's acks
+   * and offered rate (NaN without one) and the quiet phase's round trips.
+   */
+  public record Result(int partitions, AckMode ackMode, double itemsPerSec, int acked, int ackRequests,
+      Stats.Latency dequeue, Stats.Latency ack, double offeredPerSec, Quiet quiet) {}
 
   /** The round trips of single calls on a quiet server, one client on one keep-alive connection. */
   public record Quiet(Stats.Latency enqueue, Stats.Latency dequeue, Stats.Latency ack) {
@@ -59,7 +78,7 @@ public final class HttpScenario {
   public static final int QUIET_CALLS = 200;
 
   public static Result run(BenchKafka kafka, HttpFrontEnd frontEnd, String cluster, int partitions, int items,
-      int payloadBytes, int workers, int dequeueCount, double loadShare, int seconds) {
+      int payloadBytes, int workers, int dequeueCount, AckMode ackMode, double loadShare, int seconds) {
     try (HttpFrontEnd.Running server = frontEnd.start(kafka.bootstrapServers(), cluster, partitions);
         QueueProducer producer = new QueueProducer(producerConfig(kafka, cluster))) {
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -72,6 +91,7 @@ public final class HttpScenario {
       awaitReady(http, base, items);
 
       AtomicInteger acked = new AtomicInteger();
+      AtomicInteger ackRequests = new AtomicInteger();
       long[][] dequeueNs = new long[workers][];
       int[] dequeues = new int[workers];
       Thread[] threads = new Thread[workers];
@@ -87,24 +107,12 @@ public final class HttpScenario {
             JsonNode got = post(own, base, "/v1/namespaces/" + NS + "/dequeue",
                 "{\"topics\": {\"" + TOPIC + "\": " + dequeueCount + "}, \"waitMs\": 0}");
             long took = System.nanoTime() - d0;
-            ArrayNode list = JSON.createArrayNode();
-            for (JsonNode item : got.get("items")) {
-              ObjectNode a = list.addObject();
-              a.put("id", item.get("id").asText());
-              a.put("lease", item.get("lease").asText());
-            }
-            if (list.isEmpty()) {
+            JsonNode dequeued = got.get("items");
+            if (dequeued.isEmpty()) {
               continue;
             }
             dequeueNs[me][dequeues[me]++ % dequeueNs[me].length] = took;
-            ObjectNode body = JSON.createObjectNode();
-            body.set("items", list);
-            JsonNode results = post(own, base, "/v1/items/ack", body.toString());
-            for (JsonNode r : results.get("results")) {
-              if ("APPLIED".equals(r.path("result").asText())) {
-                acked.incrementAndGet();
-              }
-            }
+            acked.addAndGet(ack(own, base, dequeued, ackMode, ackRequests));
           }
         }, "bench-http-" + w);
         threads[w].start();
@@ -126,7 +134,7 @@ public final class HttpScenario {
         ack = halfLoad(http, base, producer, payload, workers, offered, seconds);
         quiet = quiet(base);
       }
-      return new Result(partitions, rate, dequeue, ack, offered, quiet);
+      return new Result(partitions, ackMode, rate, acked.get(), ackRequests.get(), dequeue, ack, offered, quiet);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
@@ -137,6 +145,45 @@ public final class HttpScenario {
     } finally {
       kafka.deleteTopicsStartingWith(cluster + ".", cluster + "-");
     }
+  }
+
+  /**
+   * Acks {@code items} (a dequeue's answer) as {@code mode} says, counting the requests in
+   * {@code requests}; returns how many were applied.
+   */
+  private static int ack(HttpClient http, Target base, JsonNode items, AckMode mode, AtomicInteger requests) {
+    int applied = 0;
+    if (mode == AckMode.EACH) {
+      for (JsonNode item : items) {
+        requests.incrementAndGet();
+        if (ackOne(http, base, item)) {
+          applied++;
+        }
+      }
+      return applied;
+    }
+    ArrayNode list = JSON.createArrayNode();
+    for (JsonNode item : items) {
+      ObjectNode a = list.addObject();
+      a.put("id", item.get("id").asText());
+      a.put("lease", item.get("lease").asText());
+    }
+    ObjectNode body = JSON.createObjectNode();
+    body.set("items", list);
+    requests.incrementAndGet();
+    for (JsonNode r : post(http, base, "/v1/items/ack", body.toString()).get("results")) {
+      if ("APPLIED".equals(r.path("result").asText())) {
+        applied++;
+      }
+    }
+    return applied;
+  }
+
+  /** Acks one dequeued item with its own request, under its lease; true when the ack was applied. */
+  private static boolean ackOne(HttpClient http, Target base, JsonNode item) {
+    JsonNode r = post(http, base, "/v1/items/" + item.get("id").asText() + "/ack",
+        "{\"lease\": \"" + item.get("lease").asText() + "\"}");
+    return "APPLIED".equals(r.path("result").asText());
   }
 
   /**
@@ -159,8 +206,7 @@ public final class HttpScenario {
       if (item.isMissingNode()) {
         throw new IllegalStateException("the quiet phase's dequeue found no item within 5 s");
       }
-      post(own, base, "/v1/items/" + item.get("id").asText() + "/ack",
-          "{\"lease\": \"" + item.get("lease").asText() + "\"}");
+      ackOne(own, base, item);
       long t3 = System.nanoTime();
       enqueueNs[i] = t1 - t0;
       dequeueNs[i] = t2 - t1;
@@ -187,10 +233,9 @@ public final class HttpScenario {
               "{\"topics\": {\"" + TOPIC + "\": 10}, \"waitMs\": 1000}");
           for (JsonNode item : got.get("items")) {
             long a0 = System.nanoTime();
-            JsonNode r = post(own, base, "/v1/items/" + item.get("id").asText() + "/ack",
-                "{\"lease\": \"" + item.get("lease").asText() + "\"}");
+            boolean applied = ackOne(own, base, item);
             long took = System.nanoTime() - a0;
-            if ("APPLIED".equals(r.path("result").asText())) {
+            if (applied) {
               acked.incrementAndGet();
             }
             long n = ackCount.getAndIncrement();
