@@ -575,10 +575,15 @@ public final class Bench {
    * One uncounted round of the http scenario on each of its partition counts, as {@link #warmUp} does
    * for the lease consumers: the HTTP server's, the JSON and the {@code QueueClient}'s code compile in
    * it, which the lease consumers' warm-up does not run. Without it the first counted round measured
-   * the compiler (dequeue p50 ~60 ms against 20-30 in later rounds, half the items/s).
+   * the compiler (dequeue p50 ~60 ms against 20-30 in later rounds, half the items/s). None with
+   * {@code --warm-up-seconds 0} (the suite's smoke tests: two servers of 5-7 s each for nothing).
    */
   private static void warmUpHttp(BenchKafka kafka, String runId, HttpFrontEnd http, BenchOptions options,
       PrintStream out, List<String> notes) {
+    if (options.warmUpSeconds() == 0) {
+      notes.add("--warm-up-seconds 0: no http warm-up; the first http round includes the JIT compiler's work");
+      return;
+    }
     int items = Math.max(1, Math.min(options.items(), 20_000));
     JitClock jit = new JitClock();
     for (int partitions : new int[] {options.partitions(), HTTP_WIDE_PARTITIONS}) {

@@ -41,6 +41,8 @@ class BenchHttpScenarioTest {
         new PrintStream(printed, true, StandardCharsets.UTF_8), BenchCommand::httpServer);
 
     assertTrue(report.notes().stream().noneMatch(n -> n.contains("failed")), () -> "notes: " + report.notes());
+    assertTrue(report.notes().contains("--warm-up-seconds 0: no http warm-up; the first http round includes the JIT"
+        + " compiler's work"), () -> "the smoke test spends no time warming the http path: " + report.notes());
     BenchReport.Http http = report.http();
     for (double v : new double[] {http.itemsPerSec().median(), http.wideItemsPerSec().median(), http.dequeueMs().p50(),
         http.ackMs().p50(), http.ackMs().p99(), http.offeredPerSec().median(), http.vsLeaseConsumers(),
