@@ -4,11 +4,14 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
+import dev.ordo.client.internal.BreakerMeters;
 import dev.ordo.client.internal.Commands;
 import dev.ordo.client.internal.DemandPlan;
+import dev.ordo.client.internal.GiveBacks;
 import dev.ordo.client.internal.PartitionBreakers;
 import dev.ordo.client.internal.PendingDequeue;
 import dev.ordo.client.internal.PublicTypes;
+import dev.ordo.client.internal.RequestChannel;
 import dev.ordo.client.internal.Selection;
 import dev.ordo.client.internal.StatsView;
 import dev.ordo.schema.Ack;
@@ -145,7 +148,8 @@ public final class QueueClient implements AutoCloseable {
   private final long refreshMs;
   private final int maxItems;
   private final Time time;
-  private final Producer<byte[], byte[]> producer;
+  private final RequestChannel channel;
+  private final GiveBacks giveBacks;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final StatsView stats;
   /** A dequeue breaker per queue partition: one that stops answering is left out for a while (D58). */
@@ -156,13 +160,9 @@ public final class QueueClient implements AutoCloseable {
   private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
   /** Enqueues waiting for the queue's answer, by requester id ({@code <prefix>e<n>}). */
   private final Map<String, PendingEnqueue> enqueues = new ConcurrentHashMap<>();
-  private final AtomicLong sequence = new AtomicLong();
   /** The partition that served this client's dequeues last, which its next ones prefer among equals. */
   private volatile int lastServed = -1;
-  /** Requester ids start with this: the client id and a random incarnation, so two clients given the same id never take each other's replies. */
-  private final String requesterPrefix;
   private final Thread thread;
-  private volatile boolean running = true;
   private volatile boolean halted;
   private long lastWarning; // poll thread only
 
@@ -222,7 +222,7 @@ public final class QueueClient implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.requesterPrefix = clientId + "/" + Long.toHexString(new java.security.SecureRandom().nextLong() & 0xffffffffL) + "/";
+    String requesterPrefix = RequestChannel.requesterPrefix(clientId);
     this.wire = config.wireFormat();
     this.stats = new StatsView(topics.topicStats(), wire);
     this.breakers = new PartitionBreakers(config.breakerTimeouts(), config.breakerOpen().toMillis());
@@ -232,7 +232,7 @@ public final class QueueClient implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.producer = new KafkaProducer<>(config.producerConfigs());
+    Producer<byte[], byte[]> producer = new KafkaProducer<>(config.producerConfigs());
     this.consumer = new KafkaConsumer<>(config.consumerConfigs());
     try {
       int partitions = consumer.partitionsFor(topics.deliveries(), METADATA_TIMEOUT).size();
@@ -269,6 +269,8 @@ public final class QueueClient implements AutoCloseable {
       ackFlusher.shutdown();
       throw e;
     }
+    this.channel = new RequestChannel(topics, clientId, requesterPrefix, replyPartition, producer);
+    this.giveBacks = new GiveBacks(channel, time);
     this.thread = new Thread(this::pollLoop, clientId + "-replies");
     this.thread.setDaemon(true);
     this.thread.start();
@@ -289,7 +291,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** The partition count of {@code <cluster>.commands} (from cached metadata). */
   public int partitions() {
-    return producer.partitionsFor(topics.commands()).size();
+    return channel.partitions();
   }
 
   // ---- dequeue ----
@@ -325,15 +327,15 @@ public final class QueueClient implements AutoCloseable {
     if (wait == null || wait.isNegative()) {
       throw new IllegalArgumentException("wait must not be negative, got " + wait);
     }
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
+    if (!channel.running()) {
+      return CompletableFuture.failedFuture(channel.closed());
     }
     long now = time.milliseconds();
     // A server that answers slowly (a cold or loaded one) gets at least three of its recent answer
     // times: a dequeue that ends before its answer comes leaves the items leased to it to be released,
     // work that slows the server further.
     long waitMs = Math.max(wait.toMillis(), Math.max(minWaitMs, Math.min(3 * recentAnswerMs, requestTimeoutMs / 2)));
-    PendingDequeue q = new PendingDequeue(requesterPrefix + "d" + sequence.incrementAndGet(), namespace, topics,
+    PendingDequeue q = new PendingDequeue(channel.nextId('d'), namespace, topics,
         now + waitMs, now + refreshMs);
     dequeues.put(q.requesterId(), q);
     sendDemands(q, q.wanted(), now);
@@ -357,11 +359,6 @@ public final class QueueClient implements AutoCloseable {
       }
     });
     return result;
-  }
-
-  /** The failure of a call on this client once it is closed. */
-  private ClientClosedException closed() {
-    return new ClientClosedException("client " + clientId);
   }
 
   /** {@link #dequeue(String, Map, Duration)} of up to {@code count} items of one topic ({@code *}: any). */
@@ -403,13 +400,13 @@ public final class QueueClient implements AutoCloseable {
     q.reserve(plan.takes());
     plan.takes().forEach((entry, n) -> stats.reserve(q.namespace(), entry, n));
     long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
-    once.forEach((p, asked) -> send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
+    once.forEach((p, asked) -> channel.send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
         now, true, true, true)).whenComplete((m, e) -> failOnError(q, e)));
     if (shares != null) {
       Map<Integer, Map<String, Integer>> others = new java.util.TreeMap<>(shares.asks());
       others.keySet().removeAll(once.keySet());
       q.longPolled(others, now);
-      others.keySet().forEach(p -> send(Commands.demand(topics, p, requester, q.namespace(), shares.asks().get(p), validFor,
+      others.keySet().forEach(p -> channel.send(Commands.demand(topics, p, requester, q.namespace(), shares.asks().get(p), validFor,
           true, now, true, false)).whenComplete((m, e) -> failOnError(q, e)));
     }
   }
@@ -453,7 +450,7 @@ public final class QueueClient implements AutoCloseable {
     Requester requester = new Requester(q.requesterId(), replyPartition);
     long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
     q.longPolled(plan.asks(), now);
-    plan.asks().forEach((p, asked) -> send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
+    plan.asks().forEach((p, asked) -> channel.send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
         now, true, false)).whenComplete((m, e) -> failOnError(q, e)));
   }
 
@@ -472,7 +469,7 @@ public final class QueueClient implements AutoCloseable {
   private void cancelDemands(PendingDequeue q, long now) {
     Requester requester = new Requester(q.requesterId(), replyPartition);
     for (int p : q.lingering()) {
-      send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now, false))
+      channel.send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now, false))
           .whenComplete((m, e) -> {
             if (e != null) {
               log.warn("Could not cancel the demand of {}; it lapses by itself", q.requesterId(), e);
@@ -670,10 +667,10 @@ public final class QueueClient implements AutoCloseable {
     if (request != null && request.dedupId() == null) {
       return producer.enqueue(request, backlogWait).thenApplyAsync(id -> new Enqueued(id, false), callbacks);
     }
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
+    if (!channel.running()) {
+      return CompletableFuture.failedFuture(channel.closed());
     }
-    String requesterId = requesterPrefix + "e" + sequence.incrementAndGet();
+    String requesterId = channel.nextId('e');
     CompletableFuture<Enqueued> future = new CompletableFuture<>();
     CompletableFuture<ItemId> sent;
     enqueues.put(requesterId, new PendingEnqueue(future, time.milliseconds() + requestTimeoutMs,
@@ -704,22 +701,22 @@ public final class QueueClient implements AutoCloseable {
   /** {@code scope}: Command.namespaces, or null for any namespace. */
   private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched,
       List<String> scope) {
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
+    if (!channel.running()) {
+      return CompletableFuture.failedFuture(channel.closed());
     }
     int partitions = partitions();
     if (id.partition() >= partitions) {
       return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
           "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
     }
-    String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
+    String requesterId = channel.nextId('c');
     CompletableFuture<Outcome> future = new CompletableFuture<>();
     // The poll thread fails it after the timeout (one sweep for all requests, rather than a timer task
     // each, which at thousands of acks per second filled a scheduler's heap with tasks for 10 s each).
     outcomes.put(requesterId, new PendingOutcome(id.toString(), kind, future, time.milliseconds() + requestTimeoutMs,
         batched));
     future.whenComplete((o, e) -> outcomes.remove(requesterId));
-    send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
+    channel.send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
         time.milliseconds(), body, !batched, scope))
         .whenComplete((m, e) -> {
           if (e != null) {
@@ -737,8 +734,8 @@ public final class QueueClient implements AutoCloseable {
   CompletableFuture<Outcome> ackBatched(DeliveredItem item) {
     ItemId id = ItemId.parse(item.getItemId());
     checkLease(id, item.getLeaseId());
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
+    if (!channel.running()) {
+      return CompletableFuture.failedFuture(channel.closed());
     }
     int partitions = partitions();
     if (id.partition() >= partitions) {
@@ -803,8 +800,8 @@ public final class QueueClient implements AutoCloseable {
       checkLease(e.getKey(), e.getValue());
     }
     List<CompletableFuture<CommandOutcome>> futures = new ArrayList<>(items.size());
-    if (!running) {
-      items.forEach(e -> futures.add(CompletableFuture.failedFuture(closed())));
+    if (!channel.running()) {
+      items.forEach(e -> futures.add(CompletableFuture.failedFuture(channel.closed())));
       return futures;
     }
     int partitions = partitions();
@@ -836,7 +833,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** {@code urgent}: a caller waits on the batch (see {@link Commands#forItem}); {@code scope}: Command.namespaces. */
   private void sendAcks(int partition, List<PendingAck> batch, boolean urgent, List<String> scope) {
-    String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
+    String requesterId = channel.nextId('c');
     CompletableFuture<Outcome> whole = new CompletableFuture<>();
     whole.whenComplete((o, e) -> {
       outcomes.remove(requesterId);
@@ -850,7 +847,7 @@ public final class QueueClient implements AutoCloseable {
     for (PendingAck a : batch) {
       acks.add(new Ack(a.itemId(), a.leaseId()));
     }
-    send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
+    channel.send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
         time.milliseconds(), new Acks(acks), urgent, scope))
         .whenComplete((m, e) -> {
           if (e != null) {
@@ -871,27 +868,20 @@ public final class QueueClient implements AutoCloseable {
   /** Sends the demand of a {@link LeaseConsumer}, which reads its replies itself. */
   CompletableFuture<RecordMetadata> sendDemand(int partition, Requester requester, String namespace,
       Map<String, Integer> counts, long validForMs, boolean replace) {
-    return send(Commands.demand(topics, partition, requester, namespace, counts, validForMs, replace,
+    return channel.send(Commands.demand(topics, partition, requester, namespace, counts, validForMs, replace,
         time.milliseconds(), false));
   }
 
   /** Sends a {@link LeaseConsumer}'s standing demand under flow control (Demand.limit). */
   CompletableFuture<RecordMetadata> sendFlowDemand(int partition, Requester requester, String namespace,
       Map<String, Integer> counts, long validForMs, long limit, long received) {
-    return send(Commands.flowDemand(topics, partition, requester, namespace, counts, validForMs, limit, received,
+    return channel.send(Commands.flowDemand(topics, partition, requester, namespace, counts, validForMs, limit, received,
         time.milliseconds()));
   }
 
   /** Releases an item its application saw (a plain release: an at-most-once item is dropped), telling nobody. */
   void releaseQuietly(DeliveredItem item) {
-    ItemId id = ItemId.parse(item.getItemId());
-    send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-        new Release(id.toString(), item.getLeaseId(), null), false))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            log.warn("Could not release item {}; it returns when its lease runs out", id, e);
-          }
-        });
+    giveBacks.releaseQuietly(item);
   }
 
   /**
@@ -920,17 +910,8 @@ public final class QueueClient implements AutoCloseable {
 
   /** Leases this client gave back unseen, by reason, since start. */
   public Map<GiveBackReason, Long> givenBack() {
-    Map<GiveBackReason, Long> out = new java.util.EnumMap<>(GiveBackReason.class);
-    givenBack.forEach((r, n) -> out.put(r, n.sum()));
-    return out;
+    return giveBacks.counts();
   }
-
-  private final Map<GiveBackReason, java.util.concurrent.atomic.LongAdder> givenBack = new java.util.EnumMap<>(
-      Map.of(GiveBackReason.SURPLUS, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.LATE, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.OVER_CAPACITY, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.CLOSING, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.CANCELLED, new java.util.concurrent.atomic.LongAdder()));
 
   /**
    * Gives back, fire and forget, the lease of an item nobody was handed: the queue undoes it as if
@@ -939,17 +920,7 @@ public final class QueueClient implements AutoCloseable {
    * handler.
    */
   void giveBack(DeliveredItem item, GiveBackReason reason) {
-    givenBack.get(reason).increment();
-    ItemId id = ItemId.parse(item.getItemId());
-    // Near zero when nothing fails (decisions D50): each one is worth a line.
-    log.info("Giving back item {} (lease {}, attempt {}) unseen: {}", id, item.getLeaseId(), item.getAttempt(), reason);
-    send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-        new Release(id.toString(), item.getLeaseId(), PublicTypes.reason(reason)), false))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
-          }
-        });
+    giveBacks.giveBack(item, reason);
   }
 
   /**
@@ -959,38 +930,7 @@ public final class QueueClient implements AutoCloseable {
    * {@code reason} in {@link #givenBack}, with one log line for all. Only for items nobody was handed.
    */
   public void giveBackUnseen(List<QueueItem> items, GiveBackReason reason) {
-    if (items.isEmpty()) {
-      return;
-    }
-    givenBack.get(reason).add(items.size());
-    log.debug("Giving back {} items unseen: {}", items.size(), reason);
-    for (QueueItem item : items) {
-      ItemId id = item.id();
-      send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-          new Release(id.toString(), item.leaseId(), PublicTypes.reason(reason)), false))
-          .whenComplete((m, e) -> {
-            if (e != null) {
-              log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
-            }
-          });
-    }
-  }
-
-  private CompletableFuture<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
-    CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
-    try {
-      producer.send(record, (m, e) -> {
-        if (e != null) {
-          result.completeExceptionally(e);
-        } else {
-          result.complete(m);
-        }
-      });
-    } catch (RuntimeException e) {
-      // Kafka's producer refuses a send once closed (IllegalStateException): a close that raced this one.
-      result.completeExceptionally(!running && e instanceof IllegalStateException ? closed() : e);
-    }
-    return result;
+    giveBacks.giveBackUnseen(items, reason);
   }
 
   // ---- active topics ----
@@ -1016,7 +956,7 @@ public final class QueueClient implements AutoCloseable {
 
   private void pollLoop() {
     try {
-      while (running) {
+      while (channel.running()) {
         try {
           for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
             if (r.topic().equals(stats.topic())) {
@@ -1047,7 +987,7 @@ public final class QueueClient implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       log.error("The reply thread of client {} failed; the client stops", clientId, e);
-      running = false;
+      channel.stop();
     } finally {
       if (!halted) {
         failPending();
@@ -1071,7 +1011,7 @@ public final class QueueClient implements AutoCloseable {
       return;
     }
     String requesterId = delivery.getRequesterId();
-    if (delivery.getBody() instanceof dev.ordo.schema.Enqueued answer && isOwn(requesterId, 'e')) {
+    if (delivery.getBody() instanceof dev.ordo.schema.Enqueued answer && channel.isOwn(requesterId, 'e')) {
       PendingEnqueue pending = enqueues.remove(requesterId);
       if (pending == null) {
         log.debug("The answer to enqueue {} ({}) arrived after its request timed out", requesterId, answer.getItemId());
@@ -1079,7 +1019,7 @@ public final class QueueClient implements AutoCloseable {
         Enqueued result = new Enqueued(ItemId.parse(answer.getItemId()), answer.getDuplicate());
         callbacks.execute(() -> pending.future().complete(result));
       }
-    } else if (delivery.getBody() instanceof Outcomes many && isOwn(requesterId, 'c')) {
+    } else if (delivery.getBody() instanceof Outcomes many && channel.isOwn(requesterId, 'c')) {
       PendingOutcome pending = outcomes.remove(requesterId);
       if (pending == null || pending.parts() == null) {
         log.debug("Outcomes of {} acks arrived after their request timed out", many.getOutcomes().size());
@@ -1101,7 +1041,7 @@ public final class QueueClient implements AutoCloseable {
         }
         pending.future().complete(null);
       });
-    } else if (delivery.getBody() instanceof Outcome outcome && isOwn(requesterId, 'c')) {
+    } else if (delivery.getBody() instanceof Outcome outcome && channel.isOwn(requesterId, 'c')) {
       PendingOutcome pending = outcomes.remove(requesterId);
       if (pending == null) {
         log.debug("Outcome {} of {} arrived after its request timed out", outcome.getResult(), outcome.getItemId());
@@ -1116,7 +1056,7 @@ public final class QueueClient implements AutoCloseable {
           callbacks.execute(() -> pending.future().complete(outcome));
         }
       }
-    } else if (isOwn(requesterId, 'd')) {
+    } else if (channel.isOwn(requesterId, 'd')) {
       PendingDequeue q = dequeues.get(requesterId);
       if (delivery.getBody() instanceof Outcome o && o.getCommand() == CommandKind.DEMAND && o.getPartition() != null) {
         if (q != null) {
@@ -1161,20 +1101,6 @@ public final class QueueClient implements AutoCloseable {
     if (answerMs >= 0) {
       recentAnswerMs += (answerMs - recentAnswerMs) / 4; // a moving average over the last few; poll thread only
     }
-  }
-
-  /** True for this client's requester ids: {@code <client id>/<incarnation>/<kind><digits>}. */
-  private boolean isOwn(String requesterId, char kind) {
-    int n = requesterPrefix.length();
-    if (requesterId.length() < n + 2 || !requesterId.startsWith(requesterPrefix) || requesterId.charAt(n) != kind) {
-      return false;
-    }
-    for (int i = n + 1; i < requesterId.length(); i++) {
-      if (!Character.isDigit(requesterId.charAt(i))) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private void step(PendingDequeue q, long now) {
@@ -1242,7 +1168,7 @@ public final class QueueClient implements AutoCloseable {
     long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
     DemandPlan.longPoll(still, filled).asks().forEach((p, share) -> {
       q.askedMore(p, share);
-      send(Commands.demand(topics, p, requester, q.namespace(), share, validFor, true, now, true, true, true))
+      channel.send(Commands.demand(topics, p, requester, q.namespace(), share, validFor, true, now, true, true, true))
           .whenComplete((m, e) -> failOnError(q, e));
     });
     return true;
@@ -1279,7 +1205,7 @@ public final class QueueClient implements AutoCloseable {
   }
 
   private void failPending() {
-    ClientClosedException closed = closed();
+    ClientClosedException closed = channel.closed();
     for (PendingDequeue q : dequeues.values()) {
       dequeues.remove(q.requesterId());
       unreserve(q);
@@ -1304,29 +1230,9 @@ public final class QueueClient implements AutoCloseable {
    * to {@code registry}, until this client closes.
    */
   public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
-    clientMeters.bind(registry, producer);
+    clientMeters.bind(registry, channel.producer());
     clientMeters.bind(registry, consumer);
-    for (int p = 0, n = partitions(); p < n; p++) {
-      int partition = p;
-      String[] tags = {"client", clientId, "partition", Integer.toString(p)};
-      io.micrometer.core.instrument.Gauge.builder("ordo.client.partition.breaker.state", breakers,
-              b -> b.state(partition).code)
-          .description("The dequeue breaker of a queue partition: 0 closed (asked), 1 open (left out: it did not"
-              + " answer), 2 half-open (probed)")
-          .tags(tags).register(registry);
-      io.micrometer.core.instrument.Gauge.builder("ordo.client.partition.breaker.state.seconds", breakers,
-              b -> b.inStateMs(partition, time.milliseconds()) / 1000.0)
-          .description("How long the partition's dequeue breaker has been in its state (0: never opened)")
-          .tags(tags).register(registry);
-      io.micrometer.core.instrument.FunctionCounter.builder("ordo.client.partition.breaker.opens", breakers,
-              b -> b.opens(partition))
-          .description("Times the partition's dequeue breaker opened: its answers timed out")
-          .tags(tags).register(registry);
-      io.micrometer.core.instrument.FunctionCounter.builder("ordo.client.partition.breaker.probes", breakers,
-              b -> b.probes(partition))
-          .description("Dequeues that probed the partition while its breaker was half-open")
-          .tags(tags).register(registry);
-    }
+    BreakerMeters.bind(registry, breakers, partitions(), clientId, time);
   }
 
   private final dev.ordo.client.internal.ClientMeters clientMeters = new dev.ordo.client.internal.ClientMeters();
@@ -1334,15 +1240,15 @@ public final class QueueClient implements AutoCloseable {
   /** Fails what is pending, releases items of unfinished dequeues, and closes the Kafka clients. */
   public void close(Duration timeout) {
     clientMeters.close();
-    if (!running && !thread.isAlive()) {
+    if (!channel.running() && !thread.isAlive()) {
       return;
     }
     flushAllAcks();
     ackFlusher.shutdown();
-    running = false;
+    channel.stop();
     consumer.wakeup();
     join(timeout);
-    producer.close(timeout);
+    channel.closeProducer(timeout);
     callbacks.shutdown();
   }
 
@@ -1353,9 +1259,9 @@ public final class QueueClient implements AutoCloseable {
    */
   void halt() {
     halted = true;
-    running = false;
+    channel.stop();
     consumer.wakeup();
-    producer.close(Duration.ZERO);
+    channel.closeProducer(Duration.ZERO);
     ackFlusher.shutdownNow();
     join(Duration.ofSeconds(10));
     callbacks.shutdownNow();
