@@ -4,12 +4,15 @@ import dev.ordo.api.ClusterTopics;
 import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
+import dev.ordo.client.internal.AckBatcher;
 import dev.ordo.client.internal.BreakerMeters;
 import dev.ordo.client.internal.Commands;
 import dev.ordo.client.internal.DemandPlan;
 import dev.ordo.client.internal.GiveBacks;
+import dev.ordo.client.internal.ItemCommands;
 import dev.ordo.client.internal.PartitionBreakers;
 import dev.ordo.client.internal.PendingDequeue;
+import dev.ordo.client.internal.PendingRequests;
 import dev.ordo.client.internal.PublicTypes;
 import dev.ordo.client.internal.RequestChannel;
 import dev.ordo.client.internal.Selection;
@@ -33,6 +36,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -157,45 +161,20 @@ public final class QueueClient implements AutoCloseable {
   private final ExecutorService callbacks;
   private final Map<String, PendingDequeue> dequeues = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
-  private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
-  /** Enqueues waiting for the queue's answer, by requester id ({@code <prefix>e<n>}). */
-  private final Map<String, PendingEnqueue> enqueues = new ConcurrentHashMap<>();
   /** The partition that served this client's dequeues last, which its next ones prefer among equals. */
   private volatile int lastServed = -1;
+  private final PendingRequests requests;
+  private final ItemCommands commands;
+  private final AckBatcher acks;
   private final Thread thread;
   private volatile boolean halted;
   private long lastWarning; // poll thread only
 
-  /**
-   * A command waiting for its outcome. {@code batched}: a {@link LeaseConsumer}'s own ack, nack or
-   * heartbeat, whose dependent stages never block, so its completion may share one callback task with
-   * others; a caller's future gets a task of its own, since its stages may block, even on another
-   * future of the same poll.
-   */
-  private record PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future, long deadline,
-      boolean batched, List<PendingAck> parts) {
-    PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future, long deadline, boolean batched) {
-      this(itemId, kind, future, deadline, batched, null);
-    }
-  }
-
-  /** An enqueue waiting for the queue's answer (see {@link #enqueue}). */
-  private record PendingEnqueue(CompletableFuture<Enqueued> future, long deadline, String what) {}
-
-  /** One ack of a batch (see {@link #ackBatched}). */
-  private record PendingAck(String itemId, String leaseId, CompletableFuture<Outcome> future) {}
-
   /** The most acks one command carries. */
-  static final int MAX_ACK_BATCH = 500;
-  private final long ackLingerMs;
-  /** Acks waiting to be sent, by partition; guarded by itself. */
-  private final Map<Integer, List<PendingAck>> ackBatches = new HashMap<>();
-  private final ScheduledExecutorService ackFlusher;
+  static final int MAX_ACK_BATCH = AckBatcher.MAX_ACK_BATCH;
 
   /** How often the poll thread looks for requests past their timeout. */
   private static final long TIMEOUT_SWEEP_MS = 50;
-  /** Batched futures to complete, collected while a poll's records are read and completed in one callback task. */
-  private final List<Runnable> completions = new ArrayList<>(); // poll thread only
   private long nextTimeoutSweep; // poll thread only
 
   /** Single-object, or Confluent framing through a schema registry ({@link QueueClientConfig#SCHEMA_REGISTRY_URL_CONFIG}). */
@@ -216,12 +195,6 @@ public final class QueueClient implements AutoCloseable {
     this.minWaitMs = config.dequeueMinWait().toMillis();
     this.refreshMs = config.demandRefresh().toMillis();
     this.maxItems = config.dequeueMaxItems();
-    this.ackLingerMs = config.ackLinger().toMillis();
-    this.ackFlusher = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, config.clientId() + "-acks");
-      t.setDaemon(true);
-      return t;
-    });
     String requesterPrefix = RequestChannel.requesterPrefix(clientId);
     this.wire = config.wireFormat();
     this.stats = new StatsView(topics.topicStats(), wire);
@@ -266,10 +239,12 @@ public final class QueueClient implements AutoCloseable {
       consumer.close(Duration.ZERO);
       producer.close(Duration.ZERO);
       callbacks.shutdown();
-      ackFlusher.shutdown();
       throw e;
     }
     this.channel = new RequestChannel(topics, clientId, requesterPrefix, replyPartition, producer);
+    this.requests = new PendingRequests(channel, callbacks, time, requestTimeoutMs);
+    this.commands = new ItemCommands(requests);
+    this.acks = new AckBatcher(channel, requests, callbacks, time, config.ackLinger().toMillis(), clientId);
     this.giveBacks = new GiveBacks(channel, time);
     this.thread = new Thread(this::pollLoop, clientId + "-replies");
     this.thread.setDaemon(true);
@@ -487,8 +462,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** Deletes the item if {@code leaseId} is its current lease. */
   public CompletableFuture<CommandOutcome> ack(ItemId id, String leaseId) {
-    checkLease(id, leaseId);
-    return answer(request(id, CommandKind.ACK, new Ack(id.toString(), leaseId)));
+    return commands.ack(id, leaseId, null);
   }
 
   /** {@link #nack(ItemId, String, NackOptions)} of the item on the lease it was handed with. */
@@ -506,12 +480,7 @@ public final class QueueClient implements AutoCloseable {
    * dead-lettered when asked or when its attempts are used up (the outcome's {@code deadLetterReason} says so).
    */
   public CompletableFuture<CommandOutcome> nack(ItemId id, String leaseId, NackOptions options) {
-    return answer(nack(id, leaseId, options, false));
-  }
-
-  /** The caller's view of an outcome to come. */
-  private static CompletableFuture<CommandOutcome> answer(CompletableFuture<Outcome> outcome) {
-    return outcome.thenApply(PublicTypes::outcome);
+    return commands.nack(id, leaseId, options, null);
   }
 
   /**
@@ -519,20 +488,7 @@ public final class QueueClient implements AutoCloseable {
    * not ask the queue to commit at once (decisions D19), and completes with others of the same poll.
    */
   CompletableFuture<Outcome> nackBatched(DeliveredItem item, NackOptions options) {
-    return nack(ItemId.parse(item.getItemId()), item.getLeaseId(), options, true);
-  }
-
-  private CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options, boolean batched) {
-    return request(id, CommandKind.NACK, nackBody(id, leaseId, options), batched);
-  }
-
-  private static Nack nackBody(ItemId id, String leaseId, NackOptions options) {
-    checkLease(id, leaseId);
-    if (options == null) {
-      throw new IllegalArgumentException("nack options are missing");
-    }
-    return new Nack(id.toString(), leaseId, options.delay().toMillis(),
-        options.metadata() == null ? null : ByteBuffer.wrap(options.metadata()), options.error(), options.deadLetter());
+    return commands.nackBatched(ItemId.parse(item.getItemId()), item.getLeaseId(), options);
   }
 
   /** {@link #extend(ItemId, String, Duration)} of the item on the lease it was handed with. */
@@ -542,15 +498,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** Heartbeat: the lease now ends {@code lease} from when the queue applies this; see the outcome's leaseExpiresAt. */
   public CompletableFuture<CommandOutcome> extend(ItemId id, String leaseId, Duration lease) {
-    return answer(request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease)));
-  }
-
-  private static Extend extendBody(ItemId id, String leaseId, Duration lease) {
-    checkLease(id, leaseId);
-    if (lease == null || lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, got " + lease);
-    }
-    return new Extend(id.toString(), leaseId, lease.toMillis());
+    return commands.extend(id, leaseId, lease, null);
   }
 
   /** {@link #release(ItemId, String)} of the item on the lease it was handed with. */
@@ -560,16 +508,12 @@ public final class QueueClient implements AutoCloseable {
 
   /** Gives the item back unused: ready again at its place, the delivery not counted as an attempt. */
   public CompletableFuture<CommandOutcome> release(ItemId id, String leaseId) {
-    checkLease(id, leaseId);
-    return answer(request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null)));
+    return commands.release(id, leaseId, null);
   }
 
   /** Deletes the item in whatever state, leased or not; a consumer holding it loses its lease. */
   public CompletableFuture<CommandOutcome> cancel(ItemId id) {
-    if (id == null) {
-      throw new IllegalArgumentException("item ID is missing");
-    }
-    return answer(request(id, CommandKind.CANCEL, new Cancel(id.toString())));
+    return commands.cancel(id, null);
   }
 
   /**
@@ -579,17 +523,8 @@ public final class QueueClient implements AutoCloseable {
    * outcome's {@code forbiddenNamespace} set. The HTTP API sends its callers' commands so, limited
    * to the namespaces each may consume. Null: any namespace, as this client's own commands.
    */
-  public Scoped within(java.util.Collection<String> patterns) {
-    if (patterns == null) {
-      return new Scoped(null);
-    }
-    for (String p : patterns) {
-      String problem = dev.ordo.api.NamespacePattern.problem(p);
-      if (problem != null) {
-        throw new IllegalArgumentException(problem);
-      }
-    }
-    return new Scoped(List.copyOf(patterns));
+  public Scoped within(Collection<String> patterns) {
+    return new Scoped(ItemCommands.scope(patterns));
   }
 
   /** Commands on items limited to some namespaces: see {@link #within}. */
@@ -602,46 +537,32 @@ public final class QueueClient implements AutoCloseable {
 
     /** As {@link QueueClient#ack(ItemId, String)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> ack(ItemId id, String leaseId) {
-      checkLease(id, leaseId);
-      return answer(request(id, CommandKind.ACK, new Ack(id.toString(), leaseId), false, scope));
+      return commands.ack(id, leaseId, scope);
     }
 
     /** As {@link QueueClient#nack(ItemId, String, NackOptions)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> nack(ItemId id, String leaseId, NackOptions options) {
-      return answer(request(id, CommandKind.NACK, nackBody(id, leaseId, options), false, scope));
+      return commands.nack(id, leaseId, options, scope);
     }
 
     /** As {@link QueueClient#extend(ItemId, String, Duration)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> extend(ItemId id, String leaseId, Duration lease) {
-      return answer(request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease), false, scope));
+      return commands.extend(id, leaseId, lease, scope);
     }
 
     /** As {@link QueueClient#release(ItemId, String)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> release(ItemId id, String leaseId) {
-      checkLease(id, leaseId);
-      return answer(request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null), false, scope));
+      return commands.release(id, leaseId, scope);
     }
 
     /** As {@link QueueClient#cancel(ItemId)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> cancel(ItemId id) {
-      if (id == null) {
-        throw new IllegalArgumentException("item ID is missing");
-      }
-      return answer(request(id, CommandKind.CANCEL, new Cancel(id.toString()), false, scope));
+      return commands.cancel(id, scope);
     }
 
     /** As {@link QueueClient#ackAll}, each ack limited to the scope's namespaces. */
     public List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
-      return QueueClient.this.ackAll(items, scope);
-    }
-  }
-
-  private static void checkLease(ItemId id, String leaseId) {
-    if (id == null) {
-      throw new IllegalArgumentException("item ID is missing");
-    }
-    if (leaseId == null || leaseId.isEmpty()) {
-      throw new IllegalArgumentException("lease is missing");
+      return acks.ackAll(items, scope);
     }
   }
 
@@ -667,64 +588,11 @@ public final class QueueClient implements AutoCloseable {
     if (request != null && request.dedupId() == null) {
       return producer.enqueue(request, backlogWait).thenApplyAsync(id -> new Enqueued(id, false), callbacks);
     }
-    if (!channel.running()) {
-      return CompletableFuture.failedFuture(channel.closed());
-    }
-    String requesterId = channel.nextId('e');
-    CompletableFuture<Enqueued> future = new CompletableFuture<>();
-    CompletableFuture<ItemId> sent;
-    enqueues.put(requesterId, new PendingEnqueue(future, time.milliseconds() + requestTimeoutMs,
-        request == null ? "" : request.namespace() + "/" + request.topic() + " " + request.dedupId()));
-    future.whenComplete((o, e) -> enqueues.remove(requesterId));
-    try {
-      sent = producer.enqueue(request, backlogWait, dev.ordo.api.Dedup.replyTo(replyPartition, requesterId));
-    } catch (RuntimeException e) {
-      enqueues.remove(requesterId);
-      throw e;
-    }
-    sent.whenComplete((id, e) -> {
-      if (e != null) {
-        callbacks.execute(() -> future.completeExceptionally(e));
-      }
-    });
-    return future;
+    String what = request == null ? "" : request.namespace() + "/" + request.topic() + " " + request.dedupId();
+    return requests.enqueue(what, replyTo -> producer.enqueue(request, backlogWait, replyTo));
   }
 
-  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body) {
-    return request(id, kind, body, false, null);
-  }
-
-  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched) {
-    return request(id, kind, body, batched, null);
-  }
-
-  /** {@code scope}: Command.namespaces, or null for any namespace. */
-  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched,
-      List<String> scope) {
-    if (!channel.running()) {
-      return CompletableFuture.failedFuture(channel.closed());
-    }
-    int partitions = partitions();
-    if (id.partition() >= partitions) {
-      return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
-          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
-    }
-    String requesterId = channel.nextId('c');
-    CompletableFuture<Outcome> future = new CompletableFuture<>();
-    // The poll thread fails it after the timeout (one sweep for all requests, rather than a timer task
-    // each, which at thousands of acks per second filled a scheduler's heap with tasks for 10 s each).
-    outcomes.put(requesterId, new PendingOutcome(id.toString(), kind, future, time.milliseconds() + requestTimeoutMs,
-        batched));
-    future.whenComplete((o, e) -> outcomes.remove(requesterId));
-    channel.send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), body, !batched, scope))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            callbacks.execute(() -> future.completeExceptionally(e));
-          }
-        });
-    return future;
-  }
+  // ---- acks, heartbeats and demands of a lease consumer ----
 
   /**
    * A {@link LeaseConsumer}'s own ack: sent with the other acks to the same partition that come
@@ -732,54 +600,7 @@ public final class QueueClient implements AutoCloseable {
    * {@link Outcomes} record, and completed with others of the same poll (its stages never block).
    */
   CompletableFuture<Outcome> ackBatched(DeliveredItem item) {
-    ItemId id = ItemId.parse(item.getItemId());
-    checkLease(id, item.getLeaseId());
-    if (!channel.running()) {
-      return CompletableFuture.failedFuture(channel.closed());
-    }
-    int partitions = partitions();
-    if (id.partition() >= partitions) {
-      return request(id, CommandKind.ACK, new Ack(id.toString(), item.getLeaseId()), true);
-    }
-    CompletableFuture<Outcome> future = new CompletableFuture<>();
-    List<PendingAck> full = null;
-    boolean first;
-    synchronized (ackBatches) {
-      List<PendingAck> batch = ackBatches.computeIfAbsent(id.partition(), p -> new ArrayList<>());
-      batch.add(new PendingAck(id.toString(), item.getLeaseId(), future));
-      first = batch.size() == 1;
-      if (batch.size() >= MAX_ACK_BATCH) {
-        full = ackBatches.remove(id.partition());
-      }
-    }
-    if (full != null) {
-      sendAcks(id.partition(), full);
-    } else if (first) {
-      try {
-        ackFlusher.schedule(() -> flushAcks(id.partition()), ackLingerMs, TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        flushAcks(id.partition()); // closing: send what waits now
-      }
-    }
-    return future;
-  }
-
-  private void flushAcks(int partition) {
-    List<PendingAck> batch;
-    synchronized (ackBatches) {
-      batch = ackBatches.remove(partition);
-    }
-    if (batch != null && !batch.isEmpty()) {
-      sendAcks(partition, batch);
-    }
-  }
-
-  private void flushAllAcks() {
-    List<Integer> partitions;
-    synchronized (ackBatches) {
-      partitions = new ArrayList<>(ackBatches.keySet());
-    }
-    partitions.forEach(this::flushAcks);
+    return acks.ackBatched(item);
   }
 
   /**
@@ -792,77 +613,12 @@ public final class QueueClient implements AutoCloseable {
    * @throws IllegalArgumentException for a missing item ID or lease (nothing is sent then)
    */
   public List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
-    return ackAll(items, null);
-  }
-
-  private List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items, List<String> scope) {
-    for (Map.Entry<ItemId, String> e : items) {
-      checkLease(e.getKey(), e.getValue());
-    }
-    List<CompletableFuture<CommandOutcome>> futures = new ArrayList<>(items.size());
-    if (!channel.running()) {
-      items.forEach(e -> futures.add(CompletableFuture.failedFuture(channel.closed())));
-      return futures;
-    }
-    int partitions = partitions();
-    Map<Integer, List<PendingAck>> byPartition = new java.util.TreeMap<>();
-    for (Map.Entry<ItemId, String> e : items) {
-      ItemId id = e.getKey();
-      CompletableFuture<Outcome> future = new CompletableFuture<>();
-      futures.add(answer(future));
-      if (id.partition() >= partitions) {
-        future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
-            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
-        continue;
-      }
-      byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>())
-          .add(new PendingAck(id.toString(), e.getValue(), future));
-    }
-    byPartition.forEach((partition, acks) -> {
-      for (int from = 0; from < acks.size(); from += MAX_ACK_BATCH) {
-        sendAcks(partition, acks.subList(from, Math.min(acks.size(), from + MAX_ACK_BATCH)), true, scope);
-      }
-    });
-    return futures;
-  }
-
-  /** One command for a batch of acks; the batch's futures complete from its one outcome record. */
-  private void sendAcks(int partition, List<PendingAck> batch) {
-    sendAcks(partition, batch, false, null);
-  }
-
-  /** {@code urgent}: a caller waits on the batch (see {@link Commands#forItem}); {@code scope}: Command.namespaces. */
-  private void sendAcks(int partition, List<PendingAck> batch, boolean urgent, List<String> scope) {
-    String requesterId = channel.nextId('c');
-    CompletableFuture<Outcome> whole = new CompletableFuture<>();
-    whole.whenComplete((o, e) -> {
-      outcomes.remove(requesterId);
-      if (e != null) {
-        batch.forEach(a -> a.future().completeExceptionally(e));
-      }
-    });
-    outcomes.put(requesterId, new PendingOutcome(batch.get(0).itemId(), CommandKind.ACK, whole,
-        time.milliseconds() + requestTimeoutMs, true, batch));
-    List<Ack> acks = new ArrayList<>(batch.size());
-    for (PendingAck a : batch) {
-      acks.add(new Ack(a.itemId(), a.leaseId()));
-    }
-    channel.send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), new Acks(acks), urgent, scope))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            callbacks.execute(() -> whole.completeExceptionally(e));
-          }
-        });
+    return acks.ackAll(items, null);
   }
 
   /** A {@link LeaseConsumer}'s own heartbeat: completed with others of the same poll. */
   CompletableFuture<Outcome> extendBatched(ItemId id, String leaseId, Duration lease) {
-    checkLease(id, leaseId);
-    if (lease == null || lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, got " + lease);
-    }
-    return request(id, CommandKind.EXTEND, new Extend(id.toString(), leaseId, lease.toMillis()), true);
+    return commands.extendBatched(id, leaseId, lease);
   }
 
   /** Sends the demand of a {@link LeaseConsumer}, which reads its replies itself. */
@@ -875,8 +631,8 @@ public final class QueueClient implements AutoCloseable {
   /** Sends a {@link LeaseConsumer}'s standing demand under flow control (Demand.limit). */
   CompletableFuture<RecordMetadata> sendFlowDemand(int partition, Requester requester, String namespace,
       Map<String, Integer> counts, long validForMs, long limit, long received) {
-    return channel.send(Commands.flowDemand(topics, partition, requester, namespace, counts, validForMs, limit, received,
-        time.milliseconds()));
+    return channel.send(Commands.flowDemand(topics, partition, requester, namespace, counts, validForMs, limit,
+        received, time.milliseconds()));
   }
 
   /** Releases an item its application saw (a plain release: an at-most-once item is dropped), telling nobody. */
@@ -965,7 +721,7 @@ public final class QueueClient implements AutoCloseable {
               onReply(r);
             }
           }
-          completeCollected();
+          requests.completeCollected();
           stats.checkCaughtUp(consumer);
         } catch (WakeupException e) {
           continue; // close() asked us to stop
@@ -981,7 +737,7 @@ public final class QueueClient implements AutoCloseable {
           step(q, now);
         }
         if (now >= nextTimeoutSweep) {
-          failTimedOut(now);
+          requests.failTimedOut(now);
           nextTimeoutSweep = now + TIMEOUT_SWEEP_MS;
         }
       }
@@ -1012,50 +768,11 @@ public final class QueueClient implements AutoCloseable {
     }
     String requesterId = delivery.getRequesterId();
     if (delivery.getBody() instanceof dev.ordo.schema.Enqueued answer && channel.isOwn(requesterId, 'e')) {
-      PendingEnqueue pending = enqueues.remove(requesterId);
-      if (pending == null) {
-        log.debug("The answer to enqueue {} ({}) arrived after its request timed out", requesterId, answer.getItemId());
-      } else {
-        Enqueued result = new Enqueued(ItemId.parse(answer.getItemId()), answer.getDuplicate());
-        callbacks.execute(() -> pending.future().complete(result));
-      }
+      requests.enqueued(requesterId, answer);
     } else if (delivery.getBody() instanceof Outcomes many && channel.isOwn(requesterId, 'c')) {
-      PendingOutcome pending = outcomes.remove(requesterId);
-      if (pending == null || pending.parts() == null) {
-        log.debug("Outcomes of {} acks arrived after their request timed out", many.getOutcomes().size());
-        return;
-      }
-      Map<String, Outcome> byItem = new HashMap<>();
-      for (Outcome o : many.getOutcomes()) {
-        byItem.put(o.getItemId(), o);
-      }
-      completions.add(() -> {
-        for (PendingAck a : pending.parts()) {
-          Outcome o = byItem.get(a.itemId());
-          if (o != null) {
-            a.future().complete(o);
-          } else {
-            a.future().completeExceptionally(new IllegalStateException("the queue's answer to a batch of acks"
-                + " has no outcome for item " + a.itemId()));
-          }
-        }
-        pending.future().complete(null);
-      });
+      requests.outcomes(requesterId, many);
     } else if (delivery.getBody() instanceof Outcome outcome && channel.isOwn(requesterId, 'c')) {
-      PendingOutcome pending = outcomes.remove(requesterId);
-      if (pending == null) {
-        log.debug("Outcome {} of {} arrived after its request timed out", outcome.getResult(), outcome.getItemId());
-      } else {
-        if (!pending.itemId().equals(outcome.getItemId()) || pending.kind() != outcome.getCommand()) {
-          log.warn("Outcome for {} {} answers requester {}, which asked {} {}", outcome.getCommand(),
-              outcome.getItemId(), requesterId, pending.kind(), pending.itemId());
-        }
-        if (pending.batched()) {
-          completions.add(() -> pending.future().complete(outcome));
-        } else {
-          callbacks.execute(() -> pending.future().complete(outcome));
-        }
-      }
+      requests.outcome(requesterId, outcome);
     } else if (channel.isOwn(requesterId, 'd')) {
       PendingDequeue q = dequeues.get(requesterId);
       if (delivery.getBody() instanceof Outcome o && o.getCommand() == CommandKind.DEMAND && o.getPartition() != null) {
@@ -1174,36 +891,6 @@ public final class QueueClient implements AutoCloseable {
     return true;
   }
 
-  /** Completes the futures collected from one poll's records, in one task on the callback pool. */
-  private void completeCollected() {
-    if (completions.isEmpty()) {
-      return;
-    }
-    List<Runnable> batch = List.copyOf(completions);
-    completions.clear();
-    callbacks.execute(() -> batch.forEach(Runnable::run));
-  }
-
-  /** Fails the requests whose outcome did not come within the request timeout: unknown, not refused. */
-  private void failTimedOut(long now) {
-    List<PendingOutcome> late = new ArrayList<>();
-    for (PendingOutcome o : outcomes.values()) {
-      if (now >= o.deadline()) {
-        late.add(o);
-      }
-    }
-    for (PendingOutcome o : late) {
-      callbacks.execute(() -> o.future().completeExceptionally(new TimeoutException("no outcome for " + o.kind()
-          + " of item " + o.itemId() + " within " + requestTimeoutMs + " ms (it may still be applied)")));
-    }
-    for (PendingEnqueue e : enqueues.values()) {
-      if (now >= e.deadline()) {
-        callbacks.execute(() -> e.future().completeExceptionally(new TimeoutException("no answer from the queue to"
-            + " the enqueue of " + e.what() + " within " + requestTimeoutMs + " ms (the item may have been taken in)")));
-      }
-    }
-  }
-
   private void failPending() {
     ClientClosedException closed = channel.closed();
     for (PendingDequeue q : dequeues.values()) {
@@ -1212,12 +899,7 @@ public final class QueueClient implements AutoCloseable {
       q.received().forEach(item -> giveBack(item, GiveBackReason.CANCELLED));
       q.future().completeExceptionally(closed);
     }
-    for (PendingOutcome o : outcomes.values()) {
-      o.future().completeExceptionally(closed);
-    }
-    for (PendingEnqueue e : enqueues.values()) {
-      e.future().completeExceptionally(closed);
-    }
+    requests.failAll(closed);
   }
 
   @Override
@@ -1243,8 +925,8 @@ public final class QueueClient implements AutoCloseable {
     if (!channel.running() && !thread.isAlive()) {
       return;
     }
-    flushAllAcks();
-    ackFlusher.shutdown();
+    acks.flushAll();
+    acks.shutdown();
     channel.stop();
     consumer.wakeup();
     join(timeout);
@@ -1262,7 +944,7 @@ public final class QueueClient implements AutoCloseable {
     channel.stop();
     consumer.wakeup();
     channel.closeProducer(Duration.ZERO);
-    ackFlusher.shutdownNow();
+    acks.shutdownNow();
     join(Duration.ofSeconds(10));
     callbacks.shutdownNow();
   }
