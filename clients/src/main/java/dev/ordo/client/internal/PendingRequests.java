@@ -151,7 +151,7 @@ public final class PendingRequests {
   // ---- replies (poll thread) ----
 
   /** The queue's answer to enqueue {@code requesterId}. */
-  public void enqueued(String requesterId, dev.ordo.schema.Enqueued answer) {
+  void enqueued(String requesterId, dev.ordo.schema.Enqueued answer) {
     PendingEnqueue pending = enqueues.remove(requesterId);
     if (pending == null) {
       log.debug("The answer to enqueue {} ({}) arrived after its request timed out", requesterId, answer.getItemId());
@@ -162,7 +162,7 @@ public final class PendingRequests {
   }
 
   /** The outcomes of a batch of acks, sent by {@code requesterId}. */
-  public void outcomes(String requesterId, Outcomes many) {
+  void outcomes(String requesterId, Outcomes many) {
     PendingOutcome pending = outcomes.remove(requesterId);
     if (pending == null || pending.parts() == null) {
       log.debug("Outcomes of {} acks arrived after their request timed out", many.getOutcomes().size());
@@ -187,7 +187,7 @@ public final class PendingRequests {
   }
 
   /** The outcome of the command of {@code requesterId}. */
-  public void outcome(String requesterId, Outcome outcome) {
+  void outcome(String requesterId, Outcome outcome) {
     PendingOutcome pending = outcomes.remove(requesterId);
     if (pending == null) {
       log.debug("Outcome {} of {} arrived after its request timed out", outcome.getResult(), outcome.getItemId());
@@ -205,7 +205,7 @@ public final class PendingRequests {
   }
 
   /** Completes the futures collected from one poll's records, in one task on the callback pool. */
-  public void completeCollected() {
+  void completeCollected() {
     if (completions.isEmpty()) {
       return;
     }
@@ -215,7 +215,7 @@ public final class PendingRequests {
   }
 
   /** Fails the requests whose answer did not come within the request timeout: unknown, not refused. */
-  public void failTimedOut(long now) {
+  void failTimedOut(long now) {
     List<PendingOutcome> late = new ArrayList<>();
     for (PendingOutcome o : outcomes.values()) {
       if (now >= o.deadline()) {
@@ -237,7 +237,7 @@ public final class PendingRequests {
   }
 
   /** Fails every request still waiting: the client closed. */
-  public void failAll(ClientClosedException closed) {
+  void failAll(ClientClosedException closed) {
     for (PendingOutcome o : outcomes.values()) {
       o.future().completeExceptionally(closed);
     }
