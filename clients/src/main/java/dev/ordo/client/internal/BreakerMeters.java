@@ -5,7 +5,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.utils.Time;
 
-/** The meters of a {@link dev.ordo.client.QueueClient}'s dequeue breakers ({@link PartitionBreakers}), per queue partition. */
+/**
+ * The meters of a {@link dev.ordo.client.QueueClient}'s dequeue breakers ({@link PartitionBreakers}), per
+ * queue partition.
+ */
 public final class BreakerMeters {
   private BreakerMeters() {}
 

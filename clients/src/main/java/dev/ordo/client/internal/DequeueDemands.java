@@ -75,7 +75,8 @@ public final class DequeueDemands {
     Set<Integer> allowed = breakers.allowed(partitions, now); // a partition whose breaker is open is not asked
     List<DemandPlan.Entry> ready = stats.caughtUp().isDone() ? stats.readyEntries(q.namespace()) : List.of();
     ready = ready.stream().filter(e -> allowed.contains(e.partition())).toList();
-    DemandPlan plan = DemandPlan.fromStats(counts, ready, partitions, new DemandPlan.Sticky(lastServed, times.stickyMs()));
+    DemandPlan plan = DemandPlan.fromStats(counts, ready, partitions,
+        new DemandPlan.Sticky(lastServed, times.stickyMs()));
     if (plan.asks().isEmpty() || q.rounds() >= MAX_EXACT_ROUNDS) {
       longPoll(q, counts, now, allowed);
       return;

@@ -91,7 +91,8 @@ public final class Dequeues {
     }
     long now = time.milliseconds();
     long waitMs = demands.waitMs(wait.toMillis());
-    PendingDequeue q = new PendingDequeue(channel.nextId('d'), namespace, topics, now + waitMs, now + times.refreshMs());
+    PendingDequeue q = new PendingDequeue(channel.nextId('d'), namespace, topics, now + waitMs,
+        now + times.refreshMs());
     dequeues.put(q.requesterId(), q);
     demands.plan(q, q.wanted(), now);
     CompletableFuture<List<QueueItem>> result = new CompletableFuture<>();
@@ -240,7 +241,8 @@ public final class Dequeues {
     s.surplus().forEach(item -> passOn(item, q.requesterId(), GiveBackReason.SURPLUS));
     callbacks.execute(() -> {
       if (!q.future().complete(s.chosen())) {
-        s.chosen().forEach(item -> giveBacks.giveBack(item, GiveBackReason.CANCELLED)); // the caller cancelled meanwhile
+        // The caller cancelled meanwhile.
+        s.chosen().forEach(item -> giveBacks.giveBack(item, GiveBackReason.CANCELLED));
       }
     });
   }

@@ -21,7 +21,10 @@ public final class RequestChannel {
   private final String clientId;
   private final int replyPartition;
   private final Producer<byte[], byte[]> producer;
-  /** Requester ids start with this: the client id and a random incarnation, so two clients given the same id never take each other's replies. */
+  /**
+   * Requester ids start with this: the client id and a random incarnation, so two clients given the
+   * same id never take each other's replies.
+   */
   private final String requesterPrefix;
   private final AtomicLong sequence = new AtomicLong();
   private volatile boolean running = true;
