@@ -1,62 +1,43 @@
 package dev.ordo.client;
 
 import dev.ordo.api.ClusterTopics;
-import dev.ordo.api.Deliveries;
 import dev.ordo.api.ItemId;
 import dev.ordo.api.Names;
+import dev.ordo.client.internal.AckBatcher;
+import dev.ordo.client.internal.BreakerMeters;
+import dev.ordo.client.internal.ClientMeters;
 import dev.ordo.client.internal.Commands;
 import dev.ordo.client.internal.DemandPlan;
+import dev.ordo.client.internal.DequeueDemands;
+import dev.ordo.client.internal.DequeueTimes;
+import dev.ordo.client.internal.Dequeues;
+import dev.ordo.client.internal.GiveBacks;
+import dev.ordo.client.internal.ItemCommands;
 import dev.ordo.client.internal.PartitionBreakers;
-import dev.ordo.client.internal.PendingDequeue;
-import dev.ordo.client.internal.PublicTypes;
-import dev.ordo.client.internal.Selection;
+import dev.ordo.client.internal.PendingRequests;
+import dev.ordo.client.internal.Replies;
+import dev.ordo.client.internal.RequestChannel;
 import dev.ordo.client.internal.StatsView;
-import dev.ordo.schema.Ack;
 import dev.ordo.schema.Acks;
-import dev.ordo.schema.Cancel;
-import dev.ordo.schema.CommandKind;
 import dev.ordo.schema.DeliveredItem;
-import dev.ordo.schema.Delivery;
-import dev.ordo.schema.Extend;
-import dev.ordo.schema.Nack;
 import dev.ordo.schema.Outcome;
-import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.Outcomes;
-import dev.ordo.schema.Release;
 import dev.ordo.schema.Requester;
-import dev.ordo.serde.OrdoSerdeException;
-import dev.ordo.serde.OrdoSerdes;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import dev.ordo.serde.WireFormat;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.Utils;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A requester of the queue with a fixed reply partition: dequeues items and sends ack, nack,
@@ -97,109 +78,31 @@ import org.slf4j.LoggerFactory;
  * chained to them may block (even on another call of this client).
  */
 public final class QueueClient implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(QueueClient.class);
-  private static final Duration POLL = Duration.ofMillis(20);
+  // A facade: each concern is a class of dev.ordo.client.internal that owns its state. RequestChannel
+  // (the producer, requester ids, running), PendingRequests (what waits for an answer, its timeouts),
+  // ItemCommands (commands on one item), AckBatcher (acks many to a command), Dequeues and
+  // DequeueDemands (dequeues in progress, where they ask), GiveBacks (leases given back unseen),
+  // Replies (the poll thread and its consumer).
   private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
-  /** Demand outlives the moment it is needed by this much, to cover the trip to the queue. */
-  private static final long DEMAND_SLACK_MS = 200;
+  /** The most acks one command carries. */
+  static final int MAX_ACK_BATCH = AckBatcher.MAX_ACK_BATCH;
 
   private final ClusterTopics topics;
   private final String clientId;
-  private final int replyPartition;
-  private final long requestTimeoutMs;
-  private final long gatherMs;
-  /**
-   * How long past its deadline a dequeue waits for the answers of the partitions it asked once: their
-   * items are on their way, and given back if they come later.
-   */
-  private final long answerGraceMs;
-  private static final long ANSWER_GRACE_MS = 2_000;
-  /** {@link QueueClientConfig#DEQUEUE_STICKY_CONFIG}. */
-  private final long stickyMs;
-  /**
-   * How long the partitions asked by exact plans recently took to send their first items (written
-   * by the poll thread only; a dequeue's wait and {@link PendingDequeue#roundTimeout} grow with it).
-   */
-  private volatile long recentAnswerMs;
-  /** Exact dequeues that ended before any item came, the latest {@value #ENDED_EMPTY_KEPT}; poll thread only. */
-  private final Map<String, PendingDequeue> endedEmpty = new java.util.LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, PendingDequeue> eldest) {
-      return size() > ENDED_EMPTY_KEPT;
-    }
-  };
-  private static final int ENDED_EMPTY_KEPT = 256;
-  /**
-   * The latest leases handed to callers ({@code <item id>/<lease id>}, the latest {@value #HANDED_OUT_KEPT});
-   * poll thread only. A delivery that comes again on one of them after its dequeue ended is the caller's,
-   * not a late grant to give back.
-   */
-  private final Map<String, Boolean> handedOut = new java.util.LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-      return size() > HANDED_OUT_KEPT;
-    }
-  };
-  private static final int HANDED_OUT_KEPT = 8_192;
-  private final long minWaitMs;
-  private final long refreshMs;
-  private final int maxItems;
   private final Time time;
-  private final Producer<byte[], byte[]> producer;
-  private final KafkaConsumer<byte[], byte[]> consumer;
-  private final StatsView stats;
-  /** A dequeue breaker per queue partition: one that stops answering is left out for a while (D58). */
-  private final PartitionBreakers breakers;
-  private final ExecutorService callbacks;
-  private final Map<String, PendingDequeue> dequeues = new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong handedOver = new java.util.concurrent.atomic.AtomicLong();
-  private final Map<String, PendingOutcome> outcomes = new ConcurrentHashMap<>();
-  /** Enqueues waiting for the queue's answer, by requester id ({@code <prefix>e<n>}). */
-  private final Map<String, PendingEnqueue> enqueues = new ConcurrentHashMap<>();
-  private final AtomicLong sequence = new AtomicLong();
-  /** The partition that served this client's dequeues last, which its next ones prefer among equals. */
-  private volatile int lastServed = -1;
-  /** Requester ids start with this: the client id and a random incarnation, so two clients given the same id never take each other's replies. */
-  private final String requesterPrefix;
-  private final Thread thread;
-  private volatile boolean running = true;
-  private volatile boolean halted;
-  private long lastWarning; // poll thread only
-
-  /**
-   * A command waiting for its outcome. {@code batched}: a {@link LeaseConsumer}'s own ack, nack or
-   * heartbeat, whose dependent stages never block, so its completion may share one callback task with
-   * others; a caller's future gets a task of its own, since its stages may block, even on another
-   * future of the same poll.
-   */
-  private record PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future, long deadline,
-      boolean batched, List<PendingAck> parts) {
-    PendingOutcome(String itemId, CommandKind kind, CompletableFuture<Outcome> future, long deadline, boolean batched) {
-      this(itemId, kind, future, deadline, batched, null);
-    }
-  }
-
-  /** An enqueue waiting for the queue's answer (see {@link #enqueue}). */
-  private record PendingEnqueue(CompletableFuture<Enqueued> future, long deadline, String what) {}
-
-  /** One ack of a batch (see {@link #ackBatched}). */
-  private record PendingAck(String itemId, String leaseId, CompletableFuture<Outcome> future) {}
-
-  /** The most acks one command carries. */
-  static final int MAX_ACK_BATCH = 500;
-  private final long ackLingerMs;
-  /** Acks waiting to be sent, by partition; guarded by itself. */
-  private final Map<Integer, List<PendingAck>> ackBatches = new HashMap<>();
-  private final ScheduledExecutorService ackFlusher;
-
-  /** How often the poll thread looks for requests past their timeout. */
-  private static final long TIMEOUT_SWEEP_MS = 50;
-  /** Batched futures to complete, collected while a poll's records are read and completed in one callback task. */
-  private final List<Runnable> completions = new ArrayList<>(); // poll thread only
-  private long nextTimeoutSweep; // poll thread only
-
   /** Single-object, or Confluent framing through a schema registry ({@link QueueClientConfig#SCHEMA_REGISTRY_URL_CONFIG}). */
-  private final dev.ordo.serde.WireFormat wire;
+  private final WireFormat wire;
+  private final StatsView stats;
+  private final ExecutorService callbacks;
+  private final RequestChannel channel;
+  private final PendingRequests requests;
+  private final ItemCommands commands;
+  private final AckBatcher acks;
+  private final GiveBacks giveBacks;
+  private final DequeueDemands demands;
+  private final Dequeues dequeues;
+  private final Replies replies;
+  private final ClientMeters clientMeters = new ClientMeters();
 
   public QueueClient(Map<String, ?> config) {
     this(new QueueClientConfig(config));
@@ -209,69 +112,37 @@ public final class QueueClient implements AutoCloseable {
     this.topics = config.topics();
     this.time = config.time();
     this.clientId = config.clientId();
-    this.requestTimeoutMs = config.requestTimeout().toMillis();
-    this.gatherMs = config.dequeueGather().toMillis();
-    this.answerGraceMs = Math.min(config.requestTimeout().toMillis(), ANSWER_GRACE_MS);
-    this.stickyMs = config.dequeueSticky().toMillis();
-    this.minWaitMs = config.dequeueMinWait().toMillis();
-    this.refreshMs = config.demandRefresh().toMillis();
-    this.maxItems = config.dequeueMaxItems();
-    this.ackLingerMs = config.ackLinger().toMillis();
-    this.ackFlusher = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, config.clientId() + "-acks");
-      t.setDaemon(true);
-      return t;
-    });
-    this.requesterPrefix = clientId + "/" + Long.toHexString(new java.security.SecureRandom().nextLong() & 0xffffffffL) + "/";
+    String requesterPrefix = RequestChannel.requesterPrefix(clientId);
     this.wire = config.wireFormat();
     this.stats = new StatsView(topics.topicStats(), wire);
-    this.breakers = new PartitionBreakers(config.breakerTimeouts(), config.breakerOpen().toMillis());
+    PartitionBreakers breakers = new PartitionBreakers(config.breakerTimeouts(), config.breakerOpen().toMillis());
     AtomicInteger callbackThreads = new AtomicInteger();
     this.callbacks = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, clientId + "-callbacks-" + callbackThreads.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
-    this.producer = new KafkaProducer<>(config.producerConfigs());
-    this.consumer = new KafkaConsumer<>(config.consumerConfigs());
+    Producer<byte[], byte[]> producer = new KafkaProducer<>(config.producerConfigs());
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config.consumerConfigs());
+    int replyPartition;
     try {
-      int partitions = consumer.partitionsFor(topics.deliveries(), METADATA_TIMEOUT).size();
-      if (partitions == 0) {
-        throw new IllegalStateException("topic " + topics.deliveries() + " does not exist: is the Ordo cluster '"
-            + topics.cluster() + "' set up?");
-      }
-      int commands = consumer.partitionsFor(topics.commands(), METADATA_TIMEOUT).size();
-      if (commands != partitions) {
-        throw new IllegalStateException(topics.commands() + " has " + commands + " partitions but "
-            + topics.deliveries() + " has " + partitions + ": the cluster's topics must be co-partitioned");
-      }
-      int configured = config.replyPartition();
-      this.replyPartition = configured >= 0 ? configured
-          : Utils.toPositive(Utils.murmur2(clientId.getBytes(StandardCharsets.UTF_8))) % partitions;
-      if (replyPartition >= partitions) {
-        throw new IllegalArgumentException(QueueClientConfig.REPLY_PARTITION_CONFIG + " " + replyPartition
-            + " is not a partition of " + topics.deliveries() + " (" + partitions + " partitions)");
-      }
-      TopicPartition replies = new TopicPartition(topics.deliveries(), replyPartition);
-      List<TopicPartition> statsParts = stats.partitions(consumer, METADATA_TIMEOUT);
-      List<TopicPartition> all = new ArrayList<>(statsParts);
-      all.add(replies);
-      consumer.assign(all);
-      consumer.seekToEnd(List.of(replies));
-      // Resolve the position now: a demand sent before it is known could be answered before it.
-      consumer.position(replies, METADATA_TIMEOUT);
-      consumer.seekToBeginning(statsParts);
-      stats.start(consumer, statsParts, METADATA_TIMEOUT);
+      replyPartition = Replies.assign(consumer, topics, stats, config.replyPartition(), clientId, METADATA_TIMEOUT);
     } catch (RuntimeException e) {
       consumer.close(Duration.ZERO);
       producer.close(Duration.ZERO);
       callbacks.shutdown();
-      ackFlusher.shutdown();
       throw e;
     }
-    this.thread = new Thread(this::pollLoop, clientId + "-replies");
-    this.thread.setDaemon(true);
-    this.thread.start();
+    this.channel = new RequestChannel(topics, clientId, requesterPrefix, replyPartition, producer);
+    this.requests = new PendingRequests(channel, callbacks, time, config.requestTimeout().toMillis());
+    this.commands = new ItemCommands(requests);
+    this.acks = new AckBatcher(channel, requests, callbacks, time, config.ackLinger().toMillis(), clientId);
+    this.giveBacks = new GiveBacks(channel, time);
+    DequeueTimes times = DequeueTimes.of(config);
+    this.demands = new DequeueDemands(channel, stats, breakers, times);
+    this.dequeues = new Dequeues(channel, demands, stats, giveBacks, callbacks, time, times, config.dequeueMaxItems());
+    this.replies = new Replies(consumer, wire, stats, channel, requests, dequeues, time, clientId);
+    replies.start();
   }
 
   public String clientId() {
@@ -280,7 +151,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** The partition of {@code <cluster>.deliveries} this client reads. */
   public int replyPartition() {
-    return replyPartition;
+    return channel.replyPartition();
   }
 
   public ClusterTopics topics() {
@@ -289,7 +160,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** The partition count of {@code <cluster>.commands} (from cached metadata). */
   public int partitions() {
-    return producer.partitionsFor(topics.commands()).size();
+    return channel.partitions();
   }
 
   // ---- dequeue ----
@@ -306,179 +177,12 @@ public final class QueueClient implements AutoCloseable {
    *     below 1 or a total over {@code ordo.client.dequeue.max.items}, a negative wait
    */
   public CompletableFuture<List<QueueItem>> dequeue(String namespace, Map<String, Integer> topics, Duration wait) {
-    Names.check("namespace", namespace);
-    if (topics == null || topics.isEmpty()) {
-      throw new IllegalArgumentException("topics is missing: name at least one topic with a count, or * for any");
-    }
-    topics.forEach((topic, count) -> {
-      if (!Selection.ANY_TOPIC.equals(topic)) {
-        Names.check("topic", topic);
-      }
-      if (count == null || count < 1) {
-        throw new IllegalArgumentException("count for topic " + topic + " must be at least 1, got " + count);
-      }
-    });
-    long total = topics.values().stream().mapToLong(Integer::longValue).sum();
-    if (total > maxItems) {
-      throw new IllegalArgumentException("a dequeue may ask for at most " + maxItems + " items, got " + total);
-    }
-    if (wait == null || wait.isNegative()) {
-      throw new IllegalArgumentException("wait must not be negative, got " + wait);
-    }
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
-    }
-    long now = time.milliseconds();
-    // A server that answers slowly (a cold or loaded one) gets at least three of its recent answer
-    // times: a dequeue that ends before its answer comes leaves the items leased to it to be released,
-    // work that slows the server further.
-    long waitMs = Math.max(wait.toMillis(), Math.max(minWaitMs, Math.min(3 * recentAnswerMs, requestTimeoutMs / 2)));
-    PendingDequeue q = new PendingDequeue(requesterPrefix + "d" + sequence.incrementAndGet(), namespace, topics,
-        now + waitMs, now + refreshMs);
-    dequeues.put(q.requesterId(), q);
-    sendDemands(q, q.wanted(), now);
-    return handedTo(q);
-  }
-
-  /**
-   * The caller's future of {@code q}: its items as {@link QueueItem}s. A caller that completes it first
-   * (cancels it, or times it out) ends the dequeue; items that complete a dequeue its caller gave up
-   * meanwhile are given back.
-   */
-  private CompletableFuture<List<QueueItem>> handedTo(PendingDequeue q) {
-    CompletableFuture<List<QueueItem>> result = new CompletableFuture<>();
-    result.whenComplete((items, e) -> q.future().cancel(false)); // a no-op once the dequeue completed it
-    q.future().whenComplete((items, e) -> {
-      if (e != null) {
-        result.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-            ? c.getCause() : e);
-      } else if (!result.complete(PublicTypes.items(items))) {
-        items.forEach(item -> giveBack(item, GiveBackReason.CANCELLED)); // the caller cancelled meanwhile
-      }
-    });
-    return result;
-  }
-
-  /** The failure of a call on this client once it is closed. */
-  private ClientClosedException closed() {
-    return new ClientClosedException("client " + clientId);
+    return dequeues.open(namespace, topics, wait);
   }
 
   /** {@link #dequeue(String, Map, Duration)} of up to {@code count} items of one topic ({@code *}: any). */
   public CompletableFuture<List<QueueItem>> dequeue(String namespace, String topic, int count, Duration wait) {
     return dequeue(namespace, Map.of(topic == null ? "" : topic, count), wait);
-  }
-
-  /** Exact rounds a dequeue asks before it long-polls for what the stats could not give it. */
-  private static final int MAX_EXACT_ROUNDS = 3;
-
-  /**
-   * Plans what {@code counts} still wants: a round of once demands to the partitions the stats show
-   * holding the best items ({@link DemandPlan#fromStats}), or, when the stats show nothing to take (or
-   * the dequeue has had its exact rounds), a long poll on every partition. Before the stats table is
-   * read (a new client) it long-polls.
-   */
-  private void sendDemands(PendingDequeue q, Map<String, Integer> counts, long now) {
-    int partitions = partitions();
-    unreserve(q); // a new plan counts on items anew
-    Set<Integer> allowed = breakers.allowed(partitions, now); // a partition whose breaker is open is not asked
-    List<DemandPlan.Entry> ready = stats.caughtUp().isDone() ? stats.readyEntries(q.namespace()) : List.of();
-    ready = ready.stream().filter(e -> allowed.contains(e.partition())).toList();
-    DemandPlan plan = DemandPlan.fromStats(counts, ready, partitions, new DemandPlan.Sticky(lastServed, stickyMs));
-    if (plan.asks().isEmpty() || q.rounds() >= MAX_EXACT_ROUNDS) {
-      longPoll(q, counts, now, allowed);
-      return;
-    }
-    // What the stats do not cover is asked of every partition, as a long poll's share: of the partitions
-    // asked once, within their once demand (they may hold more than their stats said); of the others,
-    // as standing demands.
-    Map<Integer, Map<String, Integer>> once = new java.util.TreeMap<>(plan.asks());
-    DemandPlan shares = plan.exact() ? null : DemandPlan.longPoll(uncovered(counts, plan), List.copyOf(allowed));
-    if (shares != null) {
-      shares.asks().forEach((p, share) -> once.computeIfPresent(p, (x, asked) -> merged(asked, share)));
-    }
-    Requester requester = new Requester(q.requesterId(), replyPartition);
-    long roundTimeout = Math.max(PendingDequeue.roundTimeout(gatherMs, recentAnswerMs), minWaitMs);
-    q.askedOnce(once, now, roundTimeout);
-    q.reserve(plan.takes());
-    plan.takes().forEach((entry, n) -> stats.reserve(q.namespace(), entry, n));
-    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
-    once.forEach((p, asked) -> send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
-        now, true, true, true)).whenComplete((m, e) -> failOnError(q, e)));
-    if (shares != null) {
-      Map<Integer, Map<String, Integer>> others = new java.util.TreeMap<>(shares.asks());
-      others.keySet().removeAll(once.keySet());
-      q.longPolled(others, now);
-      others.keySet().forEach(p -> send(Commands.demand(topics, p, requester, q.namespace(), shares.asks().get(p), validFor,
-          true, now, true, false)).whenComplete((m, e) -> failOnError(q, e)));
-    }
-  }
-
-  /** What {@code counts} wants beyond what {@code plan} asks, by key. */
-  private static Map<String, Integer> uncovered(Map<String, Integer> counts, DemandPlan plan) {
-    Map<String, Integer> left = new HashMap<>(counts);
-    plan.asks().values().forEach(asked -> asked.forEach((key, n) -> left.merge(key, -n, Integer::sum)));
-    left.values().removeIf(n -> n <= 0);
-    return left;
-  }
-
-  private static Map<String, Integer> merged(Map<String, Integer> a, Map<String, Integer> b) {
-    Map<String, Integer> out = new java.util.TreeMap<>(a);
-    b.forEach((key, n) -> out.merge(key, n, Integer::sum));
-    return out;
-  }
-
-  /**
-   * Standing demands for a share of {@code counts} ({@link DemandPlan#longPoll}) on every partition but
-   * those whose once demand has items on their way (what comes from those is the once demand's).
-   */
-  private void longPoll(PendingDequeue q, Map<String, Integer> counts, long now) {
-    longPoll(q, counts, now, breakers.allowed(partitions(), now));
-  }
-
-  /** {@link #longPoll(PendingDequeue, Map, long)} on the partitions of {@code allowed} (their breakers closed). */
-  private void longPoll(PendingDequeue q, Map<String, Integer> counts, long now, Set<Integer> allowed) {
-    List<Integer> free = new ArrayList<>();
-    Set<Integer> awaiting = q.awaitingOnce();
-    for (int p = 0, n = partitions(); p < n; p++) {
-      if (!awaiting.contains(p) && allowed.contains(p)) {
-        free.add(p);
-      }
-    }
-    if (counts.isEmpty() || free.isEmpty()) {
-      q.longPolled(Map.of(), now);
-      return;
-    }
-    DemandPlan plan = DemandPlan.longPoll(counts, free);
-    Requester requester = new Requester(q.requesterId(), replyPartition);
-    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
-    q.longPolled(plan.asks(), now);
-    plan.asks().forEach((p, asked) -> send(Commands.demand(topics, p, requester, q.namespace(), asked, validFor, true,
-        now, true, false)).whenComplete((m, e) -> failOnError(q, e)));
-  }
-
-  private static void failOnError(PendingDequeue q, Throwable e) {
-    if (e != null) {
-      q.fail(e);
-    }
-  }
-
-  /** Gives back what the dequeue still counts on, so other dequeues plan with those items. */
-  private void unreserve(PendingDequeue q) {
-    q.dropReservations().forEach((entry, n) -> stats.reserve(q.namespace(), entry, -n));
-  }
-
-  /** Cancels the standing demands of a long poll: nothing more is leased to the dequeue after them. */
-  private void cancelDemands(PendingDequeue q, long now) {
-    Requester requester = new Requester(q.requesterId(), replyPartition);
-    for (int p : q.lingering()) {
-      send(Commands.demand(topics, p, requester, q.namespace(), Map.of(), 1, true, now, false))
-          .whenComplete((m, e) -> {
-            if (e != null) {
-              log.warn("Could not cancel the demand of {}; it lapses by itself", q.requesterId(), e);
-            }
-          });
-    }
   }
 
   // ---- commands ----
@@ -490,8 +194,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** Deletes the item if {@code leaseId} is its current lease. */
   public CompletableFuture<CommandOutcome> ack(ItemId id, String leaseId) {
-    checkLease(id, leaseId);
-    return answer(request(id, CommandKind.ACK, new Ack(id.toString(), leaseId)));
+    return commands.ack(id, leaseId, null);
   }
 
   /** {@link #nack(ItemId, String, NackOptions)} of the item on the lease it was handed with. */
@@ -509,12 +212,7 @@ public final class QueueClient implements AutoCloseable {
    * dead-lettered when asked or when its attempts are used up (the outcome's {@code deadLetterReason} says so).
    */
   public CompletableFuture<CommandOutcome> nack(ItemId id, String leaseId, NackOptions options) {
-    return answer(nack(id, leaseId, options, false));
-  }
-
-  /** The caller's view of an outcome to come. */
-  private static CompletableFuture<CommandOutcome> answer(CompletableFuture<Outcome> outcome) {
-    return outcome.thenApply(PublicTypes::outcome);
+    return commands.nack(id, leaseId, options, null);
   }
 
   /**
@@ -522,20 +220,7 @@ public final class QueueClient implements AutoCloseable {
    * not ask the queue to commit at once (decisions D19), and completes with others of the same poll.
    */
   CompletableFuture<Outcome> nackBatched(DeliveredItem item, NackOptions options) {
-    return nack(ItemId.parse(item.getItemId()), item.getLeaseId(), options, true);
-  }
-
-  private CompletableFuture<Outcome> nack(ItemId id, String leaseId, NackOptions options, boolean batched) {
-    return request(id, CommandKind.NACK, nackBody(id, leaseId, options), batched);
-  }
-
-  private static Nack nackBody(ItemId id, String leaseId, NackOptions options) {
-    checkLease(id, leaseId);
-    if (options == null) {
-      throw new IllegalArgumentException("nack options are missing");
-    }
-    return new Nack(id.toString(), leaseId, options.delay().toMillis(),
-        options.metadata() == null ? null : ByteBuffer.wrap(options.metadata()), options.error(), options.deadLetter());
+    return commands.nackBatched(ItemId.parse(item.getItemId()), item.getLeaseId(), options);
   }
 
   /** {@link #extend(ItemId, String, Duration)} of the item on the lease it was handed with. */
@@ -545,15 +230,7 @@ public final class QueueClient implements AutoCloseable {
 
   /** Heartbeat: the lease now ends {@code lease} from when the queue applies this; see the outcome's leaseExpiresAt. */
   public CompletableFuture<CommandOutcome> extend(ItemId id, String leaseId, Duration lease) {
-    return answer(request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease)));
-  }
-
-  private static Extend extendBody(ItemId id, String leaseId, Duration lease) {
-    checkLease(id, leaseId);
-    if (lease == null || lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, got " + lease);
-    }
-    return new Extend(id.toString(), leaseId, lease.toMillis());
+    return commands.extend(id, leaseId, lease, null);
   }
 
   /** {@link #release(ItemId, String)} of the item on the lease it was handed with. */
@@ -563,16 +240,12 @@ public final class QueueClient implements AutoCloseable {
 
   /** Gives the item back unused: ready again at its place, the delivery not counted as an attempt. */
   public CompletableFuture<CommandOutcome> release(ItemId id, String leaseId) {
-    checkLease(id, leaseId);
-    return answer(request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null)));
+    return commands.release(id, leaseId, null);
   }
 
   /** Deletes the item in whatever state, leased or not; a consumer holding it loses its lease. */
   public CompletableFuture<CommandOutcome> cancel(ItemId id) {
-    if (id == null) {
-      throw new IllegalArgumentException("item ID is missing");
-    }
-    return answer(request(id, CommandKind.CANCEL, new Cancel(id.toString())));
+    return commands.cancel(id, null);
   }
 
   /**
@@ -582,17 +255,8 @@ public final class QueueClient implements AutoCloseable {
    * outcome's {@code forbiddenNamespace} set. The HTTP API sends its callers' commands so, limited
    * to the namespaces each may consume. Null: any namespace, as this client's own commands.
    */
-  public Scoped within(java.util.Collection<String> patterns) {
-    if (patterns == null) {
-      return new Scoped(null);
-    }
-    for (String p : patterns) {
-      String problem = dev.ordo.api.NamespacePattern.problem(p);
-      if (problem != null) {
-        throw new IllegalArgumentException(problem);
-      }
-    }
-    return new Scoped(List.copyOf(patterns));
+  public Scoped within(Collection<String> patterns) {
+    return new Scoped(ItemCommands.scope(patterns));
   }
 
   /** Commands on items limited to some namespaces: see {@link #within}. */
@@ -605,46 +269,32 @@ public final class QueueClient implements AutoCloseable {
 
     /** As {@link QueueClient#ack(ItemId, String)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> ack(ItemId id, String leaseId) {
-      checkLease(id, leaseId);
-      return answer(request(id, CommandKind.ACK, new Ack(id.toString(), leaseId), false, scope));
+      return commands.ack(id, leaseId, scope);
     }
 
     /** As {@link QueueClient#nack(ItemId, String, NackOptions)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> nack(ItemId id, String leaseId, NackOptions options) {
-      return answer(request(id, CommandKind.NACK, nackBody(id, leaseId, options), false, scope));
+      return commands.nack(id, leaseId, options, scope);
     }
 
     /** As {@link QueueClient#extend(ItemId, String, Duration)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> extend(ItemId id, String leaseId, Duration lease) {
-      return answer(request(id, CommandKind.EXTEND, extendBody(id, leaseId, lease), false, scope));
+      return commands.extend(id, leaseId, lease, scope);
     }
 
     /** As {@link QueueClient#release(ItemId, String)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> release(ItemId id, String leaseId) {
-      checkLease(id, leaseId);
-      return answer(request(id, CommandKind.RELEASE, new Release(id.toString(), leaseId, null), false, scope));
+      return commands.release(id, leaseId, scope);
     }
 
     /** As {@link QueueClient#cancel(ItemId)}, limited to the scope's namespaces. */
     public CompletableFuture<CommandOutcome> cancel(ItemId id) {
-      if (id == null) {
-        throw new IllegalArgumentException("item ID is missing");
-      }
-      return answer(request(id, CommandKind.CANCEL, new Cancel(id.toString()), false, scope));
+      return commands.cancel(id, scope);
     }
 
     /** As {@link QueueClient#ackAll}, each ack limited to the scope's namespaces. */
     public List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
-      return QueueClient.this.ackAll(items, scope);
-    }
-  }
-
-  private static void checkLease(ItemId id, String leaseId) {
-    if (id == null) {
-      throw new IllegalArgumentException("item ID is missing");
-    }
-    if (leaseId == null || leaseId.isEmpty()) {
-      throw new IllegalArgumentException("lease is missing");
+      return acks.ackAll(items, scope);
     }
   }
 
@@ -670,64 +320,11 @@ public final class QueueClient implements AutoCloseable {
     if (request != null && request.dedupId() == null) {
       return producer.enqueue(request, backlogWait).thenApplyAsync(id -> new Enqueued(id, false), callbacks);
     }
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
-    }
-    String requesterId = requesterPrefix + "e" + sequence.incrementAndGet();
-    CompletableFuture<Enqueued> future = new CompletableFuture<>();
-    CompletableFuture<ItemId> sent;
-    enqueues.put(requesterId, new PendingEnqueue(future, time.milliseconds() + requestTimeoutMs,
-        request == null ? "" : request.namespace() + "/" + request.topic() + " " + request.dedupId()));
-    future.whenComplete((o, e) -> enqueues.remove(requesterId));
-    try {
-      sent = producer.enqueue(request, backlogWait, dev.ordo.api.Dedup.replyTo(replyPartition, requesterId));
-    } catch (RuntimeException e) {
-      enqueues.remove(requesterId);
-      throw e;
-    }
-    sent.whenComplete((id, e) -> {
-      if (e != null) {
-        callbacks.execute(() -> future.completeExceptionally(e));
-      }
-    });
-    return future;
+    String what = request == null ? "" : request.namespace() + "/" + request.topic() + " " + request.dedupId();
+    return requests.enqueue(what, replyTo -> producer.enqueue(request, backlogWait, replyTo));
   }
 
-  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body) {
-    return request(id, kind, body, false, null);
-  }
-
-  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched) {
-    return request(id, kind, body, batched, null);
-  }
-
-  /** {@code scope}: Command.namespaces, or null for any namespace. */
-  private CompletableFuture<Outcome> request(ItemId id, CommandKind kind, Object body, boolean batched,
-      List<String> scope) {
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
-    }
-    int partitions = partitions();
-    if (id.partition() >= partitions) {
-      return CompletableFuture.completedFuture(new Outcome(id.toString(), kind, OutcomeResult.UNKNOWN_ITEM,
-          "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
-    }
-    String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
-    CompletableFuture<Outcome> future = new CompletableFuture<>();
-    // The poll thread fails it after the timeout (one sweep for all requests, rather than a timer task
-    // each, which at thousands of acks per second filled a scheduler's heap with tasks for 10 s each).
-    outcomes.put(requesterId, new PendingOutcome(id.toString(), kind, future, time.milliseconds() + requestTimeoutMs,
-        batched));
-    future.whenComplete((o, e) -> outcomes.remove(requesterId));
-    send(Commands.forItem(topics, id.partition(), id.toString(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), body, !batched, scope))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            callbacks.execute(() -> future.completeExceptionally(e));
-          }
-        });
-    return future;
-  }
+  // ---- acks, heartbeats and demands of a lease consumer ----
 
   /**
    * A {@link LeaseConsumer}'s own ack: sent with the other acks to the same partition that come
@@ -735,54 +332,7 @@ public final class QueueClient implements AutoCloseable {
    * {@link Outcomes} record, and completed with others of the same poll (its stages never block).
    */
   CompletableFuture<Outcome> ackBatched(DeliveredItem item) {
-    ItemId id = ItemId.parse(item.getItemId());
-    checkLease(id, item.getLeaseId());
-    if (!running) {
-      return CompletableFuture.failedFuture(closed());
-    }
-    int partitions = partitions();
-    if (id.partition() >= partitions) {
-      return request(id, CommandKind.ACK, new Ack(id.toString(), item.getLeaseId()), true);
-    }
-    CompletableFuture<Outcome> future = new CompletableFuture<>();
-    List<PendingAck> full = null;
-    boolean first;
-    synchronized (ackBatches) {
-      List<PendingAck> batch = ackBatches.computeIfAbsent(id.partition(), p -> new ArrayList<>());
-      batch.add(new PendingAck(id.toString(), item.getLeaseId(), future));
-      first = batch.size() == 1;
-      if (batch.size() >= MAX_ACK_BATCH) {
-        full = ackBatches.remove(id.partition());
-      }
-    }
-    if (full != null) {
-      sendAcks(id.partition(), full);
-    } else if (first) {
-      try {
-        ackFlusher.schedule(() -> flushAcks(id.partition()), ackLingerMs, TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        flushAcks(id.partition()); // closing: send what waits now
-      }
-    }
-    return future;
-  }
-
-  private void flushAcks(int partition) {
-    List<PendingAck> batch;
-    synchronized (ackBatches) {
-      batch = ackBatches.remove(partition);
-    }
-    if (batch != null && !batch.isEmpty()) {
-      sendAcks(partition, batch);
-    }
-  }
-
-  private void flushAllAcks() {
-    List<Integer> partitions;
-    synchronized (ackBatches) {
-      partitions = new ArrayList<>(ackBatches.keySet());
-    }
-    partitions.forEach(this::flushAcks);
+    return acks.ackBatched(item);
   }
 
   /**
@@ -795,142 +345,44 @@ public final class QueueClient implements AutoCloseable {
    * @throws IllegalArgumentException for a missing item ID or lease (nothing is sent then)
    */
   public List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items) {
-    return ackAll(items, null);
-  }
-
-  private List<CompletableFuture<CommandOutcome>> ackAll(List<Map.Entry<ItemId, String>> items, List<String> scope) {
-    for (Map.Entry<ItemId, String> e : items) {
-      checkLease(e.getKey(), e.getValue());
-    }
-    List<CompletableFuture<CommandOutcome>> futures = new ArrayList<>(items.size());
-    if (!running) {
-      items.forEach(e -> futures.add(CompletableFuture.failedFuture(closed())));
-      return futures;
-    }
-    int partitions = partitions();
-    Map<Integer, List<PendingAck>> byPartition = new java.util.TreeMap<>();
-    for (Map.Entry<ItemId, String> e : items) {
-      ItemId id = e.getKey();
-      CompletableFuture<Outcome> future = new CompletableFuture<>();
-      futures.add(answer(future));
-      if (id.partition() >= partitions) {
-        future.complete(new Outcome(id.toString(), CommandKind.ACK, OutcomeResult.UNKNOWN_ITEM,
-            "no partition " + id.partition() + " in " + topics.commands() + " (" + partitions + " partitions)", null, null, null, null, null));
-        continue;
-      }
-      byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>())
-          .add(new PendingAck(id.toString(), e.getValue(), future));
-    }
-    byPartition.forEach((partition, acks) -> {
-      for (int from = 0; from < acks.size(); from += MAX_ACK_BATCH) {
-        sendAcks(partition, acks.subList(from, Math.min(acks.size(), from + MAX_ACK_BATCH)), true, scope);
-      }
-    });
-    return futures;
-  }
-
-  /** One command for a batch of acks; the batch's futures complete from its one outcome record. */
-  private void sendAcks(int partition, List<PendingAck> batch) {
-    sendAcks(partition, batch, false, null);
-  }
-
-  /** {@code urgent}: a caller waits on the batch (see {@link Commands#forItem}); {@code scope}: Command.namespaces. */
-  private void sendAcks(int partition, List<PendingAck> batch, boolean urgent, List<String> scope) {
-    String requesterId = requesterPrefix + "c" + sequence.incrementAndGet();
-    CompletableFuture<Outcome> whole = new CompletableFuture<>();
-    whole.whenComplete((o, e) -> {
-      outcomes.remove(requesterId);
-      if (e != null) {
-        batch.forEach(a -> a.future().completeExceptionally(e));
-      }
-    });
-    outcomes.put(requesterId, new PendingOutcome(batch.get(0).itemId(), CommandKind.ACK, whole,
-        time.milliseconds() + requestTimeoutMs, true, batch));
-    List<Ack> acks = new ArrayList<>(batch.size());
-    for (PendingAck a : batch) {
-      acks.add(new Ack(a.itemId(), a.leaseId()));
-    }
-    send(Commands.forItem(topics, partition, batch.get(0).itemId(), new Requester(requesterId, replyPartition),
-        time.milliseconds(), new Acks(acks), urgent, scope))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            callbacks.execute(() -> whole.completeExceptionally(e));
-          }
-        });
+    return acks.ackAll(items, null);
   }
 
   /** A {@link LeaseConsumer}'s own heartbeat: completed with others of the same poll. */
   CompletableFuture<Outcome> extendBatched(ItemId id, String leaseId, Duration lease) {
-    checkLease(id, leaseId);
-    if (lease == null || lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, got " + lease);
-    }
-    return request(id, CommandKind.EXTEND, new Extend(id.toString(), leaseId, lease.toMillis()), true);
+    return commands.extendBatched(id, leaseId, lease);
   }
 
   /** Sends the demand of a {@link LeaseConsumer}, which reads its replies itself. */
   CompletableFuture<RecordMetadata> sendDemand(int partition, Requester requester, String namespace,
       Map<String, Integer> counts, long validForMs, boolean replace) {
-    return send(Commands.demand(topics, partition, requester, namespace, counts, validForMs, replace,
+    return channel.send(Commands.demand(topics, partition, requester, namespace, counts, validForMs, replace,
         time.milliseconds(), false));
   }
 
   /** Sends a {@link LeaseConsumer}'s standing demand under flow control (Demand.limit). */
   CompletableFuture<RecordMetadata> sendFlowDemand(int partition, Requester requester, String namespace,
       Map<String, Integer> counts, long validForMs, long limit, long received) {
-    return send(Commands.flowDemand(topics, partition, requester, namespace, counts, validForMs, limit, received,
-        time.milliseconds()));
+    return channel.send(Commands.flowDemand(topics, partition, requester, namespace, counts, validForMs, limit,
+        received, time.milliseconds()));
   }
 
   /** Releases an item its application saw (a plain release: an at-most-once item is dropped), telling nobody. */
   void releaseQuietly(DeliveredItem item) {
-    ItemId id = ItemId.parse(item.getItemId());
-    send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-        new Release(id.toString(), item.getLeaseId(), null), false))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            log.warn("Could not release item {}; it returns when its lease runs out", id, e);
-          }
-        });
+    giveBacks.releaseQuietly(item);
   }
 
-  /**
-   * An item leased for a dequeue that no longer takes it (it came late, or was surplus): to another
-   * open dequeue of this client that wants it ({@link PendingDequeue#takes}), else given back unseen
-   * for {@code reason}. Poll thread only.
-   */
-  private void passOn(DeliveredItem item, String from, GiveBackReason reason) {
-    PendingDequeue other = PendingDequeue.taker(dequeues.values(), item, from);
-    if (other != null) {
-      String entry = DemandPlan.entryKey(ItemId.parse(item.getItemId()).partition(), item.getTopic());
-      if (other.useReservation(entry)) {
-        stats.reserve(other.namespace(), entry, -1);
-      }
-      other.handOver(item, time.milliseconds());
-      handedOver.incrementAndGet();
-    } else {
-      giveBack(item, reason);
-    }
-  }
+  // ---- give-backs ----
 
   /** Items of finished dequeues handed to other open dequeues instead of being given back, since start. */
   public long handedOver() {
-    return handedOver.get();
+    return dequeues.handedOver();
   }
 
   /** Leases this client gave back unseen, by reason, since start. */
   public Map<GiveBackReason, Long> givenBack() {
-    Map<GiveBackReason, Long> out = new java.util.EnumMap<>(GiveBackReason.class);
-    givenBack.forEach((r, n) -> out.put(r, n.sum()));
-    return out;
+    return giveBacks.counts();
   }
-
-  private final Map<GiveBackReason, java.util.concurrent.atomic.LongAdder> givenBack = new java.util.EnumMap<>(
-      Map.of(GiveBackReason.SURPLUS, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.LATE, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.OVER_CAPACITY, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.CLOSING, new java.util.concurrent.atomic.LongAdder(),
-          GiveBackReason.CANCELLED, new java.util.concurrent.atomic.LongAdder()));
 
   /**
    * Gives back, fire and forget, the lease of an item nobody was handed: the queue undoes it as if
@@ -939,17 +391,7 @@ public final class QueueClient implements AutoCloseable {
    * handler.
    */
   void giveBack(DeliveredItem item, GiveBackReason reason) {
-    givenBack.get(reason).increment();
-    ItemId id = ItemId.parse(item.getItemId());
-    // Near zero when nothing fails (decisions D50): each one is worth a line.
-    log.info("Giving back item {} (lease {}, attempt {}) unseen: {}", id, item.getLeaseId(), item.getAttempt(), reason);
-    send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-        new Release(id.toString(), item.getLeaseId(), PublicTypes.reason(reason)), false))
-        .whenComplete((m, e) -> {
-          if (e != null) {
-            log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
-          }
-        });
+    giveBacks.giveBack(item, reason);
   }
 
   /**
@@ -959,38 +401,7 @@ public final class QueueClient implements AutoCloseable {
    * {@code reason} in {@link #givenBack}, with one log line for all. Only for items nobody was handed.
    */
   public void giveBackUnseen(List<QueueItem> items, GiveBackReason reason) {
-    if (items.isEmpty()) {
-      return;
-    }
-    givenBack.get(reason).add(items.size());
-    log.debug("Giving back {} items unseen: {}", items.size(), reason);
-    for (QueueItem item : items) {
-      ItemId id = item.id();
-      send(Commands.forItem(topics, id.partition(), id.toString(), null, time.milliseconds(),
-          new Release(id.toString(), item.leaseId(), PublicTypes.reason(reason)), false))
-          .whenComplete((m, e) -> {
-            if (e != null) {
-              log.warn("Could not give back item {}; it returns when its lease runs out", id, e);
-            }
-          });
-    }
-  }
-
-  private CompletableFuture<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
-    CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
-    try {
-      producer.send(record, (m, e) -> {
-        if (e != null) {
-          result.completeExceptionally(e);
-        } else {
-          result.complete(m);
-        }
-      });
-    } catch (RuntimeException e) {
-      // Kafka's producer refuses a send once closed (IllegalStateException): a close that raced this one.
-      result.completeExceptionally(!running && e instanceof IllegalStateException ? closed() : e);
-    }
-    return result;
+    giveBacks.giveBackUnseen(items, reason);
   }
 
   // ---- active topics ----
@@ -1012,287 +423,12 @@ public final class QueueClient implements AutoCloseable {
     return stats.caughtUp().thenApplyAsync(v -> stats.activeTopics(time.milliseconds()), callbacks);
   }
 
-  // ---- the poll thread ----
-
-  private void pollLoop() {
-    try {
-      while (running) {
-        try {
-          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
-            if (r.topic().equals(stats.topic())) {
-              stats.apply(r);
-            } else {
-              onReply(r);
-            }
-          }
-          completeCollected();
-          stats.checkCaughtUp(consumer);
-        } catch (WakeupException e) {
-          continue; // close() asked us to stop
-        } catch (KafkaException e) {
-          long now = time.milliseconds();
-          if (now - lastWarning > 10_000) {
-            lastWarning = now;
-            log.warn("Reading replies of client {} failed; retrying", clientId, e);
-          }
-        }
-        long now = time.milliseconds();
-        for (PendingDequeue q : dequeues.values()) {
-          step(q, now);
-        }
-        if (now >= nextTimeoutSweep) {
-          failTimedOut(now);
-          nextTimeoutSweep = now + TIMEOUT_SWEEP_MS;
-        }
-      }
-    } catch (RuntimeException e) {
-      log.error("The reply thread of client {} failed; the client stops", clientId, e);
-      running = false;
-    } finally {
-      if (!halted) {
-        failPending();
-      }
-      consumer.close(halted ? Duration.ZERO : Duration.ofSeconds(5));
-    }
-  }
-
   /** How this client reads the queue's records. */
-  dev.ordo.serde.WireFormat wireFormat() {
+  WireFormat wireFormat() {
     return wire;
   }
 
-  private void onReply(ConsumerRecord<byte[], byte[]> record) {
-    Delivery delivery;
-    try {
-      delivery = wire.decode(OrdoSerdes.DELIVERY, record.value());
-    } catch (OrdoSerdeException e) {
-      log.warn("Skipping undecodable delivery at {}-{}@{}: {}", record.topic(), record.partition(), record.offset(),
-          e.getMessage());
-      return;
-    }
-    String requesterId = delivery.getRequesterId();
-    if (delivery.getBody() instanceof dev.ordo.schema.Enqueued answer && isOwn(requesterId, 'e')) {
-      PendingEnqueue pending = enqueues.remove(requesterId);
-      if (pending == null) {
-        log.debug("The answer to enqueue {} ({}) arrived after its request timed out", requesterId, answer.getItemId());
-      } else {
-        Enqueued result = new Enqueued(ItemId.parse(answer.getItemId()), answer.getDuplicate());
-        callbacks.execute(() -> pending.future().complete(result));
-      }
-    } else if (delivery.getBody() instanceof Outcomes many && isOwn(requesterId, 'c')) {
-      PendingOutcome pending = outcomes.remove(requesterId);
-      if (pending == null || pending.parts() == null) {
-        log.debug("Outcomes of {} acks arrived after their request timed out", many.getOutcomes().size());
-        return;
-      }
-      Map<String, Outcome> byItem = new HashMap<>();
-      for (Outcome o : many.getOutcomes()) {
-        byItem.put(o.getItemId(), o);
-      }
-      completions.add(() -> {
-        for (PendingAck a : pending.parts()) {
-          Outcome o = byItem.get(a.itemId());
-          if (o != null) {
-            a.future().complete(o);
-          } else {
-            a.future().completeExceptionally(new IllegalStateException("the queue's answer to a batch of acks"
-                + " has no outcome for item " + a.itemId()));
-          }
-        }
-        pending.future().complete(null);
-      });
-    } else if (delivery.getBody() instanceof Outcome outcome && isOwn(requesterId, 'c')) {
-      PendingOutcome pending = outcomes.remove(requesterId);
-      if (pending == null) {
-        log.debug("Outcome {} of {} arrived after its request timed out", outcome.getResult(), outcome.getItemId());
-      } else {
-        if (!pending.itemId().equals(outcome.getItemId()) || pending.kind() != outcome.getCommand()) {
-          log.warn("Outcome for {} {} answers requester {}, which asked {} {}", outcome.getCommand(),
-              outcome.getItemId(), requesterId, pending.kind(), pending.itemId());
-        }
-        if (pending.batched()) {
-          completions.add(() -> pending.future().complete(outcome));
-        } else {
-          callbacks.execute(() -> pending.future().complete(outcome));
-        }
-      }
-    } else if (isOwn(requesterId, 'd')) {
-      PendingDequeue q = dequeues.get(requesterId);
-      if (delivery.getBody() instanceof Outcome o && o.getCommand() == CommandKind.DEMAND && o.getPartition() != null) {
-        if (q != null) {
-          int partition = o.getPartition();
-          breakers.answered(partition, time.milliseconds());
-          for (String key : q.answeredOnce(partition, o.getGranted() == null ? -1 : o.getGranted())) {
-            stats.exhausted(q.namespace(), key, partition); // it had fewer than its stats showed
-          }
-        }
-        return;
-      }
-      for (DeliveredItem item : Deliveries.items(delivery)) {
-        int from = ItemId.parse(item.getItemId()).partition();
-        breakers.answered(from, time.milliseconds());
-        stats.taken(item.getNamespace(), item.getTopic(), from);
-        lastServed = from;
-        if (q != null) {
-          String entry = DemandPlan.entryKey(from, item.getTopic());
-          if (q.useReservation(entry)) {
-            stats.reserve(q.namespace(), entry, -1);
-          }
-        }
-        if (q == null || q.future().isDone()) {
-          if (handedOut.containsKey(item.getItemId() + "/" + item.getLeaseId())) {
-            log.debug("Item {} came again on a lease its caller holds; ignored", item.getItemId());
-            continue; // never give back a lease a caller was handed
-          }
-          PendingDequeue ended = endedEmpty.remove(requesterId);
-          if (ended != null) {
-            observeAnswer(ended.answerTime(time.milliseconds()));
-          }
-          passOn(item, requesterId, GiveBackReason.LATE); // arrived after its dequeue finished
-        } else {
-          observeAnswer(q.offer(item, from, time.milliseconds()));
-        }
-      }
-    }
-  }
-
-  /** A first item of an exact plan came {@code answerMs} after its demands (-1: not such an item). */
-  private void observeAnswer(long answerMs) {
-    if (answerMs >= 0) {
-      recentAnswerMs += (answerMs - recentAnswerMs) / 4; // a moving average over the last few; poll thread only
-    }
-  }
-
-  /** True for this client's requester ids: {@code <client id>/<incarnation>/<kind><digits>}. */
-  private boolean isOwn(String requesterId, char kind) {
-    int n = requesterPrefix.length();
-    if (requesterId.length() < n + 2 || !requesterId.startsWith(requesterPrefix) || requesterId.charAt(n) != kind) {
-      return false;
-    }
-    for (int i = n + 1; i < requesterId.length(); i++) {
-      if (!Character.isDigit(requesterId.charAt(i))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private void step(PendingDequeue q, long now) {
-    if (q.future().isDone() || q.failure() != null) {
-      // Cancelled by the caller, or a demand could not be sent.
-      dequeues.remove(q.requesterId());
-      unreserve(q);
-      cancelDemands(q, now);
-      q.received().forEach(item -> giveBack(item, GiveBackReason.CANCELLED));
-      if (q.failure() != null) {
-        callbacks.execute(() -> q.future().completeExceptionally(q.failure()));
-      }
-    } else if (askMore(q, now)) {
-      return; // a partition that served its whole share is asked once for the rest
-    } else if (q.shouldFinish(now, gatherMs, answerGraceMs)) {
-      dequeues.remove(q.requesterId());
-      if (q.received().isEmpty() && q.rounds() > 0) {
-        endedEmpty.put(q.requesterId(), q); // its answer is late: when it comes, it says how late
-      }
-      unreserve(q);
-      cancelDemands(q, now);
-      Selection s = Selection.of(q.wanted(), q.received());
-      s.chosen().forEach(item -> handedOut.put(item.getItemId() + "/" + item.getLeaseId(), Boolean.TRUE));
-      s.surplus().forEach(item -> passOn(item, q.requesterId(), GiveBackReason.SURPLUS));
-      callbacks.execute(() -> {
-        if (!q.future().complete(s.chosen())) {
-          s.chosen().forEach(item -> giveBack(item, GiveBackReason.CANCELLED)); // the caller cancelled meanwhile
-        }
-      });
-    } else if (q.roundSettled()) {
-      // The round brought nothing before the deadline: its partitions had fewer than their stats said.
-      sendDemands(q, q.stillWanted(), now);
-      q.refreshed(now + refreshMs);
-    } else if (q.roundOverdue(now)) {
-      // Answers slow or lost: each silent partition is a timeout for its breaker; one that opened is not
-      // waited for any longer (decisions D58). Long-poll for what the rest do not cover; what they bring
-      // still counts.
-      Set<Integer> tripped = new java.util.TreeSet<>();
-      for (int p : q.awaitingOnce()) {
-        breakers.timedOut(p, now);
-        if (breakers.tripped(p)) {
-          tripped.add(p);
-        }
-      }
-      q.abandon(tripped);
-      longPoll(q, q.stillUncovered(), now);
-      q.refreshed(now + refreshMs);
-    } else if (!q.lingering().isEmpty() && q.refreshDue(now)) {
-      longPoll(q, q.stillUncovered(), now); // standing demand lost when a queue partition moves is rebuilt
-      q.refreshed(now + refreshMs);
-    }
-  }
-
-  /**
-   * A long-polled partition that served its whole share may hold more of what is still wanted: it is
-   * asked once for it (the others' standing demands keep their shares). True when it was.
-   */
-  private boolean askMore(PendingDequeue q, long now) {
-    Set<Integer> filled = q.takeFilled();
-    Map<String, Integer> still = q.stillUncovered();
-    if (filled.isEmpty() || still.isEmpty()) {
-      return false;
-    }
-    Requester requester = new Requester(q.requesterId(), replyPartition);
-    long validFor = Math.min(q.deadline() - now, 2 * refreshMs) + DEMAND_SLACK_MS;
-    DemandPlan.longPoll(still, filled).asks().forEach((p, share) -> {
-      q.askedMore(p, share);
-      send(Commands.demand(topics, p, requester, q.namespace(), share, validFor, true, now, true, true, true))
-          .whenComplete((m, e) -> failOnError(q, e));
-    });
-    return true;
-  }
-
-  /** Completes the futures collected from one poll's records, in one task on the callback pool. */
-  private void completeCollected() {
-    if (completions.isEmpty()) {
-      return;
-    }
-    List<Runnable> batch = List.copyOf(completions);
-    completions.clear();
-    callbacks.execute(() -> batch.forEach(Runnable::run));
-  }
-
-  /** Fails the requests whose outcome did not come within the request timeout: unknown, not refused. */
-  private void failTimedOut(long now) {
-    List<PendingOutcome> late = new ArrayList<>();
-    for (PendingOutcome o : outcomes.values()) {
-      if (now >= o.deadline()) {
-        late.add(o);
-      }
-    }
-    for (PendingOutcome o : late) {
-      callbacks.execute(() -> o.future().completeExceptionally(new TimeoutException("no outcome for " + o.kind()
-          + " of item " + o.itemId() + " within " + requestTimeoutMs + " ms (it may still be applied)")));
-    }
-    for (PendingEnqueue e : enqueues.values()) {
-      if (now >= e.deadline()) {
-        callbacks.execute(() -> e.future().completeExceptionally(new TimeoutException("no answer from the queue to"
-            + " the enqueue of " + e.what() + " within " + requestTimeoutMs + " ms (the item may have been taken in)")));
-      }
-    }
-  }
-
-  private void failPending() {
-    ClientClosedException closed = closed();
-    for (PendingDequeue q : dequeues.values()) {
-      dequeues.remove(q.requesterId());
-      unreserve(q);
-      q.received().forEach(item -> giveBack(item, GiveBackReason.CANCELLED));
-      q.future().completeExceptionally(closed);
-    }
-    for (PendingOutcome o : outcomes.values()) {
-      o.future().completeExceptionally(closed);
-    }
-    for (PendingEnqueue e : enqueues.values()) {
-      e.future().completeExceptionally(closed);
-    }
-  }
+  // ---- metrics and closing ----
 
   @Override
   public void close() {
@@ -1304,45 +440,23 @@ public final class QueueClient implements AutoCloseable {
    * to {@code registry}, until this client closes.
    */
   public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
-    clientMeters.bind(registry, producer);
-    clientMeters.bind(registry, consumer);
-    for (int p = 0, n = partitions(); p < n; p++) {
-      int partition = p;
-      String[] tags = {"client", clientId, "partition", Integer.toString(p)};
-      io.micrometer.core.instrument.Gauge.builder("ordo.client.partition.breaker.state", breakers,
-              b -> b.state(partition).code)
-          .description("The dequeue breaker of a queue partition: 0 closed (asked), 1 open (left out: it did not"
-              + " answer), 2 half-open (probed)")
-          .tags(tags).register(registry);
-      io.micrometer.core.instrument.Gauge.builder("ordo.client.partition.breaker.state.seconds", breakers,
-              b -> b.inStateMs(partition, time.milliseconds()) / 1000.0)
-          .description("How long the partition's dequeue breaker has been in its state (0: never opened)")
-          .tags(tags).register(registry);
-      io.micrometer.core.instrument.FunctionCounter.builder("ordo.client.partition.breaker.opens", breakers,
-              b -> b.opens(partition))
-          .description("Times the partition's dequeue breaker opened: its answers timed out")
-          .tags(tags).register(registry);
-      io.micrometer.core.instrument.FunctionCounter.builder("ordo.client.partition.breaker.probes", breakers,
-              b -> b.probes(partition))
-          .description("Dequeues that probed the partition while its breaker was half-open")
-          .tags(tags).register(registry);
-    }
+    clientMeters.bind(registry, channel.producer());
+    clientMeters.bind(registry, replies.consumer());
+    BreakerMeters.bind(registry, demands.breakers(), partitions(), clientId, time);
   }
-
-  private final dev.ordo.client.internal.ClientMeters clientMeters = new dev.ordo.client.internal.ClientMeters();
 
   /** Fails what is pending, releases items of unfinished dequeues, and closes the Kafka clients. */
   public void close(Duration timeout) {
     clientMeters.close();
-    if (!running && !thread.isAlive()) {
+    if (!channel.running() && !replies.isAlive()) {
       return;
     }
-    flushAllAcks();
-    ackFlusher.shutdown();
-    running = false;
-    consumer.wakeup();
-    join(timeout);
-    producer.close(timeout);
+    acks.flushAll();
+    acks.shutdown();
+    channel.stop();
+    replies.wakeup();
+    replies.join(timeout);
+    channel.closeProducer(timeout);
     callbacks.shutdown();
   }
 
@@ -1352,23 +466,12 @@ public final class QueueClient implements AutoCloseable {
    * this package (and {@link LeaseConsumer#halt}) crash a client.
    */
   void halt() {
-    halted = true;
-    running = false;
-    consumer.wakeup();
-    producer.close(Duration.ZERO);
-    ackFlusher.shutdownNow();
-    join(Duration.ofSeconds(10));
+    replies.halting();
+    channel.stop();
+    replies.wakeup();
+    channel.closeProducer(Duration.ZERO);
+    acks.shutdownNow();
+    replies.join(Duration.ofSeconds(10));
     callbacks.shutdownNow();
-  }
-
-  private void join(Duration timeout) {
-    if (Thread.currentThread() == thread) {
-      return;
-    }
-    try {
-      thread.join(timeout.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }
