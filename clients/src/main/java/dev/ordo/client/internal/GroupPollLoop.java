@@ -184,45 +184,37 @@ public final class GroupPollLoop {
       this.owner = owner;
     }
 
-    /** The rest of the poll may be woken again, at once if someone asked meanwhile. */
-    private void backInPoll() {
-      if (!polling) {
-        return;
-      }
-      inPoll = true;
-      if (signalled && wakeupSent.compareAndSet(false, true)) {
-        consumer.wakeup();
+    /**
+     * Runs an owner's callback as outside the poll, then lets the rest of the poll be woken again, at once
+     * if someone asked meanwhile.
+     */
+    private void outside(Runnable callback) {
+      inPoll = false;
+      try {
+        callback.run();
+      } finally {
+        if (polling) {
+          inPoll = true;
+          if (signalled && wakeupSent.compareAndSet(false, true)) {
+            consumer.wakeup();
+          }
+        }
       }
     }
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      inPoll = false;
-      try {
-        owner.onPartitionsRevoked(partitions);
-      } finally {
-        backInPoll();
-      }
+      outside(() -> owner.onPartitionsRevoked(partitions));
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      inPoll = false;
-      try {
-        owner.onPartitionsAssigned(partitions);
-      } finally {
-        backInPoll();
-      }
+      outside(() -> owner.onPartitionsAssigned(partitions));
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      inPoll = false;
-      try {
-        owner.onPartitionsLost(partitions);
-      } finally {
-        backInPoll();
-      }
+      outside(() -> owner.onPartitionsLost(partitions));
     }
   }
 }
