@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -239,9 +240,9 @@ public record BenchReport(
           rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
       b.append(String.format(Locale.ROOT, row, "  CPU per item, all / stream thread",
           String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
-              ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
+              ordo.streamThreadUsPerItem().median()), cpuRounds(ordo)));
       b.append(String.format(Locale.ROOT, row, "  Kafka records written per item",
-          String.format(Locale.ROOT, "%.2f", ordo.recordsPerItem().median()), rounds(ordo.recordsPerItem())));
+          String.format(Locale.ROOT, "%.2f", ordo.recordsPerItem().median()), rounds(ordo.recordsPerItem(), "%.2f")));
       b.append(String.format(Locale.ROOT, row,
           String.format(Locale.ROOT, "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
           latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
@@ -455,8 +456,23 @@ public record BenchReport(
   }
 
   private static String rounds(Figure f) {
-    return f.rounds().stream().map(v -> Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f", v)).toList()
+    return rounds(f, "%,.0f");
+  }
+
+  private static String rounds(Figure f, String format) {
+    return f.rounds().stream().map(v -> Double.isNaN(v) ? "-" : String.format(Locale.ROOT, format, v)).toList()
         .toString();
+  }
+
+  /** Each round's CPU per item, all threads / stream thread ("48/24"). */
+  static String cpuRounds(Ordo ordo) {
+    List<Double> all = ordo.cpuUsPerItem().rounds();
+    List<Double> stream = ordo.streamThreadUsPerItem().rounds();
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < Math.max(all.size(), stream.size()); i++) {
+      out.add(trim(i < all.size() ? all.get(i) : Double.NaN) + "/" + trim(i < stream.size() ? stream.get(i) : Double.NaN));
+    }
+    return out.toString();
   }
 
   private static String latency(Latency l) {
@@ -483,7 +499,7 @@ public record BenchReport(
         rate(ordo.itemsPerSec().median(), "items/s"), rounds(ordo.itemsPerSec())));
     b.append(String.format(Locale.ROOT, row, indent + "  CPU per item, all / stream thread",
         String.format(Locale.ROOT, "%.0f / %.0f µs", ordo.cpuUsPerItem().median(),
-            ordo.streamThreadUsPerItem().median()), rounds(ordo.streamThreadUsPerItem())));
+            ordo.streamThreadUsPerItem().median()), cpuRounds(ordo)));
     b.append(String.format(Locale.ROOT, row,
         String.format(Locale.ROOT, indent + "  latency at %,.0f items/s (half)", ordo.offeredPerSec().median()),
         latency(ordo.latencyMs()), ordo.roundLatencies().stream().map(BenchReport::latencyShort).toList()));
