@@ -21,31 +21,13 @@ import java.util.concurrent.CompletableFuture;
  *       each asked at most what it holds. A partition serves a once demand at once and keeps nothing
  *       open; when it cannot serve all of it, it answers with how many items it granted. So the dequeue
  *       knows what every partition it asked will send, waits for exactly that (never ending with an
- *       answer on its way), and is never granted more than it asked;</li>
+ *       answer on its way), and is never granted more than it asked ({@link OnceRound});</li>
  *   <li>a long poll, for what the stats do not show: a standing demand on every other partition for a
  *       share of it ({@link DemandPlan#longPoll}), refreshed while the wait lasts and cancelled when the
- *       dequeue ends.</li>
+ *       dequeue ends ({@link LongPollShares}).</li>
  * </ul>
  */
 public final class PendingDequeue {
-  /** What one partition of an exact round was asked, has sent, and said it granted (-1: not said). */
-  private static final class OnceAsk {
-    final Map<String, Integer> counts;
-    final int asked;
-    int received;
-    int granted = -1;
-
-    OnceAsk(Map<String, Integer> counts) {
-      this.counts = counts;
-      this.asked = counts.values().stream().mapToInt(Integer::intValue).sum();
-    }
-
-    /** Everything the partition will send has come: all it was asked, or all it said it granted. */
-    boolean settled() {
-      return granted >= 0 ? received >= granted : received >= asked;
-    }
-  }
-
   private final String requesterId;
   private final String namespace;
   private final Map<String, Integer> wanted;
@@ -55,20 +37,8 @@ public final class PendingDequeue {
   private long firstArrivalAt = -1;
   private long nextRefreshAt;
   private volatile Throwable failure;
-  private int rounds;
-  /** When the current exact round, unsettled, gives way to a long poll. */
-  private long roundEndsAt;
-  /** When the current round's demands were sent. */
-  private long plannedAt;
-  /** The current exact round, by partition. */
-  private final Map<Integer, OnceAsk> onceAsks = new HashMap<>();
-  /** Partitions where a long poll's standing demand may be open: cancelled when the dequeue ends. */
-  private final Set<Integer> lingering = new java.util.TreeSet<>();
-  /** The share each standing demand asked, and what came of it since, by partition. */
-  private final Map<Integer, Integer> lingerShare = new HashMap<>();
-  private final Map<Integer, Integer> lingerGot = new HashMap<>();
-  /** Partitions whose standing demand was served in full: they may hold more. */
-  private final Set<Integer> filled = new java.util.TreeSet<>();
+  private final OnceRound round = new OnceRound();
+  private final LongPollShares longPoll = new LongPollShares();
   /** Stats entries this dequeue counts on and has not received yet ({@link DemandPlan#takes}). */
   private final Map<String, Long> reservations = new HashMap<>();
 
@@ -107,7 +77,7 @@ public final class PendingDequeue {
 
   /** Exact rounds asked so far. */
   public synchronized int rounds() {
-    return rounds;
+    return round.rounds();
   }
 
   /**
@@ -115,11 +85,7 @@ public final class PendingDequeue {
    * after {@code roundTimeoutMs} (an answer lost, a partition moving or slow) the dequeue long-polls.
    */
   public synchronized void askedOnce(Map<Integer, Map<String, Integer>> asks, long now, long roundTimeoutMs) {
-    rounds++;
-    onceAsks.clear();
-    asks.forEach((p, counts) -> onceAsks.put(p, new OnceAsk(counts)));
-    plannedAt = now;
-    roundEndsAt = now + roundTimeoutMs;
+    round.asked(asks, now, roundTimeoutMs);
   }
 
   /**
@@ -128,14 +94,8 @@ public final class PendingDequeue {
    * {@link #roundOverdue} again.
    */
   public synchronized void longPolled(Map<Integer, Map<String, Integer>> shares, long now) {
-    lingering.addAll(shares.keySet());
-    shares.forEach((p, counts) -> {
-      lingerShare.put(p, counts.values().stream().mapToInt(Integer::intValue).sum());
-      lingerGot.put(p, 0);
-    });
-    if (now >= roundEndsAt) {
-      roundEndsAt = Long.MAX_VALUE;
-    }
+    longPoll.polled(shares);
+    round.longPolled(now);
   }
 
   /**
@@ -143,9 +103,7 @@ public final class PendingDequeue {
    * that demand, and may hold more than the share it was asked.
    */
   public synchronized Set<Integer> takeFilled() {
-    Set<Integer> out = Set.copyOf(filled);
-    filled.clear();
-    return out;
+    return longPoll.takeFilled();
   }
 
   /**
@@ -153,8 +111,8 @@ public final class PendingDequeue {
    * served in full: it may hold more): its items are waited for as a round's are.
    */
   public synchronized void askedMore(int partition, Map<String, Integer> counts) {
-    onceAsks.put(partition, new OnceAsk(counts));
-    lingerShare.remove(partition);
+    round.askedMore(partition, counts);
+    longPoll.askedOnce(partition);
   }
 
   /**
@@ -163,28 +121,12 @@ public final class PendingDequeue {
    * dequeue is open, and otherwise handed over or given back as any late item.
    */
   public synchronized void abandon(Set<Integer> partitions) {
-    onceAsks.keySet().removeAll(partitions);
+    round.abandon(partitions);
   }
 
   /** Partitions whose once demand has items on their way: a long poll leaves them out. */
   public synchronized Set<Integer> awaitingOnce() {
-    Set<Integer> out = new java.util.TreeSet<>();
-    onceAsks.forEach((p, ask) -> {
-      if (!ask.settled()) {
-        out.add(p);
-      }
-    });
-    return out;
-  }
-
-  /** True while a partition asked once has not sent all it will send. */
-  private boolean onceOutstanding() {
-    for (OnceAsk ask : onceAsks.values()) {
-      if (!ask.settled()) {
-        return true;
-      }
-    }
-    return false;
+    return round.awaiting();
   }
 
   /**
@@ -193,24 +135,7 @@ public final class PendingDequeue {
    */
   public synchronized Map<String, Integer> stillUncovered() {
     Map<String, Integer> still = new HashMap<>(stillWanted());
-    for (OnceAsk ask : onceAsks.values()) {
-      int owed = (ask.granted >= 0 ? ask.granted : ask.asked) - ask.received;
-      for (Map.Entry<String, Integer> e : ask.counts.entrySet()) {
-        if (owed <= 0) {
-          break;
-        }
-        int left = still.getOrDefault(e.getKey(), 0);
-        int take = Math.min(owed, Math.min(left, e.getValue()));
-        if (take > 0) {
-          owed -= take;
-          if (left - take > 0) {
-            still.put(e.getKey(), left - take);
-          } else {
-            still.remove(e.getKey());
-          }
-        }
-      }
-    }
+    round.subtractOwed(still);
     return still;
   }
 
@@ -222,12 +147,7 @@ public final class PendingDequeue {
    *     an empty set
    */
   public synchronized Set<String> answeredOnce(int partition, int granted) {
-    OnceAsk ask = onceAsks.get(partition);
-    if (ask == null) {
-      return Set.of();
-    }
-    ask.granted = granted >= 0 ? granted : ask.received;
-    return ask.granted < ask.asked ? ask.counts.keySet() : Set.of();
+    return round.answered(partition, granted);
   }
 
   /**
@@ -235,17 +155,17 @@ public final class PendingDequeue {
    * to plan again (or to end).
    */
   public synchronized boolean roundSettled() {
-    return rounds > 0 && lingering.isEmpty() && !onceOutstanding();
+    return round.rounds() > 0 && longPoll.isEmpty() && !round.outstanding();
   }
 
   /** True when the current exact round is unsettled past its time. */
   public synchronized boolean roundOverdue(long now) {
-    return rounds > 0 && now >= roundEndsAt && onceOutstanding();
+    return round.overdue(now);
   }
 
   /** Partitions where a long poll's standing demand may still be open. */
   public synchronized Set<Integer> lingering() {
-    return Set.copyOf(lingering);
+    return longPoll.lingering();
   }
 
   /**
@@ -305,26 +225,19 @@ public final class PendingDequeue {
     if (!keep(item)) {
       return -1; // the same lease twice: counted once
     }
-    OnceAsk ask = onceAsks.get(partition);
-    if (ask != null && !ask.settled()) { // a long poll leaves such a partition out: the item is the ask's
-      ask.received++;
-    } else if (lingerShare.containsKey(partition)) {
-      int got = lingerGot.merge(partition, 1, Integer::sum);
-      if (got >= lingerShare.get(partition)) {
-        lingerShare.remove(partition);
-        filled.add(partition);
-      }
+    if (!round.received(partition)) { // a long poll leaves a partition asked once out: the item is the ask's
+      longPoll.received(partition);
     }
     if (firstArrivalAt < 0) {
       firstArrivalAt = now;
-      return rounds > 0 ? Math.max(0, now - plannedAt) : -1;
+      return round.answerTime(now);
     }
     return -1;
   }
 
   /** How long ago at {@code now} its last round of once demands was sent; -1 when it asked none. */
   public synchronized long answerTime(long now) {
-    return rounds > 0 ? Math.max(0, now - plannedAt) : -1;
+    return round.answerTime(now);
   }
 
   /**
@@ -361,13 +274,13 @@ public final class PendingDequeue {
     if (stillWanted().isEmpty()) {
       return true;
     }
-    if (onceOutstanding()) {
+    if (round.outstanding()) {
       return now >= deadline + graceMs;
     }
-    if (!lingering.isEmpty()) {
+    if (!longPoll.isEmpty()) {
       return now >= deadline || firstArrivalAt >= 0 && now >= firstArrivalAt + gatherMs;
     }
-    return rounds > 0 && !received.isEmpty() || now >= deadline; // (no round yet: its first plan is being sent)
+    return round.rounds() > 0 && !received.isEmpty() || now >= deadline; // (no round yet: its first plan is being sent)
   }
 
   /** What to ask the partitions for now: the counts not yet covered, or empty when covered. */
@@ -386,7 +299,7 @@ public final class PendingDequeue {
     if (future.isDone() || failure != null || !namespace.equals(item.getNamespace())) {
       return false;
     }
-    if (onceOutstanding()) {
+    if (round.outstanding()) {
       return false;
     }
     Map<String, Integer> still = stillWanted();
