@@ -7,23 +7,17 @@ import dev.ordo.client.internal.GroupPollLoop;
 import dev.ordo.client.internal.InFlightLimit;
 import dev.ordo.client.internal.Job;
 import dev.ordo.client.internal.SpareCapacity;
+import dev.ordo.client.internal.SpareCapacityMeters;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Delivery;
 import dev.ordo.serde.OrdoSerdeException;
 import dev.ordo.serde.OrdoSerdes;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -85,8 +79,6 @@ public final class LeaseConsumer implements AutoCloseable {
    * poll returns, so a long poll would hold the slot idle that long.
    */
   private static final long POLL_BUSY_MS = 5;
-  /** Foreign items this close to their lease's end are not adopted: they are about to come back anyway. */
-  private static final long ADOPT_MIN_LEASE_LEFT_MS = 500;
   /** The fewest items the window shrinks to (or the workers, when more; never more than max.in.flight). */
   private static final int MIN_WINDOW = 8;
 
@@ -96,7 +88,6 @@ public final class LeaseConsumer implements AutoCloseable {
   private final ClusterTopics topics;
   private final QueueClient client;
   private final String requesterId;
-  private final String memberPrefix;
   private final String namespace;
   private final List<String> topicNames;
   private final int maxInFlight;
@@ -109,10 +100,8 @@ public final class LeaseConsumer implements AutoCloseable {
   private final SpareCapacity spare;
 
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
-  private final Map<String, Job> jobs = new ConcurrentHashMap<>();
-  private final Map<Integer, AtomicInteger> inFlightByPartition = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<Job> finished = new ConcurrentLinkedQueue<>();
-  private final Object idle = new Object();
+  private final LeaseJobs jobs;
+  private final LeaseDeliveries deliveries;
   /**
    * Held while a delivery becomes a job and while close turns the consumer to CLOSING: a job is either
    * in {@link #jobs} before close looks at them, or its delivery sees CLOSING and is released.
@@ -130,10 +119,9 @@ public final class LeaseConsumer implements AutoCloseable {
   private volatile boolean stopPolling;
   private volatile boolean halted;
   private KafkaConsumer<byte[], byte[]> consumer;
-  private ExecutorService workers;
+  private LeaseWorkers workers;
   private GroupPollLoop loop;
   private volatile LeasePartitions partitions;
-  private ItemHandler handler;
 
   public LeaseConsumer(Map<String, ?> config) {
     this(new LeaseConsumerConfig(config));
@@ -149,7 +137,6 @@ public final class LeaseConsumer implements AutoCloseable {
     this.time = config.time();
     this.topics = config.topics();
     this.requesterId = config.requesterId();
-    this.memberPrefix = config.groupId() + "/m-";
     this.namespace = config.namespace();
     this.topicNames = List.copyOf(config.topicNames());
     this.maxInFlight = config.maxInFlight();
@@ -158,8 +145,10 @@ public final class LeaseConsumer implements AutoCloseable {
     this.refreshMs = config.demandRefresh().toMillis();
     this.heartbeatFraction = config.heartbeatFraction();
     this.client = new QueueClient(config.clientConfig());
+    this.jobs = new LeaseJobs(time);
+    this.deliveries = new LeaseDeliveries(requesterId, config.groupId());
     this.demand = new LeaseDemand(client, requesterId, namespace, topicNames, window, refreshMs,
-        config.demandValidity().toMillis(), inFlightByPartition);
+        config.demandValidity().toMillis(), jobs.inFlightByPartition());
     this.outcomes = new LeaseOutcomes(client, window, config.backoff(), counters);
     this.heartbeats = new LeaseHeartbeats(client, faults, time, counters);
     this.spare = new SpareCapacity(topicNames, config.workers(), config.clientConfig().busyWindow().toMillis(),
@@ -176,19 +165,13 @@ public final class LeaseConsumer implements AutoCloseable {
     if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException("consumer " + requesterId + " was already started or closed");
     }
-    this.handler = handler;
     try {
       this.consumer = new KafkaConsumer<>(config.groupConsumerConfigs());
     } catch (RuntimeException e) {
       state.set(State.NEW);
       throw e;
     }
-    AtomicInteger n = new AtomicInteger();
-    this.workers = Executors.newFixedThreadPool(config.workers(), r -> {
-      Thread t = new Thread(r, requesterId + "-worker-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.workers = new LeaseWorkers(requesterId, config.workers(), handler, jobs, outcomes, spare, time, () -> halted);
     this.loop = new GroupPollLoop(requesterId + "-poll", consumer, time);
     this.partitions = new LeasePartitions(requesterId, topics.deliveries(), consumer, loop, demand, () -> halted);
     loop.start(List.of(topics.deliveries()), partitions, new Turns());
@@ -222,18 +205,7 @@ public final class LeaseConsumer implements AutoCloseable {
    */
   public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
     client.bindMetrics(registry);
-    for (String topic : spare.topics()) {
-      String[] tags = {"namespace", namespace, "topic", topic, "group", config.groupId()};
-      io.micrometer.core.instrument.FunctionCounter.builder("ordo.consumer.empty.dequeues", spare,
-              SpareCapacity::emptyDequeues)
-          .description("Polls that brought no item to an idle consumer (nothing running or waiting), for each topic served")
-          .tags(tags).register(registry);
-      io.micrometer.core.instrument.Gauge.builder("ordo.consumer.busy.ratio", spare,
-              s -> s.busyRatio(topic, time.milliseconds()))
-          .description("Fraction of the handler slots' time spent running handlers of the topic's items over"
-              + " the recent window (1: saturated, 0: spare capacity)")
-          .tags(tags).register(registry);
-    }
+    SpareCapacityMeters.bind(registry, spare, namespace, config.groupId(), time);
   }
 
   /** This consumer's requester id, {@code <group>/m-<random>}. */
@@ -277,13 +249,10 @@ public final class LeaseConsumer implements AutoCloseable {
       if (stopPolling) {
         return GroupPollLoop.STOP;
       }
-      Map<Integer, Integer> finishedNow = new HashMap<>();
-      for (Job job = finished.poll(); job != null; job = finished.poll()) {
-        finishedNow.merge(job.partition(), 1, Integer::sum);
-      }
+      Map<Integer, Integer> finished = jobs.takeFinished();
       State phase = state.get();
-      demand.turn(now, phase == State.RUNNING, phase == State.CLOSING, partitions.owned(), jobs.size(), finishedNow);
-      heartbeats.beat(jobs.values(), now);
+      demand.turn(now, phase == State.RUNNING, phase == State.CLOSING, partitions.owned(), jobs.size(), finished);
+      heartbeats.beat(jobs.all(), now);
       if (now >= nextCommit) {
         partitions.commit();
         nextCommit = now + refreshMs;
@@ -304,7 +273,7 @@ public final class LeaseConsumer implements AutoCloseable {
       if (failure != null) {
         log.error("Consumer {} stopped on a fatal error; interrupting its handlers, whose leases no one extends now",
             requesterId, failure);
-        for (Job job : jobs.values()) {
+        for (Job job : jobs.all()) {
           heartbeats.lose(job, "the consumer stopped: " + failure);
         }
       }
@@ -337,27 +306,23 @@ public final class LeaseConsumer implements AutoCloseable {
   }
 
   private void onDeliveredItem(String to, DeliveredItem item, ConsumerRecord<byte[], byte[]> record, long now) {
-    if (to.equals(requesterId)) {
-      demand.received(ItemId.parse(item.getItemId()).partition());
-      accept(item, record, now, false);
-    } else if (isGroupMember(to)) {
-      // Only what a member handed over cleanly was never read by it; anything else may be in its hands.
-      if (partitions.handedOverCleanly(record.partition()) && item.getLeaseExpiresAt() - record.timestamp() > 0
-          && item.getLeaseExpiresAt() > now + ADOPT_MIN_LEASE_LEFT_MS) {
+    switch (deliveries.route(to, partitions.handedOverCleanly(record.partition()), item.getLeaseExpiresAt(),
+        record.timestamp(), now)) {
+      case OWN -> {
+        demand.received(ItemId.parse(item.getItemId()).partition());
+        accept(item, record, now, false);
+      }
+      case ADOPT -> {
         log.debug("Adopting item {} in transit to {} when it handed partition {} over", item.getItemId(), to,
             record.partition());
         accept(item, record, now, true);
       }
+      case SKIP -> { }
     }
   }
 
-  /** Another member of this group: {@code <group>/m-<id>}, with no further '/'. */
-  private boolean isGroupMember(String id) {
-    return id.startsWith(memberPrefix) && id.indexOf('/', memberPrefix.length()) < 0;
-  }
-
   private void accept(DeliveredItem item, ConsumerRecord<byte[], byte[]> record, long now, boolean adopted) {
-    if (jobs.containsKey(Job.key(item))) {
+    if (jobs.holds(item)) {
       return; // the same lease twice: it is being worked on
     }
     Job job = new Job(item, record.partition(), record.timestamp(), now, heartbeatFraction);
@@ -365,57 +330,18 @@ public final class LeaseConsumer implements AutoCloseable {
     synchronized (admission) {
       taken = state.get() == State.RUNNING && jobs.size() < maxInFlight;
       if (taken) {
-        jobs.put(job.key(), job);
+        jobs.add(job);
       }
     }
     if (!taken) {
-      counters.released.incrementAndGet();
-      client.giveBack(item, state.get() == State.RUNNING ? GiveBackReason.OVER_CAPACITY : GiveBackReason.CLOSING);
+      outcomes.giveBack(item, state.get() == State.RUNNING ? GiveBackReason.OVER_CAPACITY : GiveBackReason.CLOSING);
       return;
     }
-    inFlightByPartition.computeIfAbsent(job.partition(), p -> new AtomicInteger()).incrementAndGet();
     counters.delivered.incrementAndGet();
     if (adopted) {
       counters.adopted.incrementAndGet();
     }
-    long queuedAt = System.nanoTime();
-    workers.execute(() -> work(job, queuedAt));
-  }
-
-  // ---- workers ----
-
-  private void work(Job job, long queuedAt) {
-    long waited = System.nanoTime() - queuedAt;
-    boolean ok = false;
-    Throwable failure = null;
-    boolean bound = job.bind(Thread.currentThread());
-    if (bound) {
-      String topic = job.item().getTopic();
-      spare.handlerStarted(topic, time.milliseconds());
-      try {
-        handler.handle(new LeasedItem(job));
-        ok = true;
-      } catch (Throwable t) {
-        failure = t;
-      } finally {
-        spare.handlerEnded(topic, time.milliseconds());
-        job.unbind();
-      }
-    }
-    try {
-      if (bound && !halted) {
-        outcomes.settle(job, ok, failure, waited);
-      }
-    } catch (RuntimeException e) {
-      log.error("Could not settle item {}; it returns when its lease runs out", job.id(), e);
-    } finally {
-      jobs.remove(job.key());
-      inFlightByPartition.get(job.partition()).decrementAndGet();
-      finished.add(job);
-      synchronized (idle) {
-        idle.notifyAll();
-      }
-    }
+    workers.submit(job);
   }
 
   // ---- closing ----
@@ -442,25 +368,15 @@ public final class LeaseConsumer implements AutoCloseable {
     }
     loop.wake();
     // Items still waiting for a worker go back at once; running ones get the grace period.
-    for (Job job : jobs.values()) {
-      if (job.releaseIfNotStarted()) {
-        counters.released.incrementAndGet();
-        client.giveBack(job.item(), GiveBackReason.CLOSING); // its handler never started: nobody saw it
-      }
-    }
+    outcomes.giveBackUnstarted(jobs.all());
     long deadline = time.milliseconds() + grace.toMillis();
-    awaitIdle(deadline);
+    jobs.awaitIdle(deadline);
     if (!jobs.isEmpty()) {
       log.info("Consumer {} closing: interrupting {} handlers still running after the grace period", requesterId,
           jobs.size());
-      jobs.values().forEach(Job::interruptForClose);
-      awaitIdle(time.milliseconds() + 1_000);
-      for (Job job : jobs.values()) {
-        if (job.markReleased()) {
-          counters.released.incrementAndGet();
-          client.releaseQuietly(job.item()); // its handler ran: a plain release (an at-most-once item is dropped)
-        }
-      }
+      jobs.all().forEach(Job::interruptForClose);
+      jobs.awaitIdle(time.milliseconds() + 1_000);
+      outcomes.releaseInterrupted(jobs.all());
     }
     outcomes.awaitAnswers(deadline - time.milliseconds(), requesterId);
     stopPolling = true;
@@ -470,20 +386,6 @@ public final class LeaseConsumer implements AutoCloseable {
     client.close();
     state.set(State.CLOSED);
     terminated.complete(null);
-  }
-
-  private void awaitIdle(long deadline) {
-    synchronized (idle) {
-      long left;
-      while (!jobs.isEmpty() && (left = deadline - time.milliseconds()) > 0) {
-        try {
-          idle.wait(left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
-    }
   }
 
   /**
@@ -501,12 +403,7 @@ public final class LeaseConsumer implements AutoCloseable {
       loop.join(Duration.ofSeconds(30));
     }
     if (workers != null) {
-      workers.shutdownNow();
-      try {
-        workers.awaitTermination(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      workers.halt();
     }
     client.halt();
     terminated.complete(null);

@@ -7,6 +7,7 @@ import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * round trip, with the wait for a worker, is a sample of the window, {@link InFlightLimit}), a nack with
  * {@link RetryLater}'s delay, to the dead-letter topic for {@link DeadLetterNow}, with an exponential
  * backoff for any other exception; nothing for an item whose lease was lost or that close gave back, a
- * plain release for one whose handler close interrupted. Keeps the acks and nacks not yet answered,
- * which close waits for. Called from the workers.
+ * plain release for one whose handler close interrupted. Gives back unseen what the consumer does not
+ * take or close stops before it started. Keeps the acks and nacks not yet answered, which close waits
+ * for. Called from the workers, the poll thread (give-backs) and close.
  */
 final class LeaseOutcomes {
   private static final Logger log = LoggerFactory.getLogger(LeaseOutcomes.class);
@@ -93,6 +95,34 @@ final class LeaseOutcomes {
         log.info("Nack of item {} not applied: {}", job.id(), e != null ? e.toString() : o.getResult() + " " + o.getDetail());
       }
     });
+  }
+
+  /** Gives back unseen an item the consumer does not take ({@code reason}: over capacity, or closing). */
+  void giveBack(DeliveredItem item, GiveBackReason reason) {
+    counters.released.incrementAndGet();
+    client.giveBack(item, reason);
+  }
+
+  /** Closing: gives back unseen the items of {@code jobs} still waiting for a worker (nobody saw them). */
+  void giveBackUnstarted(Collection<Job> jobs) {
+    for (Job job : jobs) {
+      if (job.releaseIfNotStarted()) {
+        giveBack(job.item(), GiveBackReason.CLOSING);
+      }
+    }
+  }
+
+  /**
+   * Closing, past the grace period: releases the items of {@code jobs} whose handlers ran and were
+   * interrupted and are not released yet (a plain release: an at-most-once item is dropped).
+   */
+  void releaseInterrupted(Collection<Job> jobs) {
+    for (Job job : jobs) {
+      if (job.markReleased()) {
+        counters.released.incrementAndGet();
+        client.releaseQuietly(job.item());
+      }
+    }
   }
 
   /**
