@@ -5,48 +5,25 @@ import dev.ordo.client.internal.GroupPollLoop;
 import dev.ordo.client.stream.internal.ClogGuard;
 import dev.ordo.client.stream.internal.FailurePolicy;
 import dev.ordo.client.stream.internal.OffsetTracker;
-import dev.ordo.client.stream.internal.RetryCopies;
 import dev.ordo.delay.DelayClient;
-import dev.ordo.schema.DeadLetterReason;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,43 +69,32 @@ import org.slf4j.LoggerFactory;
 public final class StreamConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StreamConsumer.class);
   private static final long POLL_MS = 100;
-  private static final long WRITE_RETRY_BACKOFF_MS = 1_000;
 
   private enum State { NEW, RUNNING, CLOSING, CLOSED }
 
   private final StreamConsumerConfig config;
   private final String groupId;
   private final String retryTopic;
-  private final String dlqTopic;
   private final FailurePolicy policy;
-  private final ClogGuard guard;
-  private final int maxInFlight;
-  private final int partitionMaxInFlight;
-  private final long commitIntervalMs;
   private final long revokeWaitMs;
   private final Time time;
 
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
-  private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
+  private final LinkedBlockingQueue<StreamEvents.Event> events = new LinkedBlockingQueue<>();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-  private final Counters counters = new Counters();
+  private final StreamCounters counters = new StreamCounters();
+  private final StreamClog clog;
   private volatile long closeDeadline;
   private volatile Set<TopicPartition> assignment = Set.of();
-  private volatile ClogState clogState = ClogState.FLOWING;
 
-  // Poll thread only.
-  private final Map<TopicPartition, PartitionWork> works = new LinkedHashMap<>();
-  private final List<Settlement> deferred = new ArrayList<>();
-  private Probe probe;
-  private int running;
-  private long nextCommit;
+  // Poll thread only, from start.
+  private PartitionDispatch dispatch;
+  private StreamSettlements settlements;
+  private StreamCommits commits;
 
-  private KafkaConsumer<byte[], byte[]> consumer;
-  private KafkaProducer<byte[], byte[]> producer;
-  private DelayClient delayClient;
+  private StreamClients clients;
   private ExecutorService workers;
   private GroupPollLoop loop;
-  private StreamHandler handler;
 
   public StreamConsumer(Map<String, ?> config) {
     this(new StreamConsumerConfig(config));
@@ -139,12 +105,8 @@ public final class StreamConsumer implements AutoCloseable {
     this.time = config.time();
     this.groupId = config.groupId();
     this.retryTopic = config.retryTopic();
-    this.dlqTopic = config.topics().dlq();
     this.policy = new FailurePolicy(config.maxAttempts(), config.backoff());
-    this.guard = new ClogGuard(config.clogGuard());
-    this.maxInFlight = config.maxInFlight();
-    this.partitionMaxInFlight = config.partitionMaxInFlight();
-    this.commitIntervalMs = config.commitInterval().toMillis();
+    this.clog = new StreamClog(new ClogGuard(config.clogGuard()), groupId, counters);
     this.revokeWaitMs = config.revokeWait().toMillis();
   }
 
@@ -161,17 +123,9 @@ public final class StreamConsumer implements AutoCloseable {
     if (!state.compareAndSet(State.NEW, State.RUNNING)) {
       throw new IllegalStateException("stream consumer of group " + groupId + " was already started or closed");
     }
-    this.handler = handler;
     try {
-      List<String> written = checkTopics();
-      this.producer = new KafkaProducer<>(config.producerConfigs());
-      // Fetch their metadata now: the first send to a topic otherwise waits for it, and a retry copy held
-      // by the delay client for a short backoff would then miss its tier.
-      written.forEach(producer::partitionsFor);
-      this.delayClient = new DelayClient(config.delayConfig(), producer);
-      this.consumer = new KafkaConsumer<>(config.consumerConfigs());
+      this.clients = StreamClients.open(config);
     } catch (RuntimeException e) {
-      closeQuietly();
       state.set(State.CLOSED);
       terminated.completeExceptionally(e);
       throw e;
@@ -184,7 +138,12 @@ public final class StreamConsumer implements AutoCloseable {
     });
     List<String> topics = new ArrayList<>(config.sourceTopics());
     topics.add(retryTopic);
-    this.loop = new GroupPollLoop(groupId + "-stream-poll", consumer, time);
+    this.loop = new GroupPollLoop(groupId + "-stream-poll", clients.consumer(), time);
+    this.dispatch = new PartitionDispatch(clients.consumer(), workers, handler, this::post, clog, config.maxInFlight(),
+        config.partitionMaxInFlight());
+    this.settlements = new StreamSettlements(policy, clients.delayClient(), clients.producer(), retryTopic,
+        config.topics().dlq(), time, counters, this::post);
+    this.commits = new StreamCommits(clients.consumer(), loop, groupId, config.commitInterval().toMillis());
     loop.start(topics, new Rebalance(), new Turns());
   }
 
@@ -205,12 +164,12 @@ public final class StreamConsumer implements AutoCloseable {
 
   /** The clog guard's state now. */
   public ClogState clogState() {
-    return clogState;
+    return clog.published();
   }
 
   /** A snapshot of what this consumer did so far. */
   public StreamConsumerStats stats() {
-    return counters.snapshot(clogState);
+    return counters.snapshot(clog.published());
   }
 
   /** The retry topic this consumer copies failed records to and reads them back from. */
@@ -255,54 +214,28 @@ public final class StreamConsumer implements AutoCloseable {
     @Override
     public long beforePoll(long now) {
       drainEvents(now);
-      if (state.get() == State.CLOSING && (idle() || now >= closeDeadline)) {
-        commit(true, works.values());
+      if (state.get() == State.CLOSING && (dispatch.idle() || now >= closeDeadline)) {
+        commits.commit(true, dispatch.all());
         return GroupPollLoop.STOP;
       }
-      runDeferred(now);
-      if (guard.probeDue(now)) {
-        startProbing();
+      settlements.retryDue(now);
+      if (clog.probeDue(now)) {
+        dispatch.rewindAll();
+        clog.startProbing();
       }
-      dispatch();
-      adjustPauses();
-      clogState = guard.state();
-      counters.running.set(running);
-      if (now >= nextCommit) {
-        commit(false, works.values());
-        nextCommit = now + commitIntervalMs;
+      if (state.get() == State.RUNNING) {
+        dispatch.dispatch();
       }
-      long timeout = POLL_MS;
-      if (guard.state() == ClogState.CLOGGED) {
-        timeout = Math.min(timeout, Math.max(0, guard.nextProbeAt() - now));
-      }
-      for (Settlement s : deferred) {
-        timeout = Math.min(timeout, Math.max(0, s.retryAt - now));
-      }
-      return timeout;
+      dispatch.adjustPauses(state.get() != State.RUNNING || clog.pausesAll());
+      clog.publish();
+      counters.running.set(dispatch.running());
+      commits.commitIfDue(now, dispatch.all());
+      return settlements.pollTimeout(now, clog.pollTimeout(now, POLL_MS));
     }
 
     @Override
     public void onRecords(ConsumerRecords<byte[], byte[]> records) {
-      for (ConsumerRecord<byte[], byte[]> r : records) {
-        PartitionWork w = works.get(new TopicPartition(r.topic(), r.partition()));
-        if (w == null) {
-          continue;
-        }
-        if (w.tracker == null) {
-          w.tracker = new OffsetTracker(r.offset());
-        }
-        w.pending.add(r);
-      }
-      for (PartitionWork w : works.values()) {
-        if (w.tracker != null && w.pending.isEmpty()) {
-          try {
-            // Every record below the position was returned and started or skipped: the rest are gaps.
-            w.tracker.readUpTo(consumer.position(w.tp, Duration.ZERO));
-          } catch (org.apache.kafka.common.errors.TimeoutException | IllegalStateException | WakeupException e) {
-            // no position yet (being reset), or a worker's wake-up: nothing to learn now
-          }
-        }
-      }
+      dispatch.take(records);
     }
 
     @Override
@@ -311,12 +244,11 @@ public final class StreamConsumer implements AutoCloseable {
         log.error("Stream consumer of group {} stopped on a fatal error; its uncommitted records run again at the"
             + " partitions' next owner", groupId, failure);
       }
-      works.values().forEach(w -> w.revoked = true);
-      works.clear();
+      dispatch.clear();
       counters.running.set(0); // what still runs is abandoned
       assignment = Set.of();
       workers.shutdownNow();
-      closeQuietly();
+      clients.closeQuietly();
       state.set(State.CLOSED);
       if (failure != null) {
         terminated.completeExceptionally(failure);
@@ -326,356 +258,55 @@ public final class StreamConsumer implements AutoCloseable {
     }
   }
 
-  private boolean idle() {
-    for (PartitionWork w : works.values()) {
-      if (w.running > 0 || w.settling > 0) {
-        return false;
-      }
-    }
-    return true;
+  /** From a worker or a producer callback: the poll thread takes the event at once. */
+  private void post(StreamEvents.Event event) {
+    events.add(event);
+    loop.wake();
   }
 
   private void drainEvents(long now) {
-    Event e;
+    StreamEvents.Event e;
     while ((e = events.poll()) != null) {
       handle(e, now);
     }
   }
 
-  private void handle(Event e, long now) {
-    if (e instanceof Handled h) {
+  private void handle(StreamEvents.Event e, long now) {
+    if (e instanceof StreamEvents.Handled h) {
       onHandled(h, now);
-    } else if (e instanceof Written w) {
-      onWritten(w, now);
+    } else if (e instanceof StreamEvents.Written w) {
+      settlements.onWritten(w, now);
     }
   }
 
-  // ---- handing out records ----
-
-  private void dispatch() {
-    if (state.get() != State.RUNNING) {
-      return;
-    }
-    switch (guard.state()) {
-      case CLOGGED -> { }
-      case PROBING -> {
-        if (probe == null) {
-          for (PartitionWork w : works.values()) {
-            if (startNext(w, true)) {
-              counters.probes.incrementAndGet();
-              log.info("Stream of group {} is clogged: probing with {}", groupId, probe);
-              break;
-            }
-          }
-        }
-      }
-      case FLOWING -> {
-        boolean progress = true;
-        while (progress && running < maxInFlight) {
-          progress = false;
-          for (PartitionWork w : works.values()) {
-            if (running >= maxInFlight) {
-              break;
-            }
-            if (w.running < partitionMaxInFlight && startNext(w, false)) {
-              progress = true;
-            }
-          }
-        }
-      }
-    }
-  }
-
-  /** Hands the partition's next waiting record that is not running or finished to a worker; false if none. */
-  private boolean startNext(PartitionWork w, boolean asProbe) {
-    ConsumerRecord<byte[], byte[]> r;
-    while ((r = w.pending.poll()) != null) {
-      if (w.tracker.start(r.offset())) {
-        submit(w, r, asProbe);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void submit(PartitionWork w, ConsumerRecord<byte[], byte[]> r, boolean asProbe) {
-    StreamRecord record = StreamRecord.of(r, w.retry);
-    running++;
-    w.running++;
-    if (asProbe) {
-      probe = new Probe(w, r.offset(), record);
-    }
-    try {
-      workers.execute(() -> work(w, record));
-    } catch (RejectedExecutionException e) {
-      // Closing: the record stays unfinished and runs again at the partition's next owner.
-      running--;
-      w.running--;
-      w.tracker.reopen(r.offset());
-    }
-  }
-
-  private void work(PartitionWork w, StreamRecord record) {
-    Throwable failure = null;
-    try {
-      handler.handle(record);
-    } catch (Throwable t) {
-      failure = t;
-    }
-    events.add(new Handled(w, record, failure));
-    loop.wake(); // so that the record is settled at once
-  }
-
-  /** Which partitions should be paused: all while clogged or closing, else those with records waiting. */
-  private void adjustPauses() {
-    boolean all = state.get() != State.RUNNING || guard.state() == ClogState.CLOGGED
-        || (guard.state() == ClogState.PROBING && probe != null);
-    Set<TopicPartition> paused = consumer.paused();
-    List<TopicPartition> pause = new ArrayList<>();
-    List<TopicPartition> resume = new ArrayList<>();
-    for (PartitionWork w : works.values()) {
-      boolean want = all || !w.pending.isEmpty();
-      if (want && !paused.contains(w.tp)) {
-        pause.add(w.tp);
-      } else if (!want && paused.contains(w.tp)) {
-        resume.add(w.tp);
-      }
-    }
-    if (!pause.isEmpty()) {
-      consumer.pause(pause);
-    }
-    if (!resume.isEmpty()) {
-      consumer.resume(resume);
-    }
-  }
-
-  // ---- outcomes ----
-
-  private void onHandled(Handled h, long now) {
+  private void onHandled(StreamEvents.Handled h, long now) {
     PartitionWork w = h.work();
-    running--;
-    w.running--;
+    dispatch.returned(w);
     if (w.revoked) {
       return; // the partition moved on; its new owner runs the record again
     }
-    long offset = h.record().offset();
-    boolean isProbe = probe != null && probe.work() == w && probe.offset() == offset;
-    if (isProbe) {
-      probe = null;
-    }
     Throwable failure = h.failure();
-    if (failure == null) {
-      counters.handled.incrementAndGet();
-      w.tracker.finish(offset);
-      if (isProbe) {
-        guard.probeSucceeded(now);
-        log.info("Stream of group {} flows again: the probe {} succeeded", groupId, h.record());
-      } else {
-        guard.record(false, now);
+    (failure == null ? counters.handled : counters.failed).incrementAndGet();
+    switch (clog.handled(w, h.record(), failure, now)) {
+      case FINISH -> w.tracker.finish(h.record().offset());
+      case SETTLE -> settlements.settle(w, h.record(), failure);
+      case SETTLE_AND_REWIND_ALL -> {
+        settlements.settle(w, h.record(), failure);
+        dispatch.rewindAll();
       }
-      return;
-    }
-    counters.failed.incrementAndGet();
-    if (failure instanceof DeadLetterNow) {
-      // A verdict on the record, not a sign of an outage.
-      if (isProbe) {
-        guard.probeSucceeded(now);
-      } else {
-        guard.record(false, now);
+      case CLOG -> {
+        dispatch.rewindAll();
+        reopen(w, h.record());
       }
-      settle(w, h.record(), failure);
-      return;
+      case REOPEN -> reopen(w, h.record());
     }
-    if (isProbe) {
-      guard.probeFailed(now);
-      log.info("Stream of group {} stays clogged: the probe {} failed ({}); next probe in {} ms", groupId, h.record(),
-          FailurePolicy.describe(failure), guard.backoffMs());
-      settle(w, h.record(), failure); // this one record moves on through the tiers
-      rewindAll();
-      return;
-    }
-    if (guard.state() == ClogState.FLOWING) {
-      if (!guard.record(true, now)) {
-        settle(w, h.record(), failure);
-        return;
-      }
-      int[] window = guard.window(now);
-      counters.clogs.incrementAndGet();
-      log.warn("Stream of group {} clogged: {} of the last {} records failed (last: {}: {}). Pausing every partition"
-          + " at its first unfinished record instead of copying failures into the delay tiers; first probe in {} ms",
-          groupId, window[1], window[0], h.record(), FailurePolicy.describe(failure), guard.backoffMs());
-      rewindAll();
-    }
-    // Clogged: neither retried nor dead-lettered; it is fetched and run again.
+  }
+
+  /** Clogged: the record is neither retried nor dead-lettered; it is fetched and runs again. */
+  private void reopen(PartitionWork w, StreamRecord record) {
     counters.reopened.incrementAndGet();
-    w.tracker.reopen(offset);
-    rewind(w);
-  }
-
-  /** Retries or dead-letters a failed record, as the policy says; it is finished once that is written. */
-  private void settle(PartitionWork w, StreamRecord record, Throwable failure) {
-    String error = FailurePolicy.describe(failure);
-    FailurePolicy.Verdict verdict = policy.onFailure(failure, record.attempt(), ThreadLocalRandom.current().nextDouble());
-    Settlement s = new Settlement(w, record, error);
-    if (verdict instanceof FailurePolicy.Retry retry) {
-      s.retry(retry.nextAttempt(), retry.delayMs());
-      log.debug("Record {} failed ({}); attempt {} in {} ms", record, error, retry.nextAttempt(), retry.delayMs());
-    } else {
-      FailurePolicy.GiveUp giveUp = (FailurePolicy.GiveUp) verdict;
-      s.deadLetter(giveUp.reason(), giveUp.detail());
-      log.warn("Record {} goes to {}: {}; last error: {}", record, dlqTopic, giveUp.detail(), error);
-    }
-    w.settling++;
-    write(s);
-  }
-
-  private void write(Settlement s) {
-    CompletableFuture<RecordMetadata> written;
-    try {
-      StreamRecord r = s.record;
-      if (s.reason == null) {
-        written = delayClient.schedule(retryTopic, r.key(), r.value(),
-            RetryCopies.retryHeaders(r, s.nextAttempt, s.error), Duration.ofMillis(s.delayMs));
-      } else {
-        CompletableFuture<RecordMetadata> f = new CompletableFuture<>();
-        producer.send(RetryCopies.deadLetter(dlqTopic, r, s.reason, s.detail, s.error, s.withRaw, time.milliseconds()),
-            (metadata, e) -> {
-              if (e != null) {
-                f.completeExceptionally(e);
-              } else {
-                f.complete(metadata);
-              }
-            });
-        written = f;
-      }
-    } catch (RuntimeException e) {
-      written = CompletableFuture.failedFuture(e);
-    }
-    written.whenComplete((metadata, e) -> {
-      events.add(new Written(s, e));
-      loop.wake();
-    });
-  }
-
-  private void onWritten(Written written, long now) {
-    Settlement s = written.settlement();
-    PartitionWork w = s.work;
-    w.settling--;
-    if (w.revoked) {
-      return;
-    }
-    long offset = s.record.offset();
-    Throwable e = written.error();
-    if (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    if (e == null) {
-      w.tracker.finish(offset);
-      if (s.reason == null) {
-        counters.retried.incrementAndGet();
-      } else {
-        counters.deadLettered.incrementAndGet();
-      }
-      return;
-    }
-    String what = s.reason == null ? "retry copy" : "dead letter";
-    w.settling++;
-    if (e instanceof RetriableException) {
-      log.warn("Could not write the {} of record {}; trying again in {} ms", what, s.record, WRITE_RETRY_BACKOFF_MS, e);
-      s.retryAt = now + WRITE_RETRY_BACKOFF_MS;
-      deferred.add(s);
-    } else if (s.reason == null) {
-      log.error("Could not write the retry copy of record {} to {}; dead-lettering it", s.record, retryTopic, e);
-      s.deadLetter(DeadLetterReason.INVALID, "its retry copy could not be written to " + retryTopic + ": "
-          + FailurePolicy.describe(e));
-      write(s);
-    } else if (s.withRaw) {
-      log.error("Could not write the dead letter of record {} to {}; writing it without its key and value",
-          s.record, dlqTopic, e);
-      s.withRaw = false;
-      write(s);
-    } else {
-      w.settling--;
-      log.error("Could not write even a dead letter without key and value for record {} to {}; skipping it."
-          + " Last error of its handler: {}", s.record, dlqTopic, s.error, e);
-      w.tracker.finish(offset);
-    }
-  }
-
-  private void runDeferred(long now) {
-    for (Iterator<Settlement> it = deferred.iterator(); it.hasNext(); ) {
-      Settlement s = it.next();
-      if (s.work.revoked) {
-        it.remove();
-      } else if (now >= s.retryAt) {
-        it.remove();
-        write(s);
-      }
-    }
-  }
-
-  // ---- clogging ----
-
-  private void startProbing() {
-    rewindAll();
-    probe = null;
-    clogState = ClogState.PROBING;
-  }
-
-  private void rewindAll() {
-    for (PartitionWork w : works.values()) {
-      rewind(w);
-    }
-  }
-
-  /** Drops the records waiting and fetches again from the first unfinished one. */
-  private void rewind(PartitionWork w) {
-    if (w.tracker == null) {
-      return; // nothing fetched yet
-    }
-    w.pending.clear();
-    consumer.seek(w.tp, w.tracker.committable());
-  }
-
-  // ---- commits ----
-
-  private void commit(boolean sync, Collection<PartitionWork> which) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    Map<TopicPartition, PartitionWork> byTp = new HashMap<>();
-    for (PartitionWork w : which) {
-      if (w.tracker != null && w.tracker.committable() != w.committed) {
-        offsets.put(w.tp, new OffsetAndMetadata(w.tracker.committable()));
-        byTp.put(w.tp, w);
-      }
-    }
-    if (offsets.isEmpty()) {
-      return;
-    }
-    if (sync) {
-      try {
-        loop.blocking(() -> {
-          consumer.commitSync(offsets);
-          return null;
-        });
-        offsets.forEach((tp, o) -> byTp.get(tp).committed = o.offset());
-      } catch (KafkaException e) {
-        log.warn("Stream consumer of group {} could not commit {}; those records run again at the next owner",
-            groupId, offsets, e);
-      }
-      return;
-    }
-    consumer.commitAsync(offsets, (done, e) -> {
-      if (e != null) {
-        log.debug("Commit of {} failed; the next one carries it", offsets, e);
-        return;
-      }
-      done.forEach((tp, o) -> {
-        PartitionWork w = byTp.get(tp);
-        if (w != null && !w.revoked) {
-          w.committed = Math.max(w.committed, o.offset());
-        }
-      });
-    });
+    w.tracker.reopen(record.offset());
+    dispatch.rewind(w);
   }
 
   private final class Rebalance implements ConsumerRebalanceListener {
@@ -683,7 +314,7 @@ public final class StreamConsumer implements AutoCloseable {
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
       List<PartitionWork> leaving = new ArrayList<>();
       for (TopicPartition tp : partitions) {
-        PartitionWork w = works.get(tp);
+        PartitionWork w = dispatch.get(tp);
         if (w != null) {
           w.pending.clear();
           leaving.add(w);
@@ -694,12 +325,12 @@ public final class StreamConsumer implements AutoCloseable {
       }
       long deadline = time.milliseconds() + revokeWaitMs;
       try {
-        while (leaving.stream().anyMatch(w -> w.running > 0 || w.settling > 0)) {
+        while (leaving.stream().anyMatch(PartitionWork::busy)) {
           long left = deadline - time.milliseconds();
           if (left <= 0) {
             break;
           }
-          Event e = events.poll(left, TimeUnit.MILLISECONDS);
+          StreamEvents.Event e = events.poll(left, TimeUnit.MILLISECONDS);
           if (e != null) {
             handle(e, time.milliseconds());
           }
@@ -707,7 +338,7 @@ public final class StreamConsumer implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      commit(true, leaving);
+      commits.commit(true, leaving);
       int dropped = leaving.stream().mapToInt(w -> w.running + w.settling).sum();
       drop(leaving);
       log.info("Stream consumer of group {} handed over {}{}", groupId, partitions,
@@ -717,7 +348,7 @@ public final class StreamConsumer implements AutoCloseable {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      List<PartitionWork> lost = partitions.stream().map(works::get).filter(w -> w != null).toList();
+      List<PartitionWork> lost = partitions.stream().map(dispatch::get).filter(w -> w != null).toList();
       drop(lost);
       log.warn("Stream consumer of group {} lost partitions {} without handing them over; their uncommitted records"
           + " run again at the new owner", groupId, partitions);
@@ -731,180 +362,24 @@ public final class StreamConsumer implements AutoCloseable {
       Set<TopicPartition> retries = new HashSet<>();
       for (TopicPartition tp : partitions) {
         boolean retry = tp.topic().equals(retryTopic);
-        works.put(tp, new PartitionWork(tp, retry));
+        dispatch.add(new PartitionWork(tp, retry));
         if (retry) {
           retries.add(tp);
         }
       }
       if (!retries.isEmpty()) {
-        // Retry copies written before the group ever committed this partition must not be skipped,
-        // whatever auto.offset.reset says for the source topics.
-        try {
-          Map<TopicPartition, OffsetAndMetadata> committed = loop.blocking(() -> consumer.committed(retries));
-          List<TopicPartition> fresh = retries.stream().filter(tp -> committed.get(tp) == null).toList();
-          if (!fresh.isEmpty()) {
-            consumer.seekToBeginning(fresh);
-          }
-        } catch (KafkaException e) {
-          // Reading from the beginning without knowing would run every retry again: leave it to
-          // auto.offset.reset (earliest unless set otherwise).
-          log.warn("Stream consumer of group {} could not read the committed offsets of {}; where the group has"
-              + " none, auto.offset.reset decides", groupId, retries, e);
-        }
+        commits.readUncommittedRetriesFromStart(retries);
       }
-      assignment = Set.copyOf(works.keySet());
-      log.info("Stream consumer of group {} now owns {}", groupId, works.keySet());
+      assignment = dispatch.owned();
+      log.info("Stream consumer of group {} now owns {}", groupId, dispatch.all().stream().map(w -> w.tp).toList());
     }
 
     private void drop(Collection<PartitionWork> gone) {
       for (PartitionWork w : gone) {
-        w.revoked = true;
-        works.remove(w.tp);
-        if (probe != null && probe.work() == w) {
-          probe = null; // another record probes
-        }
+        dispatch.remove(w);
+        clog.dropped(w); // another record probes
       }
-      assignment = Set.copyOf(works.keySet());
-    }
-  }
-
-  // ---- start and stop ----
-
-  /**
-   * The topics it writes to must exist: a send to a missing topic would block the poll thread.
-   *
-   * @return those topics
-   */
-  private List<String> checkTopics() {
-    List<String> needed = new ArrayList<>(List.of(retryTopic, dlqTopic));
-    config.delayConfig().tiers().forEach(t -> needed.add(config.topics().delayTier(t)));
-    List<String> missing = new ArrayList<>();
-    try (Admin admin = Admin.create(config.adminConfigs())) {
-      Map<String, KafkaFuture<TopicDescription>> found = admin.describeTopics(needed).topicNameValues();
-      for (String topic : needed) {
-        try {
-          found.get(topic).get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-            missing.add(topic);
-          } else {
-            log.warn("Could not check that topic {} exists; going on", topic, e.getCause());
-          }
-        } catch (TimeoutException e) {
-          log.warn("Could not check that topic {} exists within 30 s; going on", topic);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while checking the topics of group " + groupId, e);
-        }
-      }
-    }
-    if (!missing.isEmpty()) {
-      throw new IllegalStateException("stream consumer of group " + groupId + ": topics " + missing + " do not exist."
-          + " It writes retry copies to the delay tiers and " + retryTopic + ", and dead letters to " + dlqTopic
-          + "; create them first (see docs/stream-consumer.md)");
-    }
-    return needed;
-  }
-
-  private void closeQuietly() {
-    if (delayClient != null) {
-      try {
-        delayClient.close(Duration.ZERO); // held retry copies are dropped: their records were not committed
-      } catch (RuntimeException e) {
-        log.warn("Closing the delay client of group {} failed", groupId, e);
-      }
-    }
-    if (producer != null) {
-      try {
-        producer.close(Duration.ofSeconds(5));
-      } catch (RuntimeException e) {
-        log.warn("Closing the producer of group {} failed", groupId, e);
-      }
-    }
-    if (consumer != null) {
-      try {
-        consumer.close(Duration.ofSeconds(10));
-      } catch (RuntimeException e) {
-        log.warn("Closing the consumer of group {} failed", groupId, e);
-      }
-    }
-  }
-
-  // ---- state ----
-
-  /** What the poll thread knows of one partition it owns. */
-  private static final class PartitionWork {
-    final TopicPartition tp;
-    final boolean retry;
-    final ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
-    OffsetTracker tracker; // from the first fetched record
-    int running; // handed to workers, handler not returned
-    int settling; // retry copy or dead letter being written
-    long committed = -1;
-    boolean revoked;
-
-    PartitionWork(TopicPartition tp, boolean retry) {
-      this.tp = tp;
-      this.retry = retry;
-    }
-  }
-
-  private record Probe(PartitionWork work, long offset, StreamRecord record) {
-    @Override
-    public String toString() {
-      return record.toString();
-    }
-  }
-
-  /** A failed record's retry copy or dead letter, until it is written. */
-  private static final class Settlement {
-    final PartitionWork work;
-    final StreamRecord record;
-    final String error;
-    int nextAttempt;
-    long delayMs;
-    DeadLetterReason reason; // null: a retry copy
-    String detail;
-    boolean withRaw = true;
-    long retryAt;
-
-    Settlement(PartitionWork work, StreamRecord record, String error) {
-      this.work = work;
-      this.record = record;
-      this.error = error;
-    }
-
-    void retry(int attempt, long delay) {
-      this.nextAttempt = attempt;
-      this.delayMs = delay;
-      this.reason = null;
-    }
-
-    void deadLetter(DeadLetterReason why, String text) {
-      this.reason = why;
-      this.detail = text;
-    }
-  }
-
-  private sealed interface Event permits Handled, Written {}
-
-  private record Handled(PartitionWork work, StreamRecord record, Throwable failure) implements Event {}
-
-  private record Written(Settlement settlement, Throwable error) implements Event {}
-
-  private static final class Counters {
-    final AtomicLong handled = new AtomicLong();
-    final AtomicLong failed = new AtomicLong();
-    final AtomicLong retried = new AtomicLong();
-    final AtomicLong deadLettered = new AtomicLong();
-    final AtomicLong clogs = new AtomicLong();
-    final AtomicLong probes = new AtomicLong();
-    final AtomicLong reopened = new AtomicLong();
-    final AtomicInteger running = new AtomicInteger();
-
-    StreamConsumerStats snapshot(ClogState state) {
-      return new StreamConsumerStats(handled.get(), failed.get(), retried.get(), deadLettered.get(), clogs.get(),
-          probes.get(), reopened.get(), running.get(), state);
+      assignment = dispatch.owned();
     }
   }
 }
