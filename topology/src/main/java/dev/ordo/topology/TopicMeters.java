@@ -3,19 +3,14 @@ package dev.ordo.topology;
 import dev.ordo.schema.DeadLetterReason;
 import dev.ordo.store.TopicCounts;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -46,7 +41,7 @@ public final class TopicMeters {
   private final int maxTopics;
   private final long idleMs;
   private final LongSupplier clock;
-  private final Map<TopicKey, Topic> topics = new ConcurrentHashMap<>();
+  private final Map<TopicKey, TopicMeterSet> topics = new ConcurrentHashMap<>();
   private final Counter folded;
   private final java.util.Set<Integer> rebuildingPartitions = ConcurrentHashMap.newKeySet();
   /** Each partition's deduplication window: entries held (decisions D57). */
@@ -117,13 +112,7 @@ public final class TopicMeters {
     if (registry == null) {
       return;
     }
-    Topic t = topic(namespace, topic);
-    t.leased.increment();
-    long age = Math.max(0, sinceEnqueueMs);
-    t.attemptAge.record(age, TimeUnit.MILLISECONDS);
-    if (firstAttempt) {
-      t.firstAttemptAge.record(age, TimeUnit.MILLISECONDS);
-    }
+    topic(namespace, topic).leased(firstAttempt, sinceEnqueueMs);
   }
 
   /** An item of the topic was deleted by its time to live (dead-lettered too, with ordo.ttl.dead.letter). */
@@ -167,12 +156,7 @@ public final class TopicMeters {
     if (registry == null) {
       return;
     }
-    Topic t = topic(namespace, topic);
-    String how = LEASE_ENDS.contains(outcome) ? outcome : "OTHER";
-    t.leaseEnds.computeIfAbsent(how, o -> Counter.builder("ordo.lease.ends")
-        .description("Leases that ended without an ack, by how: NACK, LEASE_EXPIRED, RELEASED")
-        .tags(t.tags).tag("outcome", o)
-        .register(registry)).increment();
+    topic(namespace, topic).leaseEnded(LEASE_ENDS.contains(outcome) ? outcome : "OTHER");
   }
 
   /** A lease of the topic was extended. */
@@ -218,22 +202,14 @@ public final class TopicMeters {
     if (registry == null) {
       return;
     }
-    Topic t = topic(namespace, topic);
-    t.purged.computeIfAbsent(state, s -> Counter.builder("ordo.items.purged")
-        .description("Items deleted by a purge job, by the state they were in")
-        .tags(t.tags).tag("state", s)
-        .register(registry)).increment();
+    topic(namespace, topic).purged(state);
   }
 
   public void deadLettered(String namespace, String topic, DeadLetterReason reason) {
     if (registry == null) {
       return;
     }
-    Topic t = topic(namespace, topic);
-    t.deadLetters.computeIfAbsent(reason, r -> Counter.builder("ordo.dead.letters")
-        .description("Items dead-lettered, by reason")
-        .tags(t.tags).tag("reason", r.name())
-        .register(registry)).increment();
+    topic(namespace, topic).deadLettered(reason);
   }
 
   /**
@@ -244,18 +220,13 @@ public final class TopicMeters {
     if (registry == null) {
       return;
     }
-    Topic t = topic(namespace, topic);
-    if (counts.total() == 0) {
-      t.partitions.remove(partition);
-    } else {
-      t.partitions.put(partition, new PartitionCounts(counts, oldestReadyAt));
-    }
+    topic(namespace, topic).counts(partition, counts, oldestReadyAt);
   }
 
   /** The partition is no longer here (its task moved or closed): its counts leave every topic. */
   public void forgetPartition(int partition) {
     if (registry != null) {
-      topics.values().forEach(t -> t.partitions.remove(partition));
+      topics.values().forEach(t -> t.forget(partition));
       dedupEntries.remove(partition);
     }
   }
@@ -268,12 +239,12 @@ public final class TopicMeters {
     long now = clock.getAsLong();
     List<TopicKey> idle = new ArrayList<>();
     topics.forEach((k, t) -> {
-      if (t.partitions.isEmpty() && now - t.lastActive >= idleMs) {
+      if (t.idleSince(now, idleMs)) {
         idle.add(k);
       }
     });
     for (TopicKey k : idle) {
-      Topic t = topics.remove(k);
+      TopicMeterSet t = topics.remove(k);
       if (t != null) {
         t.meters().forEach(registry::remove);
       }
@@ -285,135 +256,17 @@ public final class TopicMeters {
     return topics.size();
   }
 
-  private Topic topic(String namespace, String topic) {
+  private TopicMeterSet topic(String namespace, String topic) {
     TopicKey key = new TopicKey(namespace, topic);
-    Topic t = topics.get(key);
+    TopicMeterSet t = topics.get(key);
     if (t == null) {
       if (topics.size() >= maxTopics && !topics.containsKey(key)) {
         folded.increment();
         key = new TopicKey(OTHER, OTHER);
       }
-      t = topics.computeIfAbsent(key, k -> new Topic(k.namespace(), k.topic()));
+      t = topics.computeIfAbsent(key, k -> new TopicMeterSet(registry, clock, k.namespace(), k.topic()));
     }
-    t.lastActive = clock.getAsLong();
+    t.touch(clock.getAsLong());
     return t;
-  }
-
-  private record PartitionCounts(TopicCounts counts, Long oldestReadyAt) {}
-
-  /** One (namespace, topic)'s meters. */
-  private final class Topic {
-    final Tags tags;
-    final Map<Integer, PartitionCounts> partitions = new ConcurrentHashMap<>();
-    final Map<DeadLetterReason, Counter> deadLetters = new ConcurrentHashMap<>();
-    final Map<String, Counter> leaseEnds = new ConcurrentHashMap<>();
-    final Map<String, Counter> purged = new ConcurrentHashMap<>();
-    final List<Meter> fixed = new ArrayList<>();
-    final Counter enqueued;
-    final Counter leased;
-    final Timer firstAttemptAge;
-    final Timer attemptAge;
-    final Counter ttlExpired;
-    final Counter staleLeases;
-    final Counter redriven;
-    final Counter duplicates;
-    final Counter groupRateLimited;
-    final Counter extended;
-    final DistributionSummary attemptsPerAck;
-    volatile long lastActive;
-
-    Topic(String namespace, String topic) {
-      tags = Tags.of("namespace", namespace, "topic", topic);
-      for (String state : new String[] {"ready", "delayed", "leased", "parked", "overflow"}) {
-        fixed.add(Gauge.builder("ordo.items", this, t -> t.sum(state))
-            .description("Items of the topic by state, on the partitions this instance owns")
-            .tags(tags).tag("state", state)
-            .register(registry));
-      }
-      fixed.add(Gauge.builder("ordo.oldest.ready.age", this, Topic::oldestReadyAgeSeconds)
-          .description("Age of the oldest ready item of the topic on the partitions this instance owns (0 when none)")
-          .baseUnit("seconds")
-          .tags(tags)
-          .register(registry));
-      enqueued = Counter.builder("ordo.enqueued").description("Items taken in").tags(tags).register(registry);
-      leased = Counter.builder("ordo.leases").description("Leases (deliveries) of items").tags(tags).register(registry);
-      firstAttemptAge = Timer.builder("ordo.first.attempt.age")
-          .description("Age of items at their first lease: enqueue to first attempt (AgeOfFirstAttempt)")
-          .tags(tags)
-          .publishPercentileHistogram()
-          .minimumExpectedValue(Duration.ofMillis(1))
-          .maximumExpectedValue(Duration.ofHours(1))
-          .register(registry);
-      attemptAge = Timer.builder("ordo.attempt.age")
-          .description("Age of items at every lease, retries included: enqueue to this attempt")
-          .tags(tags)
-          .publishPercentileHistogram()
-          .minimumExpectedValue(Duration.ofMillis(1))
-          .maximumExpectedValue(Duration.ofHours(1))
-          .register(registry);
-      ttlExpired = Counter.builder("ordo.ttl.expired").description("Items deleted by their time to live")
-          .tags(tags).register(registry);
-      staleLeases = Counter.builder("ordo.stale.leases")
-          .description("Commands refused: the lease they named was not the item's").tags(tags).register(registry);
-      redriven = Counter.builder("ordo.redriven").description("Items taken in from a dead-letter redrive")
-          .tags(tags).register(registry);
-      fixed.add(attemptAge);
-      fixed.add(ttlExpired);
-      fixed.add(staleLeases);
-      fixed.add(redriven);
-      duplicates = Counter.builder("ordo.items.duplicate")
-          .description("Items refused as duplicates: their deduplication ID was taken in within the window")
-          .tags(tags).register(registry);
-      fixed.add(duplicates);
-      groupRateLimited = Counter.builder("ordo.group.rate.limited")
-          .description("Ready items passed over because their group had no token of its rate left (they wait)")
-          .tags(tags).register(registry);
-      fixed.add(groupRateLimited);
-      extended = Counter.builder("ordo.extends").description("Leases extended").tags(tags).register(registry);
-      attemptsPerAck = DistributionSummary.builder("ordo.attempts.per.ack")
-          .description("Deliveries an item took until it was acked")
-          .tags(tags)
-          .serviceLevelObjectives(1, 2, 3, 5, 10, 20)
-          .register(registry);
-      fixed.add(extended);
-      fixed.add(attemptsPerAck);
-      fixed.add(enqueued);
-      fixed.add(leased);
-      fixed.add(firstAttemptAge);
-      lastActive = clock.getAsLong();
-    }
-
-    double sum(String state) {
-      long n = 0;
-      for (PartitionCounts p : partitions.values()) {
-        TopicCounts c = p.counts();
-        n += switch (state) {
-          case "ready" -> c.ready();
-          case "delayed" -> c.delayed();
-          case "leased" -> c.leased();
-          case "parked" -> c.parked();
-          default -> c.overflow();
-        };
-      }
-      return n;
-    }
-
-    double oldestReadyAgeSeconds() {
-      long oldest = Long.MAX_VALUE;
-      for (PartitionCounts p : partitions.values()) {
-        if (p.oldestReadyAt() != null) {
-          oldest = Math.min(oldest, p.oldestReadyAt());
-        }
-      }
-      return oldest == Long.MAX_VALUE ? 0 : Math.max(0, clock.getAsLong() - oldest) / 1000.0;
-    }
-
-    List<Meter> meters() {
-      List<Meter> all = new ArrayList<>(fixed);
-      all.addAll(deadLetters.values());
-      all.addAll(leaseEnds.values());
-      all.addAll(purged.values());
-      return all;
-    }
   }
 }
