@@ -686,6 +686,10 @@ public final class Bench {
           guarantee, e.itemsPerSec(), e.cpuUsPerItem(), e.streamThreadUsPerItem(), e.recordsPerItem(), e.offeredPerSec(),
           e.latency().p50(),
           e.latency().p99(), e.latency().max());
+      StringBuilder parts = new StringBuilder();
+      e.cpuUsPerItemByPart().forEach((part, us) -> parts.append(parts.isEmpty() ? "" : ", ")
+          .append(String.format(Locale.ROOT, "%s %.1f", part, us)));
+      out.printf(Locale.ROOT, "    CPU per item by part of the process, µs: %s%n", parts);
       return e;
     } catch (RuntimeException e) {
       failed(out, notes, round, "Ordo e2e " + guarantee, e);

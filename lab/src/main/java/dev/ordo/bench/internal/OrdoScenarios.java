@@ -34,7 +34,7 @@ public final class OrdoScenarios {
    * the queue's stream threads alone: figures that a loaded machine disturbs less than rates.
    */
   public record EndToEnd(double itemsPerSec, double offeredPerSec, Stats.Latency latency, double cpuUsPerItem,
-      double streamThreadUsPerItem, double recordsPerItem) {}
+      double streamThreadUsPerItem, double recordsPerItem, Map<String, Double> cpuUsPerItemByPart) {}
 
   /** Dequeue throughput (items/s) with an empty queue and with a standing backlog. */
   public record Backlog(double emptyPerSec, double backlogPerSec) {}
@@ -116,6 +116,7 @@ public final class OrdoScenarios {
       await(workers, target, Duration.ofSeconds(120), "warm-up");
 
       CpuClock cpu = new CpuClock();
+      ThreadKinds kinds = new ThreadKinds();
       long records0 = kafka.endOffsetsSum(cluster);
       long start = System.nanoTime();
       for (int i = 0; i < s.items(); i++) {
@@ -126,6 +127,7 @@ public final class OrdoScenarios {
       double itemsPerSec = s.items() / ((System.nanoTime() - start) / 1e9);
       double cpuUs = cpu.processNanos() / 1e3 / s.items();
       double streamUs = cpu.streamThreadNanos() / 1e3 / s.items();
+      Map<String, Double> byPart = kinds.partsPerItem(s.items());
       double recordsPerItem = (kafka.endOffsetsSum(cluster) - records0) / (double) s.items();
       enqueuer.check();
 
@@ -138,7 +140,7 @@ public final class OrdoScenarios {
       enqueuer.check();
       tracer.interrupt();
       return new EndToEnd(itemsPerSec, offered, Stats.latency(workers.samples(), workers.sampleCount(), 1e6), cpuUs,
-          streamUs, recordsPerItem);
+          streamUs, recordsPerItem, byPart);
     }
   }
 

@@ -43,6 +43,47 @@ final class ThreadKinds {
     return out;
   }
 
+  /** The parts of the process a thread's CPU is reported under, in the order they are printed. */
+  static final java.util.List<String> PARTS = java.util.List.of("broker requests", "broker other", "stream threads",
+      "producer I/O", "lease consumers", "enqueuer", "GC, JIT, VM");
+
+  /**
+   * Which part of the process a kind of thread ({@link #kind}) belongs to: the broker's request handlers
+   * and network threads; the broker's other threads (and anything not named below); the queue's stream
+   * threads; every producer's network thread (the queue's, the enqueuer's, the lease consumers'); the
+   * lease consumers' own threads (poll, replies, acks, callbacks, handlers); the bench's enqueuing thread;
+   * what is not a Java thread.
+   */
+  static String part(String kind) {
+    if (kind.equals(NOT_JAVA)) {
+      return "GC, JIT, VM";
+    }
+    if (kind.startsWith("kafka-producer-network-thread")) {
+      return "producer I/O";
+    }
+    if (kind.contains("-StreamThread-")) {
+      return "stream threads";
+    }
+    if (kind.startsWith("data-plane-kafka")) {
+      return "broker requests";
+    }
+    if (kind.startsWith("lease-") || kind.startsWith("bench-workers")) {
+      return "lease consumers";
+    }
+    if (kind.equals("main")) {
+      return "enqueuer";
+    }
+    return "broker other";
+  }
+
+  /** {@link #since} by {@link #part}, in µs per item of {@code items}, every part present (0 when none). */
+  Map<String, Double> partsPerItem(long items) {
+    Map<String, Double> out = new java.util.LinkedHashMap<>();
+    PARTS.forEach(p -> out.put(p, 0.0));
+    since().forEach((kind, nanos) -> out.merge(part(kind), nanos / 1e3 / items, Double::sum));
+    return out;
+  }
+
   static String kind(String threadName) {
     return threadName.replaceAll(UUID, "*").replaceAll("\\d+", "N");
   }
