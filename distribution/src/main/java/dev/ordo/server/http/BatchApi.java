@@ -44,7 +44,7 @@ final class BatchApi {
   static final Set<String> ENQUEUE_ENTRY;
 
   static {
-    java.util.Set<String> fields = new java.util.LinkedHashSet<>(QueueApi.ENQUEUE_FIELDS);
+    java.util.Set<String> fields = new java.util.LinkedHashSet<>(ItemFields.ENQUEUE_FIELDS);
     fields.add("topic");
     ENQUEUE_ENTRY = java.util.Collections.unmodifiableSet(fields);
   }
@@ -66,11 +66,11 @@ final class BatchApi {
   private final dev.ordo.server.http.internal.HttpConsumerMeters consumers;
 
   void register(HttpRouter router) {
-    router.post("/v1/items/ack", QueueApi.guarded(this::ack));
-    router.post("/v1/items/nack", QueueApi.guarded(this::nack));
-    router.post("/v1/items/extend", QueueApi.guarded(this::extend));
-    router.post("/v1/items/release", QueueApi.guarded(this::release));
-    router.post("/v1/namespaces/{ns}/items", QueueApi.guarded(this::enqueue));
+    router.post("/v1/items/ack", ApiAnswers.guarded(this::ack));
+    router.post("/v1/items/nack", ApiAnswers.guarded(this::nack));
+    router.post("/v1/items/extend", ApiAnswers.guarded(this::extend));
+    router.post("/v1/items/release", ApiAnswers.guarded(this::release));
+    router.post("/v1/namespaces/{ns}/items", ApiAnswers.guarded(this::enqueue));
   }
 
   /** One entry's answer: a future to wait for, or the answer already known (a bad entry). */
@@ -97,7 +97,7 @@ final class BatchApi {
       try {
         JsonBody b = JsonBody.entry(node, ACK_ENTRY);
         ItemId item = itemId(b);
-        good.add(new AbstractMap.SimpleImmutableEntry<>(item, QueueApi.lease(b)));
+        good.add(new AbstractMap.SimpleImmutableEntry<>(item, ItemCommands.lease(b)));
         goodAt.add(pending.size());
         pending.add(null);
       } catch (IllegalArgumentException e) {
@@ -109,7 +109,7 @@ final class BatchApi {
     if (consumers != null) {
       for (int i = 0; i < futures.size(); i++) {
         Map.Entry<ItemId, String> e = good.get(i);
-        futures.get(i).thenAccept(o -> QueueApi.observe(consumers, e.getKey().toString(), e.getValue(), false, o));
+        futures.get(i).thenAccept(o -> ItemCommands.observe(consumers, e.getKey().toString(), e.getValue(), false, o));
       }
     }
     for (int i = 0; i < futures.size(); i++) {
@@ -119,15 +119,15 @@ final class BatchApi {
   }
 
   HttpResponse nack(HttpRequest r) {
-    return each(r, NACK_ENTRY, QueueApi.observed(QueueApi.NACK, consumers));
+    return each(r, NACK_ENTRY, ItemCommands.observed(ItemCommands.NACK, consumers));
   }
 
   HttpResponse extend(HttpRequest r) {
-    return each(r, EXTEND_ENTRY, QueueApi.observed(QueueApi.EXTEND, consumers));
+    return each(r, EXTEND_ENTRY, ItemCommands.observed(ItemCommands.EXTEND, consumers));
   }
 
   HttpResponse release(HttpRequest r) {
-    return each(r, ACK_ENTRY, QueueApi.observed(QueueApi.RELEASE, consumers));
+    return each(r, ACK_ENTRY, ItemCommands.observed(ItemCommands.RELEASE, consumers));
   }
 
   /** {@code POST /v1/namespaces/{ns}/items}: each entry an enqueue's fields plus its {@code topic}. */
@@ -144,7 +144,7 @@ final class BatchApi {
         if (topic == null) {
           throw new IllegalArgumentException("topic is missing: the topic of the namespace to enqueue to");
         }
-        checked.add(QueueApi.enqueueRequest(b, namespace, topic, traceId));
+        checked.add(ItemFields.enqueueRequest(b, namespace, topic, traceId));
       } catch (IllegalArgumentException e) {
         checked.add(Pending.refused(null, 400, e.getMessage()));
       }
@@ -170,7 +170,7 @@ final class BatchApi {
   }
 
   /** Checks every entry, then sends the good ones at once and answers all of them. */
-  private HttpResponse each(HttpRequest r, Set<String> fields, QueueApi.ItemCommand command) {
+  private HttpResponse each(HttpRequest r, Set<String> fields, ItemCommands.ItemCommand command) {
     List<JsonNode> entries = entries(r);
     List<Object> checked = new ArrayList<>(entries.size());
     QueueClient.Scoped scoped = client.within(r.caller().scope(Permission.CONSUME));
@@ -228,7 +228,8 @@ final class BatchApi {
   private static Map<String, Object> result(Pending p) {
     Object value;
     try {
-      value = QueueApi.await(p.future(), QueueApi.SLACK, p.id() == null ? "the enqueue" : "the command on item " + p.id());
+      value = ApiAnswers.await(p.future(), ApiAnswers.SLACK,
+          p.id() == null ? "the enqueue" : "the command on item " + p.id());
     } catch (ApiException e) {
       Map<String, Object> m = new LinkedHashMap<>();
       if (p.id() != null) {

@@ -41,7 +41,7 @@ public final class ClusterApi {
   }
 
   public void register(HttpRouter router) {
-    router.get("/v1/cluster", QueueApi.guarded(this::cluster));
+    router.get("/v1/cluster", ApiAnswers.guarded(this::cluster));
   }
 
   HttpResponse cluster(HttpRequest r) throws ApiException {

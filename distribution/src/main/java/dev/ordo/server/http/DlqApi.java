@@ -61,14 +61,14 @@ public final class DlqApi {
   }
 
   public void register(HttpRouter router) {
-    router.get("/v1/dlq", QueueApi.guarded(this::list));
-    router.get("/v1/dlq/{id}", QueueApi.guarded(this::show));
-    router.post("/v1/dlq/redrive", QueueApi.guarded(this::redrive));
-    router.post("/v1/dlq/purge", QueueApi.guarded(this::purge));
-    router.get("/v1/dlq/redrives/{job}", QueueApi.guarded(r -> job(r, DlqJobView.Kind.REDRIVE)));
-    router.get("/v1/dlq/purges/{job}", QueueApi.guarded(r -> job(r, DlqJobView.Kind.PURGE)));
-    router.post("/v1/dlq/redrives/{job}/cancel", QueueApi.guarded(r -> cancel(r, DlqJobView.Kind.REDRIVE)));
-    router.post("/v1/dlq/purges/{job}/cancel", QueueApi.guarded(r -> cancel(r, DlqJobView.Kind.PURGE)));
+    router.get("/v1/dlq", ApiAnswers.guarded(this::list));
+    router.get("/v1/dlq/{id}", ApiAnswers.guarded(this::show));
+    router.post("/v1/dlq/redrive", ApiAnswers.guarded(this::redrive));
+    router.post("/v1/dlq/purge", ApiAnswers.guarded(this::purge));
+    router.get("/v1/dlq/redrives/{job}", ApiAnswers.guarded(r -> job(r, DlqJobView.Kind.REDRIVE)));
+    router.get("/v1/dlq/purges/{job}", ApiAnswers.guarded(r -> job(r, DlqJobView.Kind.PURGE)));
+    router.post("/v1/dlq/redrives/{job}/cancel", ApiAnswers.guarded(r -> cancel(r, DlqJobView.Kind.REDRIVE)));
+    router.post("/v1/dlq/purges/{job}/cancel", ApiAnswers.guarded(r -> cancel(r, DlqJobView.Kind.PURGE)));
   }
 
   HttpResponse list(HttpRequest r) throws ApiException {

@@ -35,9 +35,9 @@ public final class NamespaceApi {
   }
 
   public void register(HttpRouter router) {
-    router.get("/v1/namespaces/{ns}/policy", QueueApi.guarded(this::get));
-    router.put("/v1/namespaces/{ns}/policy", QueueApi.guarded(this::put));
-    router.delete("/v1/namespaces/{ns}/policy", QueueApi.guarded(this::delete));
+    router.get("/v1/namespaces/{ns}/policy", ApiAnswers.guarded(this::get));
+    router.put("/v1/namespaces/{ns}/policy", ApiAnswers.guarded(this::put));
+    router.delete("/v1/namespaces/{ns}/policy", ApiAnswers.guarded(this::delete));
   }
 
   HttpResponse get(HttpRequest r) throws QueueApi.ApiException {

@@ -39,10 +39,10 @@ public final class PauseApi {
   }
 
   public void register(HttpRouter router) {
-    router.post("/v1/namespaces/{ns}/pause", QueueApi.guarded(r -> change(r, false, true)));
-    router.post("/v1/namespaces/{ns}/resume", QueueApi.guarded(r -> change(r, false, false)));
-    router.post("/v1/namespaces/{ns}/topics/{topic}/pause", QueueApi.guarded(r -> change(r, true, true)));
-    router.post("/v1/namespaces/{ns}/topics/{topic}/resume", QueueApi.guarded(r -> change(r, true, false)));
+    router.post("/v1/namespaces/{ns}/pause", ApiAnswers.guarded(r -> change(r, false, true)));
+    router.post("/v1/namespaces/{ns}/resume", ApiAnswers.guarded(r -> change(r, false, false)));
+    router.post("/v1/namespaces/{ns}/topics/{topic}/pause", ApiAnswers.guarded(r -> change(r, true, true)));
+    router.post("/v1/namespaces/{ns}/topics/{topic}/resume", ApiAnswers.guarded(r -> change(r, true, false)));
   }
 
   HttpResponse change(HttpRequest r, boolean ofTopic, boolean pause) throws QueueApi.ApiException {
@@ -69,7 +69,7 @@ public final class PauseApi {
     if (topic == null && (!pause.isEmpty() || table.knows(ns))) {
       return;
     }
-    List<TopicActivity> topics = QueueApi.topicsShowing(client, ns, topic);
+    List<TopicActivity> topics = TopicsShowing.topicsShowing(client, ns, topic);
     if (topic == null && !topics.isEmpty() || topic != null && topics.stream().anyMatch(t -> t.topic().equals(topic))) {
       return;
     }

@@ -67,7 +67,7 @@ public final class PeekApi {
   }
 
   public void register(HttpRouter router) {
-    router.get("/v1/namespaces/{ns}/topics/{topic}/peek", QueueApi.guarded(this::peek));
+    router.get("/v1/namespaces/{ns}/topics/{topic}/peek", ApiAnswers.guarded(this::peek));
   }
 
   /** A peeked item with what the merge across partitions orders it by. */

@@ -59,7 +59,7 @@ public final class ScheduleApi {
   }
 
   public void register(HttpRouter router) {
-    router.post("/v1/schedule", QueueApi.guarded(this::schedule));
+    router.post("/v1/schedule", ApiAnswers.guarded(this::schedule));
   }
 
   HttpResponse schedule(HttpRequest r) throws ApiException {
@@ -87,7 +87,8 @@ public final class ScheduleApi {
     }
     CompletableFuture<RecordMetadata> written = delays.schedule(topic, key, value, headers, due);
     Duration wait = Duration.between(now, due).isNegative() ? Duration.ZERO : Duration.between(now, due);
-    RecordMetadata m = QueueApi.await(written, min(wait, longestHeld).plus(QueueApi.SLACK), "scheduling the record");
+    RecordMetadata m = ApiAnswers.await(written, min(wait, longestHeld).plus(ApiAnswers.SLACK),
+        "scheduling the record");
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("topic", topic);
     body.put("dueAt", Views.time(due.toEpochMilli()));
@@ -127,7 +128,7 @@ public final class ScheduleApi {
 
   /** {@code name} as UTF-8 text or {@code nameBase64}, not both; null when neither. */
   private static byte[] oneOf(JsonBody b, String name) {
-    return QueueApi.bytes(b, name, false);
+    return ItemFields.bytes(b, name, false);
   }
 
   /** {@code headers}: an object of text values, each a Kafka header (UTF-8). */

@@ -33,8 +33,8 @@ public final class TopicPurgeApi {
   }
 
   public void register(HttpRouter router) {
-    router.post("/v1/namespaces/{ns}/topics/{topic}/purge", QueueApi.guarded(this::start));
-    router.get("/v1/namespaces/{ns}/topics/{topic}/purges/{job}", QueueApi.guarded(this::get));
+    router.post("/v1/namespaces/{ns}/topics/{topic}/purge", ApiAnswers.guarded(this::start));
+    router.get("/v1/namespaces/{ns}/topics/{topic}/purges/{job}", ApiAnswers.guarded(this::get));
   }
 
   HttpResponse start(HttpRequest r) throws QueueApi.ApiException {
@@ -43,7 +43,7 @@ public final class TopicPurgeApi {
     boolean includeLeased = Boolean.TRUE.equals(b.bool("includeLeased"));
     String ns = r.pathParam("ns");
     String topic = r.pathParam("topic");
-    List<TopicActivity> topics = QueueApi.topicsShowing(client, ns, topic);
+    List<TopicActivity> topics = TopicsShowing.topicsShowing(client, ns, topic);
     if (topics.stream().noneMatch(t -> t.topic().equals(topic))) {
       throw new QueueApi.ApiException(404, "unknown topic " + topic + " of namespace " + ns + ": it has no items"
           + (topics.isEmpty() ? "" : " (topics with items: "

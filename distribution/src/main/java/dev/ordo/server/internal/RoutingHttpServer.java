@@ -15,20 +15,13 @@ import dev.ordo.server.HttpResponse;
 import dev.ordo.server.HttpRouter;
 import dev.ordo.server.StartupException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -36,11 +29,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The JDK's {@link HttpServer} with a small router of {@code {param}} path patterns and JSON answers. */
+/**
+ * The JDK's {@link HttpServer} with a small router of {@code {param}} path patterns and JSON answers.
+ * Its routes are a {@link RouteTable}; {@link HttpExchanges} reads a request's parts and writes answers.
+ */
 public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingHttpServer.class);
-
-  private record Route(String method, String pattern, String[] segments, Handler handler) {}
 
   /** Told of every request answered: its method, the route's pattern (or null), status and duration. */
   public interface RequestObserver {
@@ -68,7 +62,7 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
   private final ExecutorService executor;
   /** What a request may be (413, 414, 431), with the JVM-wide limits in force. */
   private final HttpLimits limits;
-  private final List<Route> routes = new CopyOnWriteArrayList<>();
+  private final RouteTable table = new RouteTable();
   /** Asked before a route's handler with the request's path: a response to answer instead, or null. */
   private volatile java.util.function.Function<String, HttpResponse> gate = path -> null;
   /** While true, a request no route matches may be for one not registered yet: 503, not 404. */
@@ -213,65 +207,20 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     this.starting = starting;
   }
 
-  /** Access rules of routes registered with one ({@link #route(String, String, Access, Handler)}), by "METHOD pattern". */
-  private final Map<String, Access> ownRules = new java.util.concurrent.ConcurrentHashMap<>();
-
+  /** Registers a route with its own access rule (one that {@link AccessRules} does not have). */
   @Override
   public void route(String method, String path, Access access, Handler handler) {
-    String key = method.toUpperCase(Locale.ROOT) + " " + path;
-    if (AccessRules.of(method.toUpperCase(Locale.ROOT), path).isPresent()) {
-      throw new IllegalArgumentException("route " + key + " has its rule in AccessRules already");
-    }
-    route(method, path, handler);
-    ownRules.put(key, java.util.Objects.requireNonNull(access, "access"));
+    table.add(method, path, access, handler);
   }
 
   /** Every route registered, as {@code "METHOD pattern"}. */
   public List<String> routes() {
-    return routes.stream().map(r -> r.method + " " + r.pattern).toList();
+    return table.list();
   }
 
   @Override
   public void route(String method, String path, Handler handler) {
-    if (!path.startsWith("/")) {
-      throw new IllegalArgumentException("a route's path starts with '/': " + path);
-    }
-    String m = method.toUpperCase(Locale.ROOT);
-    String[] segments = split(path);
-    synchronized (routes) {
-      for (Route r : routes) {
-        if (r.method.equals(m) && samePattern(r.segments, segments)) {
-          throw new IllegalArgumentException("route " + m + " " + path + " is already registered as " + r.pattern);
-        }
-      }
-      routes.add(new Route(m, path, segments, handler));
-    }
-  }
-
-  private static boolean samePattern(String[] a, String[] b) {
-    if (a.length != b.length) {
-      return false;
-    }
-    for (int i = 0; i < a.length; i++) {
-      boolean pa = isParam(a[i]);
-      boolean pb = isParam(b[i]);
-      if (pa != pb || (!pa && !a[i].equals(b[i]))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean isParam(String segment) {
-    return segment.length() > 2 && segment.startsWith("{") && segment.endsWith("}");
-  }
-
-  private static String[] split(String path) {
-    String p = path;
-    while (p.length() > 1 && p.endsWith("/")) {
-      p = p.substring(0, p.length() - 1);
-    }
-    return Arrays.stream(p.split("/")).filter(s -> !s.isEmpty()).toArray(String[]::new);
+    table.add(method, path, handler);
   }
 
   private void serve(HttpExchange exchange) {
@@ -285,7 +234,7 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       response = HttpResponse.error(500, "internal error: " + Messages.oneLine(e));
     }
     try {
-      send(exchange, response);
+      HttpExchanges.send(exchange, response);
     } catch (IOException e) {
       LOG.debug("Could not send the HTTP response: {}", e.toString());
     } finally {
@@ -303,67 +252,23 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       return oversized;
     }
     String rawPath = exchange.getRequestURI().getRawPath();
-    String[] raw = split(rawPath == null ? "/" : rawPath);
+    String[] raw = RouteTable.split(rawPath == null ? "/" : rawPath);
     String[] segments = new String[raw.length];
     Map<String, List<String>> query;
     try {
       for (int i = 0; i < raw.length; i++) {
         segments[i] = PercentDecoding.decode(raw[i], false, "path segment");
       }
-      query = query(exchange.getRequestURI().getRawQuery());
+      query = HttpExchanges.query(exchange.getRequestURI().getRawQuery());
     } catch (IllegalArgumentException e) {
       return HttpResponse.error(400, e.getMessage());
     }
-    TreeSet<String> allowed = new TreeSet<>();
-    for (Route route : routes) {
-      Map<String, String> params = match(route.segments, segments);
-      if (params == null) {
-        continue;
-      }
-      if (!route.method.equals(method) && !(method.equals("HEAD") && route.method.equals("GET"))) {
-        allowed.add(route.method);
-        continue;
-      }
-      matched[0] = route.pattern;
-      Map<String, List<String>> headers = headers(exchange);
-      HttpGuard g = guard;
-      HttpGuard.Admission admission = null;
-      if (g != null) {
-        Access own = ownRules.get(method + " " + route.pattern);
-        admission = g.admit(method, route.pattern, own == null ? AccessRules.of(method, route.pattern).orElse(null)
-            : new AccessRules.Rule(own, false), params, headers,
-            exchange instanceof HttpsExchange https ? https.getSSLSession() : null);
-        if (admission.refused()) {
-          g.answered(admission, method, rawPath, null, admission.refusal());
-          return admission.refusal();
-        }
-      }
-      HttpResponse tooLarge = limits.checkContentLength(exchange.getRequestHeaders().getFirst("Content-Length"));
-      if (tooLarge != null) {
-        return tooLarge;
-      }
-      byte[] body;
-      try {
-        body = readBody(exchange, limits.maxBodyBytes());
-      } catch (IOException e) {
-        LOG.debug("HTTP {} {}: the request body could not be read: {}", method, rawPath, e.toString());
-        return unreadBody(e);
-      }
-      if (body == null) {
-        return limits.bodyTooLarge("is longer");
-      }
-      HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params, query, headers, body,
-          admission == null ? Caller.ANONYMOUS : admission.caller());
-      HttpResponse refused = gate.apply(request.path());
-      if (refused != null) {
-        return refused;
-      }
-      HttpResponse response = handle(route, request, method, rawPath);
-      if (g != null) {
-        g.answered(admission, method, rawPath, body, response);
-      }
-      return response;
+    RouteTable.Match match = table.find(method, segments);
+    if (match instanceof RouteTable.Match.Found found) {
+      matched[0] = found.route().pattern();
+      return admitted(exchange, found.route(), found.params(), method, rawPath, segments, query);
     }
+    TreeSet<String> allowed = ((RouteTable.Match.NotFound) match).allowed();
     if (!allowed.isEmpty()) {
       return HttpResponse.error(405, "method " + method + " not allowed on " + rawPath + "; allowed: " + allowed)
           .withHeader("Allow", String.join(", ", allowed));
@@ -375,9 +280,52 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
     return HttpResponse.error(404, "no such endpoint: " + method + " " + rawPath);
   }
 
-  private HttpResponse handle(Route route, HttpRequest request, String method, String rawPath) {
+  /** A request its route matched: the guard's admission, the body within the limits, the gate, then the handler. */
+  private HttpResponse admitted(HttpExchange exchange, RouteTable.Route route, Map<String, String> params,
+      String method, String rawPath, String[] segments, Map<String, List<String>> query) throws IOException {
+    Map<String, List<String>> headers = HttpExchanges.headers(exchange);
+    HttpGuard g = guard;
+    HttpGuard.Admission admission = null;
+    if (g != null) {
+      Access own = table.ownRule(method, route.pattern());
+      admission = g.admit(method, route.pattern(), own == null ? AccessRules.of(method, route.pattern()).orElse(null)
+          : new AccessRules.Rule(own, false), params, headers,
+          exchange instanceof HttpsExchange https ? https.getSSLSession() : null);
+      if (admission.refused()) {
+        g.answered(admission, method, rawPath, null, admission.refusal());
+        return admission.refusal();
+      }
+    }
+    HttpResponse tooLarge = limits.checkContentLength(exchange.getRequestHeaders().getFirst("Content-Length"));
+    if (tooLarge != null) {
+      return tooLarge;
+    }
+    byte[] body;
     try {
-      HttpResponse response = route.handler.handle(request);
+      body = HttpExchanges.readBody(exchange, limits.maxBodyBytes());
+    } catch (IOException e) {
+      LOG.debug("HTTP {} {}: the request body could not be read: {}", method, rawPath, e.toString());
+      return HttpExchanges.unreadBody(e);
+    }
+    if (body == null) {
+      return limits.bodyTooLarge("is longer");
+    }
+    HttpRequest request = new HttpRequest(method, "/" + String.join("/", segments), params, query, headers, body,
+        admission == null ? Caller.ANONYMOUS : admission.caller());
+    HttpResponse refused = gate.apply(request.path());
+    if (refused != null) {
+      return refused;
+    }
+    HttpResponse response = handle(route, request, method, rawPath);
+    if (g != null) {
+      g.answered(admission, method, rawPath, body, response);
+    }
+    return response;
+  }
+
+  private HttpResponse handle(RouteTable.Route route, HttpRequest request, String method, String rawPath) {
+    try {
+      HttpResponse response = route.handler().handle(request);
       return response == null ? HttpResponse.error(500, "handler returned no response") : response;
     } catch (IllegalArgumentException e) {
       return HttpResponse.error(400, String.valueOf(e.getMessage()));
@@ -400,94 +348,6 @@ public final class RoutingHttpServer implements HttpRouter, AutoCloseable {
       }
     }
     return false;
-  }
-
-  private static Map<String, String> match(String[] pattern, String[] segments) {
-    if (pattern.length != segments.length) {
-      return null;
-    }
-    Map<String, String> params = new LinkedHashMap<>();
-    for (int i = 0; i < pattern.length; i++) {
-      if (isParam(pattern[i])) {
-        params.put(pattern[i].substring(1, pattern[i].length() - 1), segments[i]);
-      } else if (!pattern[i].equals(segments[i])) {
-        return null;
-      }
-    }
-    return params;
-  }
-
-  /**
-   * The answer to a request whose body could not be read: the client closed its connection before
-   * sending all it announced, or sent a malformed chunk (400), or took longer than the request
-   * timeout, after which the JDK closed the connection (408). Nobody may be there to read it: it is
-   * what the request counts as.
-   */
-  private static HttpResponse unreadBody(IOException e) {
-    if (e instanceof java.nio.channels.ClosedChannelException) {
-      return HttpLimits.refusal(408, "the request body did not arrive within the request timeout"
-          + " (ordo.server.http.request.timeout.ms): the connection was closed");
-    }
-    return HttpLimits.refusal(400, "the request body could not be read: " + Messages.oneLine(e));
-  }
-
-  /** The body, or null when it is longer than {@code max} bytes (what is left of it is not read). */
-  private static byte[] readBody(HttpExchange exchange, int max) throws IOException {
-    // Not closed here: closing drains what is left, and a client whose body is over the limit or
-    // malformed would wait for that before its answer. The JDK closes it once the answer is sent.
-    InputStream in = exchange.getRequestBody();
-    byte[] body = in.readNBytes(max + 1);
-    return body.length > max ? null : body;
-  }
-
-  private static Map<String, List<String>> query(String rawQuery) {
-    Map<String, List<String>> query = new LinkedHashMap<>();
-    if (rawQuery == null || rawQuery.isEmpty()) {
-      return query;
-    }
-    for (String pair : rawQuery.split("&")) {
-      if (pair.isEmpty()) {
-        continue;
-      }
-      int eq = pair.indexOf('=');
-      String key = PercentDecoding.decode(eq < 0 ? pair : pair.substring(0, eq), true, "query parameter");
-      String value = eq < 0 ? "" : PercentDecoding.decode(pair.substring(eq + 1), true, "query parameter " + key);
-      query.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
-    }
-    return query;
-  }
-
-  private static Map<String, List<String>> headers(HttpExchange exchange) {
-    Map<String, List<String>> headers = new LinkedHashMap<>();
-    exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), List.copyOf(v)));
-    return headers;
-  }
-
-  private static void send(HttpExchange exchange, HttpResponse response) throws IOException {
-    byte[] bytes;
-    Object body = response.body();
-    if (body == null) {
-      bytes = new byte[0];
-    } else if (body instanceof byte[] b) {
-      bytes = b;
-    } else if (body instanceof String s && !HttpResponse.APPLICATION_JSON.equals(response.contentType())) {
-      bytes = s.getBytes(StandardCharsets.UTF_8);
-    } else {
-      bytes = HttpResponse.JSON.writeValueAsBytes(body);
-    }
-    if (response.contentType() != null && bytes.length > 0) {
-      exchange.getResponseHeaders().set("Content-Type", response.contentType());
-    }
-    response.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
-    boolean head = exchange.getRequestMethod().equalsIgnoreCase("HEAD");
-    if (head || bytes.length == 0) {
-      exchange.sendResponseHeaders(response.status(), -1);
-      return;
-    }
-    exchange.sendResponseHeaders(response.status(), bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 
   @Override

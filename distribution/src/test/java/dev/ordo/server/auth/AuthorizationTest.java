@@ -52,7 +52,7 @@ class AuthorizationTest {
     }
     // The topic the endpoints name holds items, leased for the whole class (an allowed purge takes no leased
     // item; two, in case one is the "0-0" that the item endpoints name): an allowed pause or purge finds the
-    // topic in the topics table at once instead of waiting for it before a 404 (QueueApi.topicsShowing).
+    // topic in the topics table at once instead of waiting for it before a 404 (TopicsShowing.topicsShowing).
     for (int i = 0; i < 2; i++) {
       Reply enq = server.call("POST", "/v1/namespaces/" + NS + "/topics/jobs/items",
           "{\"payload\": \"held\", \"leaseMs\": 3600000}", BOOTSTRAP);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class ClosedClientStatusTest {
   private static QueueApi.ApiException failure(Throwable cause) {
     return assertThrows(QueueApi.ApiException.class,
-        () -> QueueApi.await(CompletableFuture.failedFuture(cause), Duration.ofSeconds(1), "the dequeue"));
+        () -> ApiAnswers.await(CompletableFuture.failedFuture(cause), Duration.ofSeconds(1), "the dequeue"));
   }
 
   @Test
@@ -31,7 +31,7 @@ class ClosedClientStatusTest {
 
   @Test
   void theGuardAsksTheCallerToRetryA503() throws Exception {
-    HttpResponse r = QueueApi.guarded(request -> {
+    HttpResponse r = ApiAnswers.guarded(request -> {
       throw failure(new ClientClosedException("client ordo-http-1"));
     }).handle(null);
     assertEquals(503, r.status());
