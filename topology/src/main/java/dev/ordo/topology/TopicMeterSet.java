@@ -63,20 +63,9 @@ final class TopicMeterSet {
         .register(registry));
     enqueued = Counter.builder("ordo.enqueued").description("Items taken in").tags(tags).register(registry);
     leases = Counter.builder("ordo.leases").description("Leases (deliveries) of items").tags(tags).register(registry);
-    firstAttemptAge = Timer.builder("ordo.first.attempt.age")
-        .description("Age of items at their first lease: enqueue to first attempt (AgeOfFirstAttempt)")
-        .tags(tags)
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofHours(1))
-        .register(registry);
-    attemptAge = Timer.builder("ordo.attempt.age")
-        .description("Age of items at every lease, retries included: enqueue to this attempt")
-        .tags(tags)
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofHours(1))
-        .register(registry);
+    firstAttemptAge = ageTimer("ordo.first.attempt.age",
+        "Age of items at their first lease: enqueue to first attempt (AgeOfFirstAttempt)");
+    attemptAge = ageTimer("ordo.attempt.age", "Age of items at every lease, retries included: enqueue to this attempt");
     ttlExpired = Counter.builder("ordo.ttl.expired").description("Items deleted by their time to live")
         .tags(tags).register(registry);
     staleLeases = Counter.builder("ordo.stale.leases")
@@ -140,6 +129,17 @@ final class TopicMeterSet {
     all.addAll(leaseEnds.values());
     all.addAll(purged.values());
     return all;
+  }
+
+  /** An age histogram of the topic, 1 ms to 1 h. */
+  private Timer ageTimer(String name, String description) {
+    return Timer.builder(name)
+        .description(description)
+        .tags(tags)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofHours(1))
+        .register(registry);
   }
 
   /** Something happened to the topic at {@code now} (wall ms): it stays while it is active. */
