@@ -690,6 +690,20 @@ public final class Bench {
       e.cpuUsPerItemByPart().forEach((part, us) -> parts.append(parts.isEmpty() ? "" : ", ")
           .append(String.format(Locale.ROOT, "%s %.1f", part, us)));
       out.printf(Locale.ROOT, "    CPU per item by part of the process, µs: %s%n", parts);
+      if (!e.brokerRequestsPerItem().isEmpty()) {
+        StringBuilder requests = new StringBuilder();
+        e.brokerRequestsPerItem().forEach((kind, n) -> requests.append(requests.isEmpty() ? "" : ", ")
+            .append(String.format(Locale.ROOT, "%s %.3f", kind, n)));
+        out.printf(Locale.ROOT, "    broker requests per item: %s%n", requests);
+        StringBuilder handlers = new StringBuilder();
+        e.brokerHandlerUsPerItem().forEach((kind, us) -> handlers.append(handlers.isEmpty() ? "" : ", ")
+            .append(String.format(Locale.ROOT, "%s %.1f", kind, us)));
+        out.printf(Locale.ROOT, "    broker request handlers' time per item, µs: %s%n", handlers);
+        StringBuilder clients = new StringBuilder();
+        e.clientRequestsPerItem().forEach((kind, n) -> clients.append(clients.isEmpty() ? "" : "; ")
+            .append(String.format(Locale.ROOT, "%s %.3f", kind, n)));
+        out.printf(Locale.ROOT, "    client requests per item: %s%n", clients);
+      }
       return e;
     } catch (RuntimeException e) {
       failed(out, notes, round, "Ordo e2e " + guarantee, e);

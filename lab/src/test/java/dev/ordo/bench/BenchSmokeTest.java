@@ -67,6 +67,9 @@ class BenchSmokeTest {
         "backlog / empty"}) {
       assertTrue(table.contains(row), () -> "the table lacks '" + row + "':\n" + table);
     }
+    // The embedded broker's request meters are read in this JVM: the items' produce requests show.
+    assertTrue(table.matches("(?s).*broker requests per item: [^\n]*Produce \\d.*"),
+        () -> "no broker requests per item, or no Produce among them:\n" + table);
 
     JsonNode root = new ObjectMapper().readTree(Files.readString(json));
     for (String key : new String[] {"ordoVsRawKafka", "ordoVsShareGroups", "backlogVsEmpty"}) {

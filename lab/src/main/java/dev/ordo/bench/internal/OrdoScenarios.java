@@ -34,7 +34,9 @@ public final class OrdoScenarios {
    * the queue's stream threads alone: figures that a loaded machine disturbs less than rates.
    */
   public record EndToEnd(double itemsPerSec, double offeredPerSec, Stats.Latency latency, double cpuUsPerItem,
-      double streamThreadUsPerItem, double recordsPerItem, Map<String, Double> cpuUsPerItemByPart) {}
+      double streamThreadUsPerItem, double recordsPerItem, Map<String, Double> cpuUsPerItemByPart,
+      Map<String, Double> brokerRequestsPerItem, Map<String, Double> brokerHandlerUsPerItem,
+      Map<String, Double> clientRequestsPerItem) {}
 
   /** Dequeue throughput (items/s) with an empty queue and with a standing backlog. */
   public record Backlog(double emptyPerSec, double backlogPerSec) {}
@@ -117,6 +119,8 @@ public final class OrdoScenarios {
 
       CpuClock cpu = new CpuClock();
       ThreadKinds kinds = new ThreadKinds();
+      BrokerRequests requests = new BrokerRequests();
+      ClientRequests clientRequests = new ClientRequests();
       long records0 = kafka.endOffsetsSum(cluster);
       long start = System.nanoTime();
       for (int i = 0; i < s.items(); i++) {
@@ -128,6 +132,9 @@ public final class OrdoScenarios {
       double cpuUs = cpu.processNanos() / 1e3 / s.items();
       double streamUs = cpu.streamThreadNanos() / 1e3 / s.items();
       Map<String, Double> byPart = kinds.partsPerItem(s.items());
+      Map<String, Double> requestsPerItem = requests.perItem(s.items());
+      Map<String, Double> handlerUsPerItem = requests.handlerMicrosPerItem(s.items());
+      Map<String, Double> clientRequestsPerItem = clientRequests.perItem(s.items());
       double recordsPerItem = (kafka.endOffsetsSum(cluster) - records0) / (double) s.items();
       enqueuer.check();
 
@@ -140,7 +147,8 @@ public final class OrdoScenarios {
       enqueuer.check();
       tracer.interrupt();
       return new EndToEnd(itemsPerSec, offered, Stats.latency(workers.samples(), workers.sampleCount(), 1e6), cpuUs,
-          streamUs, recordsPerItem, byPart);
+          streamUs, recordsPerItem, byPart, requestsPerItem,
+          handlerUsPerItem, clientRequestsPerItem);
     }
   }
 
