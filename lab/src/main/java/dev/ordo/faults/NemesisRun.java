@@ -777,8 +777,11 @@ public final class NemesisRun {
   private void finalLookups() {
     // The stats lag the queue by about a second: after a drain that ran out of time, the workers' last acks
     // may not show yet. The count is compared only when it holds still, before and after the look-ups.
+    long began = System.nanoTime();
     Long queued = settledQueued();
+    long settled = System.nanoTime();
     Map<String, DeadLetter> dead = readDeadLetters();
+    long deadRead = System.nanoTime();
     dead.forEach((key, d) -> record(new Op.DeadLettered(d.getDeadAt(), "dlq", key, d.getItemId(), d.getReason().name(),
         d.getAttempts())));
     History h = new History(new ArrayList<>(ops));
@@ -822,7 +825,9 @@ public final class NemesisRun {
         remaining.merge(partitionOf.getOrDefault(m.itemKey(), -1), 1, Integer::sum);
       }
     }
-    log.printf("nemesis: items still in the queue after the drain, by partition: %s%n", remaining);
+    log.printf("nemesis: items still in the queue after the drain, by partition: %s (the count settled in %.1f s,"
+        + " %,d dead letters read in %.1f s, %,d look-ups in %.1f s)%n", remaining, (settled - began) / 1e9, dead.size(),
+        (deadRead - settled) / 1e9, lookups.size(), since(deadRead));
     Long after = queuedNow();
     if (queued != null && queued.equals(after)) {
       record(new Op.ServerCounts(now(), "stats", Map.of(HistoryChecker.QUEUED, queued)));
@@ -866,9 +871,14 @@ public final class NemesisRun {
     ClusterTopics topics = new ClusterTopics(cluster);
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
         kafka.bootstrap(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.GROUP_ID_CONFIG, "nemesis-dlq-" + now()),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
         new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      c.subscribe(List.of(topics.dlq()));
+      // Every partition from its start, assigned rather than subscribed: no group to join (a few seconds here).
+      List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
+      c.partitionsFor(topics.dlq()).forEach(i -> partitions.add(new org.apache.kafka.common.TopicPartition(i.topic(),
+          i.partition())));
+      c.assign(partitions);
+      c.seekToBeginning(partitions);
       long quietSince = System.nanoTime();
       while (System.nanoTime() - quietSince < TimeUnit.SECONDS.toNanos(5)) {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
