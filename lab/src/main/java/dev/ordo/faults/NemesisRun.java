@@ -67,6 +67,8 @@ public final class NemesisRun {
   private static final String TIERS = "1s,3s";
   private static final long LEASE_MS = 5_000;
   private static final int MAX_ATTEMPTS = 4;
+  /** The final look-ups of items whose end the history does not show, this many at a time. */
+  private static final int LOOKUPS_IN_FLIGHT = 8;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -715,7 +717,9 @@ public final class NemesisRun {
   /** Lets the workers drain the queue: until no server shows a ready, delayed or leased item, or {@code max}. */
   private void drain(Duration max) {
     long deadline = System.nanoTime() + max.toNanos();
+    drainStartedAt = now();
     Map<String, Long> left = Map.of();
+    List<Long> readings = new ArrayList<>();
     while (System.nanoTime() < deadline) {
       sleepMs(2_000);
       JsonNode topics = get(servers[0], "/v1/namespaces/" + NS + "/topics");
@@ -727,13 +731,36 @@ public final class NemesisRun {
           }
         }
         left = now;
-        if (now.values().stream().mapToLong(Long::longValue).sum() == 0) {
+        long sum = now.values().stream().mapToLong(Long::longValue).sum();
+        readings.add(sum);
+        if (sum == 0) {
           sleepMs(2_000); // the stats lag a second
+          logDrain(readings);
           return;
         }
       }
     }
     log.println("nemesis: the drain ran out of time with " + left + " left; what is left is looked up");
+    logDrain(readings);
+  }
+
+  private long drainStartedAt;
+
+  /**
+   * What the drain did, to tell a slow drain from a stuck one: the items left at each reading, and the
+   * deliveries during the drain by partition and by worker (a partition with items left and no delivery is stuck).
+   */
+  private void logDrain(List<Long> readings) {
+    Map<Integer, Integer> byPartition = new java.util.TreeMap<>();
+    Map<String, Integer> byWorker = new java.util.TreeMap<>();
+    for (Op op : ops) {
+      if (op instanceof Op.Delivered d && d.at() >= drainStartedAt) {
+        byPartition.merge(d.partition(), 1, Integer::sum);
+        byWorker.merge(d.client(), 1, Integer::sum);
+      }
+    }
+    log.printf("nemesis: drain: items left every 2 s %s; %.1f s of deliveries by partition %s, by worker %s%n", readings,
+        (now() - drainStartedAt) / 1e3, byPartition, byWorker);
   }
 
   private JsonNode get(ServerProcess s, String path) {
@@ -750,25 +777,57 @@ public final class NemesisRun {
   private void finalLookups() {
     // The stats lag the queue by about a second: after a drain that ran out of time, the workers' last acks
     // may not show yet. The count is compared only when it holds still, before and after the look-ups.
+    long began = System.nanoTime();
     Long queued = settledQueued();
+    long settled = System.nanoTime();
     Map<String, DeadLetter> dead = readDeadLetters();
+    long deadRead = System.nanoTime();
     dead.forEach((key, d) -> record(new Op.DeadLettered(d.getDeadAt(), "dlq", key, d.getItemId(), d.getReason().name(),
         d.getAttempts())));
     History h = new History(new ArrayList<>(ops));
+    // The look-ups are independent reads: LOOKUPS_IN_FLIGHT at a time (one after another, a few hundred of them
+    // took ~25 s on a slow host, each mostly waiting on a forward to the partition's owner).
+    java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(LOOKUPS_IN_FLIGHT);
+    List<java.util.concurrent.CompletableFuture<Void>> lookups = new ArrayList<>();
     for (History.Trail t : h.items()) {
       if (t.enqueued() == null || t.acked() || dead.containsKey(t.itemKey())) {
         continue;
       }
+      inFlight.acquireUninterruptibly();
+      java.util.concurrent.CompletableFuture<Void> lookup;
       try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(servers[0].httpAddress() + "/v1/items/"
-            + t.enqueued().itemId())).timeout(Duration.ofSeconds(15)).GET().build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          record(new Op.Remaining(now(), "lookup", t.itemKey()));
-        }
-      } catch (Exception e) {
+        lookup = http.sendAsync(HttpRequest.newBuilder(URI.create(servers[0].httpAddress() + "/v1/items/"
+            + t.enqueued().itemId())).timeout(Duration.ofSeconds(15)).GET().build(), HttpResponse.BodyHandlers.ofString())
+            .handle((r, e) -> {
+              if (e != null) {
+                record(new Op.Remaining(now(), "lookup-failed", t.itemKey())); // not known to be gone
+              } else if (r.statusCode() == 200) {
+                record(new Op.Remaining(now(), "lookup", t.itemKey()));
+              }
+              return null;
+            });
+      } catch (RuntimeException e) {
         record(new Op.Remaining(now(), "lookup-failed", t.itemKey())); // not known to be gone
+        lookup = java.util.concurrent.CompletableFuture.completedFuture(null);
+      }
+      lookups.add(lookup.whenComplete((v, e) -> inFlight.release()));
+    }
+    java.util.concurrent.CompletableFuture.allOf(lookups.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
+    Map<Integer, Integer> remaining = new java.util.TreeMap<>();
+    Map<String, Integer> partitionOf = new HashMap<>();
+    for (Op op : ops) {
+      if (op instanceof Op.Enqueued e) {
+        partitionOf.put(e.itemKey(), e.partition());
       }
     }
+    for (Op op : ops) {
+      if (op instanceof Op.Remaining m) {
+        remaining.merge(partitionOf.getOrDefault(m.itemKey(), -1), 1, Integer::sum);
+      }
+    }
+    log.printf("nemesis: items still in the queue after the drain, by partition: %s (the count settled in %.1f s,"
+        + " %,d dead letters read in %.1f s, %,d look-ups in %.1f s)%n", remaining, (settled - began) / 1e9, dead.size(),
+        (deadRead - settled) / 1e9, lookups.size(), since(deadRead));
     Long after = queuedNow();
     if (queued != null && queued.equals(after)) {
       record(new Op.ServerCounts(now(), "stats", Map.of(HistoryChecker.QUEUED, queued)));
@@ -812,9 +871,14 @@ public final class NemesisRun {
     ClusterTopics topics = new ClusterTopics(cluster);
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
         kafka.bootstrap(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.GROUP_ID_CONFIG, "nemesis-dlq-" + now()),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
         new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      c.subscribe(List.of(topics.dlq()));
+      // Every partition from its start, assigned rather than subscribed: no group to join (a few seconds here).
+      List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
+      c.partitionsFor(topics.dlq()).forEach(i -> partitions.add(new org.apache.kafka.common.TopicPartition(i.topic(),
+          i.partition())));
+      c.assign(partitions);
+      c.seekToBeginning(partitions);
       long quietSince = System.nanoTime();
       while (System.nanoTime() - quietSince < TimeUnit.SECONDS.toNanos(5)) {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
