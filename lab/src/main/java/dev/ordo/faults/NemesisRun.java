@@ -789,6 +789,7 @@ public final class NemesisRun {
     // took ~25 s on a slow host, each mostly waiting on a forward to the partition's owner).
     java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(LOOKUPS_IN_FLIGHT);
     List<java.util.concurrent.CompletableFuture<Void>> lookups = new ArrayList<>();
+    Map<String, Integer> answers = new java.util.concurrent.ConcurrentSkipListMap<>();
     for (History.Trail t : h.items()) {
       if (t.enqueued() == null || t.acked() || dead.containsKey(t.itemKey())) {
         continue;
@@ -799,8 +800,10 @@ public final class NemesisRun {
         lookup = http.sendAsync(HttpRequest.newBuilder(URI.create(servers[0].httpAddress() + "/v1/items/"
             + t.enqueued().itemId())).timeout(Duration.ofSeconds(15)).GET().build(), HttpResponse.BodyHandlers.ofString())
             .handle((r, e) -> {
-              if (e != null) {
-                record(new Op.Remaining(now(), "lookup-failed", t.itemKey())); // not known to be gone
+              answers.merge(e != null ? e.getClass().getSimpleName() : Integer.toString(r.statusCode()), 1, Integer::sum);
+              if (e != null || r.statusCode() != 200 && r.statusCode() != 404) {
+                // Not known to be gone: an answer of neither kind (a partition moving, a forward timing out).
+                record(new Op.Remaining(now(), "lookup-failed", t.itemKey()));
               } else if (r.statusCode() == 200) {
                 record(new Op.Remaining(now(), "lookup", t.itemKey()));
               }
@@ -826,8 +829,8 @@ public final class NemesisRun {
       }
     }
     log.printf("nemesis: items still in the queue after the drain, by partition: %s (the count settled in %.1f s,"
-        + " %,d dead letters read in %.1f s, %,d look-ups in %.1f s)%n", remaining, (settled - began) / 1e9, dead.size(),
-        (deadRead - settled) / 1e9, lookups.size(), since(deadRead));
+        + " %,d dead letters read in %.1f s, %,d look-ups in %.1f s, answered %s)%n", remaining, (settled - began) / 1e9,
+        dead.size(), (deadRead - settled) / 1e9, lookups.size(), since(deadRead), answers);
     Long after = queuedNow();
     if (queued != null && queued.equals(after)) {
       record(new Op.ServerCounts(now(), "stats", Map.of(HistoryChecker.QUEUED, queued)));
