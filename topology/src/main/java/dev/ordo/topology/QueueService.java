@@ -133,6 +133,16 @@ public final class QueueService implements AutoCloseable {
         && (streamsOverrides.containsKey(fetchBytes) || streamsOverrides.containsKey(StreamsConfig.consumerPrefix(fetchBytes)))) {
       props.remove(StreamsConfig.mainConsumerPrefix(fetchBytes));
     }
+    // The same for the producers' batch size, and their linger under at-least-once (decisions D66).
+    String batchSize = ProducerConfig.BATCH_SIZE_CONFIG;
+    if (streamsOverrides.containsKey(batchSize) && !streamsOverrides.containsKey(StreamsConfig.producerPrefix(batchSize))) {
+      props.remove(StreamsConfig.producerPrefix(batchSize));
+    }
+    String linger = ProducerConfig.LINGER_MS_CONFIG;
+    if (StreamsConfig.AT_LEAST_ONCE.equals(props.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
+        && !streamsOverrides.containsKey(linger) && !streamsOverrides.containsKey(StreamsConfig.producerPrefix(linger))) {
+      props.put(StreamsConfig.producerPrefix(linger), QueueTopology.AT_LEAST_ONCE_PRODUCER_LINGER_MS);
+    }
     return props;
   }
 
@@ -163,6 +173,9 @@ public final class QueueService implements AutoCloseable {
     producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
     producer.put(ProducerConfig.ACKS_CONFIG, "1");
     producer.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    // Each answer goes alone, and a batch takes its whole size from the producer's memory at once:
+    // the stream producers' large batches (decisions D66) would hold 16 times Kafka's 16 KiB per answer.
+    producer.put(ProducerConfig.BATCH_SIZE_CONFIG, 16_384);
     producer.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 0);
     producer.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     producer.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);

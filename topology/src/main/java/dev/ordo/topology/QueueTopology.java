@@ -159,8 +159,22 @@ public final class QueueTopology {
         // taken-over partition's first records and the thread's own rejoin for seconds under load
         // (decisions D34); small fetches per partition keep the partitions interleaved and the polls frequent.
         StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG),
-        MAIN_CONSUMER_PARTITION_FETCH_BYTES);
+        MAIN_CONSUMER_PARTITION_FETCH_BYTES,
+        // A batch that fills is sent at once: with Kafka's 16 KiB the stream thread's producer sent a
+        // request every ~20 items (deliveries carry the items), a quarter of an item's CPU in the broker's
+        // request handling and network threads. Large batches go once per commit, or linger (decisions D66).
+        StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), STREAM_PRODUCER_BATCH_BYTES);
   }
+
+  /** The stream threads' producers batch up to this much per partition (decisions D66). */
+  public static final int STREAM_PRODUCER_BATCH_BYTES = 262_144;
+
+  /**
+   * Under at-least-once the stream threads' producers send what waits at most this long after it was
+   * written (Kafka Streams' 100 ms would hold the deliveries to a commit); under exactly-once nothing
+   * is visible before the commit, so Kafka Streams' linger stands and the commit sends (decisions D66).
+   */
+  public static final int AT_LEAST_ONCE_PRODUCER_LINGER_MS = 5;
 
   /** The stream threads' consumers fetch at most this much of a partition at a time (decisions D34, D37). */
   public static final int MAIN_CONSUMER_PARTITION_FETCH_BYTES = 32_768;

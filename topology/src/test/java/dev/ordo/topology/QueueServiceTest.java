@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
@@ -64,6 +65,36 @@ class QueueServiceTest {
     Map<String, Object> main = QueueService.streamsProperties(DEFAULTS,
         Map.of(StreamsConfig.mainConsumerPrefix(FETCH), 65_536), 4);
     assertEquals(65_536, new StreamsConfig(withRequired(main)).getMainConsumerConfigs("g", "c", 0).get(FETCH));
+  }
+
+  /**
+   * Decisions D66: the stream threads' producers batch 256 KiB per partition, and under at-least-once
+   * linger 5 ms; the user's setting of either, prefixed or not, replaces Ordo's.
+   */
+  @Test
+  void theStreamThreadsProducersBatchLargeAndUnderAtLeastOnceLingerLittleUnlessTheUserSaysOtherwise() {
+    String batch = ProducerConfig.BATCH_SIZE_CONFIG;
+    String linger = ProducerConfig.LINGER_MS_CONFIG;
+    Map<String, Object> eos = new StreamsConfig(withRequired(QueueService.streamsProperties(DEFAULTS, Map.of(), 4)))
+        .getProducerConfigs("c");
+    assertEquals(QueueTopology.STREAM_PRODUCER_BATCH_BYTES, eos.get(batch));
+    assertEquals("100", String.valueOf(eos.get(linger)), "exactly-once: Kafka Streams' linger, the commit sends");
+
+    Map<String, Object> alos = new StreamsConfig(withRequired(QueueService.streamsProperties(DEFAULTS,
+        Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE), 4))).getProducerConfigs("c");
+    assertEquals(QueueTopology.STREAM_PRODUCER_BATCH_BYTES, alos.get(batch));
+    assertEquals(String.valueOf(QueueTopology.AT_LEAST_ONCE_PRODUCER_LINGER_MS), String.valueOf(alos.get(linger)));
+
+    for (String prefix : new String[] {"", StreamsConfig.PRODUCER_PREFIX}) {
+      Map<String, Object> theirs = new StreamsConfig(withRequired(QueueService.streamsProperties(DEFAULTS, Map.of(
+          StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE, prefix + batch, 32_768,
+          prefix + linger, 20), 4))).getProducerConfigs("c");
+      assertEquals(32_768, theirs.get(batch), "the user's " + prefix + batch);
+      assertEquals("20", String.valueOf(theirs.get(linger)), "the user's " + prefix + linger);
+    }
+    Map<String, Object> answers = QueueService.earlyAnswerProducerConfig(
+        QueueService.streamsProperties(DEFAULTS, Map.of("bootstrap.servers", "broker:9093"), 4), "ordo-queue");
+    assertEquals(16_384, answers.get(batch), "an answer goes alone: Kafka's batch size, not the stream producers'");
   }
 
   private static Map<String, Object> withRequired(Map<String, Object> props) {
