@@ -199,18 +199,20 @@ public final class FailoverRun {
         java.time.Instant.ofEpochMilli(sinceWallMillis), java.time.ZoneId.systemDefault()));
     try (var lines = java.nio.file.Files.lines(survivor.logFile())) {
       return lines.filter(l -> isPartitionLine(l) && l.length() > 12 && l.substring(0, 12).compareTo(since) >= 0)
-          .limit(20).toList();
+          .limit(40).toList();
     } catch (java.io.IOException | java.io.UncheckedIOException e) {
       return List.of("(no log: " + e + ")");
     }
   }
 
   /**
-   * A line of the queue's processor or one of its parts about a partition: they log under their own class
-   * names ({@code IndexRebuild}, {@code StoreOpening}...), each message starting "Partition N:".
+   * A line of the queue's processor or one of its parts about a partition (they log under their own class
+   * names, {@code IndexRebuild}, {@code StoreOpening}..., each message starting "Partition N:"), or any
+   * warning or error: a stream thread fenced or its tasks closed dirty during the takeover shows why.
    */
   static boolean isPartitionLine(String line) {
-    return line.contains(" - Partition ") || line.contains(" QueueProcessor - ");
+    return line.contains(" - Partition ") || line.contains(" QueueProcessor - ") || line.contains(" WARN ")
+        || line.contains(" ERROR ");
   }
 
   private static void enqueue(String bootstrap, String cluster, Options o, Tracker tracker) {

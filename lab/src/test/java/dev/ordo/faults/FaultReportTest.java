@@ -116,6 +116,8 @@ class FaultReportTest {
     assertTrue(FailoverRun.isPartitionLine("13:11:41.002 INFO  IndexRebuild - Partition 3: the index is rebuilt (880 ms);"
         + " 4 demands open"));
     assertTrue(FailoverRun.isPartitionLine("13:11:41.002 WARN  QueueProcessor - anything of the processor itself"));
+    assertTrue(FailoverRun.isPartitionLine("13:11:41.002 WARN  StreamThread - stream-thread [x] Detected that the"
+        + " thread is being fenced"));
     assertFalse(FailoverRun.isPartitionLine("13:11:41.002 INFO  HttpServer - GET /v1/stats"));
   }
 }

@@ -125,8 +125,22 @@ final class Indexes {
     };
   }
 
+  /**
+   * Rebuilds the index along with the item table ({@link IndexRebuilder#rebuildFed}): emptied now, then
+   * fed by {@code fill} while {@code more} says so, the rest in steps. True when the index is whole.
+   */
+  boolean rebuildFed(java.util.function.BooleanSupplier more, java.util.function.Consumer<IndexRebuilder.Feed> fill) {
+    forgetHeap();
+    return rebuilder.rebuildFed(more, fill);
+  }
+
   private void startRebuild() {
     rebuilder.start();
+    forgetHeap();
+  }
+
+  /** Forgets what the views hold on the heap, for a rebuild. */
+  private void forgetHeap() {
     ready.reset();
     order.reset();
     age.reset();

@@ -118,11 +118,14 @@ final class ItemTable {
     return new Marks(expected, trusted);
   }
 
-  /** Empties the table and fills it from the state log and {@code source} ({@link ItemTableRebuild#rebuildTable}). */
-  void rebuild(ItemSource source) {
+  /**
+   * Empties the table and fills it from the state log and {@code source}, feeding its items to
+   * {@code index} while it wants them ({@link ItemTableRebuild#rebuildTable}).
+   */
+  void rebuild(ItemSource source, IndexRebuilder.Feed index) {
     itemWrites.flush();
     decoded.clear();
-    lastRebuild = ItemTableRebuild.rebuildTable(items, log, source, highWater);
+    lastRebuild = ItemTableRebuild.rebuildTable(items, log, source, highWater, index);
   }
 
   private boolean isEmptyTable() {

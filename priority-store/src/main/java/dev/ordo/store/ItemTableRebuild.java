@@ -27,12 +27,12 @@ public final class ItemTableRebuild {
   public record Result(long entries, long items, long lost) {}
 
   /**
-   * Where the rebuilt items go, in offset order: what each was enqueued with, encoded as the item
-   * table keeps it (its state stays in the log).
+   * Where the rebuilt items go, in offset order: the item's entry in the log and what it was enqueued
+   * with, encoded as the item table keeps it (its state stays in the log).
    */
   @FunctionalInterface
   interface Sink {
-    void accept(long offset, byte[] item);
+    void accept(long offset, ItemStateEntry entry, byte[] item);
   }
 
   private ItemTableRebuild() {}
@@ -66,7 +66,7 @@ public final class ItemTableRebuild {
         }
         counts[0]++;
         counts[1]++;
-        sink.accept(offset, item);
+        sink.accept(offset, e, item);
         next[0] = next(it, skip);
       });
       while (next[0] != null) {
@@ -98,24 +98,27 @@ public final class ItemTableRebuild {
 
   /**
    * Empties the item table and fills it from the state log's live entries and their records on the
-   * items topic ({@link #run}), the cold items first, whole from the state store. Entries whose record is
-   * gone are dropped from the log (at the next write of it). The caller applies or drops the held
-   * writes of the table first.
+   * items topic ({@link #run}), the cold items first, whole from the state store, handing each item
+   * as the table holds it, with its state, to {@code index} once its batch is written (so an index
+   * that reads other items of the table finds them), as long as the index wants more. Entries whose
+   * record is gone are dropped from the log (at the next write of it). The caller applies or drops the
+   * held writes of the table first.
    */
-  static Result rebuildTable(KeyValueStore<Bytes, byte[]> items, StateLog log, ItemSource source, long highWater) {
+  static Result rebuildTable(KeyValueStore<Bytes, byte[]> items, StateLog log, ItemSource source, long highWater,
+      IndexRebuilder.Feed index) {
     byte[] from = {KeyFamily.ITEM};
-    List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+    List<KeyValue<Bytes, byte[]>> deletes = new ArrayList<>();
     try (KeyValueIterator<Bytes, byte[]> it = items.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)))) {
       while (it.hasNext()) {
-        batch.add(KeyValue.pair(it.next().key, null));
-        if (batch.size() >= BATCH) {
-          items.putAll(batch);
-          batch.clear();
+        deletes.add(KeyValue.pair(it.next().key, null));
+        if (deletes.size() >= BATCH) {
+          items.putAll(deletes);
+          deletes.clear();
         }
       }
     }
-    items.putAll(batch);
-    batch.clear();
+    items.putAll(deletes);
+    TableWrites writes = new TableWrites(items, index);
     // The cold items first, whole from the state store; their entries, if a block still has one, are left out.
     long coldBelow = log.coldBelow();
     TreeMap<Long, StoredItem> coldAbove = new TreeMap<>();
@@ -128,23 +131,15 @@ public final class ItemTableRebuild {
         if (offset >= coldBelow) {
           coldAbove.put(offset, whole); // moved in a batch whose end the changelog lacks (at-least-once)
         }
-        batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), OrdoSerdes.ITEM.encode(whole.getItem())));
+        writes.add(offset, OrdoSerdes.ITEM.encode(whole.getItem()), whole, null);
         cold++;
-        if (batch.size() >= BATCH) {
-          items.putAll(batch);
-          batch.clear();
-        }
       }
     }
     List<Long> lost = new ArrayList<>();
-    Result warm = run(log, source, highWater, o -> o < coldBelow || coldAbove.containsKey(o), (offset, item) -> {
-      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), item));
-      if (batch.size() >= BATCH) {
-        items.putAll(batch);
-        batch.clear();
-      }
-    }, lost::add);
-    items.putAll(batch);
+    Result warm = run(log, source, highWater, o -> o < coldBelow || coldAbove.containsKey(o),
+        (offset, entry, item) -> writes.add(offset, item, null, entry),
+        lost::add);
+    writes.flush();
     for (long offset : lost) {
       log.put(offset, null);
     }
@@ -157,6 +152,50 @@ public final class ItemTableRebuild {
       log.raiseColdBelow(coldAbove.lastKey() + 1);
     }
     return new Result(warm.entries() + cold, warm.items() + cold, warm.lost());
+  }
+
+  /**
+   * The rebuilt items, written to the table a batch at a time, then indexed while the index wants them
+   * (a warm item decoded and joined with its entry only then).
+   */
+  private static final class TableWrites {
+    private final KeyValueStore<Bytes, byte[]> items;
+    private final IndexRebuilder.Feed index;
+    private final List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>(BATCH);
+    private final long[] offsets = new long[BATCH];
+    private final StoredItem[] wholes = new StoredItem[BATCH];
+    private final ItemStateEntry[] entries = new ItemStateEntry[BATCH];
+
+    TableWrites(KeyValueStore<Bytes, byte[]> items, IndexRebuilder.Feed index) {
+      this.items = items;
+      this.index = index;
+    }
+
+    /** An item as the table keeps it, and either the whole item (cold) or its entry in the state log (warm). */
+    void add(long offset, byte[] item, StoredItem whole, ItemStateEntry entry) {
+      offsets[batch.size()] = offset;
+      wholes[batch.size()] = whole;
+      entries[batch.size()] = entry;
+      batch.add(KeyValue.pair(Bytes.wrap(ItemKeySchema.key(offset)), item));
+      if (batch.size() == BATCH) {
+        flush();
+      }
+    }
+
+    void flush() {
+      items.putAll(batch);
+      boolean indexing = !batch.isEmpty() && index.wantsMore();
+      for (int k = 0; k < batch.size(); k++) {
+        if (indexing) {
+          StoredItem item = wholes[k] != null ? wholes[k]
+              : StateEntries.itemOf(entries[k], OrdoSerdes.ITEM.decode(batch.get(k).value));
+          index.index(offsets[k], item);
+        }
+        wholes[k] = null;
+        entries[k] = null;
+      }
+      batch.clear();
+    }
   }
 
   /** What {@link #migrateLegacy} copied: the highest offset among the items (-1: none, or the table's mark), how many. */

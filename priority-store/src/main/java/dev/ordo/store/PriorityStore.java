@@ -80,8 +80,9 @@ public final class PriorityStore implements QueueView {
   }
 
   /**
-   * Makes the index store match the item table, and returns true when it could be trusted as it was
-   * (false: it is being rebuilt, in steps, {@link #rebuildStep}). Call it first, then
+   * Makes the index store match the item table, and returns true when it can be used at once: it could
+   * be trusted as it was, or it was rebuilt along with the item table (false: it is being rebuilt, in
+   * steps, {@link #rebuildStep}). Call it first, then
    * {@link #startGeneration} before the first change, and {@link #closeIndex} when the stream thread
    * stops using the stores. The index store is trusted when it vouches for exactly the item table's
    * state: its generation (new at every {@link #startGeneration}) and its count of changes (written by
@@ -96,7 +97,8 @@ public final class PriorityStore implements QueueView {
    * {@link #openIndex}, and before it the item table's own check: with a state log, the item table is
    * trusted when it vouches for the state store's generation and count of changes, and otherwise
    * rebuilt at once from the state log's live entries and their records, which {@code source} reads
-   * from the items topic ({@link ItemTableRebuild}); the index is then rebuilt too.
+   * from the items topic ({@link ItemTableRebuild}), the index along with it, item by item (decisions D67).
+   * The store's own tests and tools open so; the queue bounds the indexing in the open.
    */
   public boolean open(ItemSource source) {
     return open(source, LegacyItemTable.NONE);
@@ -109,6 +111,15 @@ public final class PriorityStore implements QueueView {
    * into the state log at the next commit.
    */
   public boolean open(ItemSource source, LegacyItemTable legacy) {
+    return open(source, legacy, () -> true);
+  }
+
+  /**
+   * {@link #open(ItemSource, LegacyItemTable)}, indexing the rebuilt item table's items in its own pass
+   * only while {@code indexAlong} says so (checked once per batch of 1,024): the rest is indexed in steps
+   * ({@link #rebuildStep}). The caller bounds so how long the open stalls its thread.
+   */
+  public boolean open(ItemSource source, LegacyItemTable legacy, java.util.function.BooleanSupplier indexAlong) {
     if (table.migrateIfLegacy(legacy)) {
       indexes.takeVouch();
       return indexes.open(null, null);
@@ -116,9 +127,9 @@ public final class PriorityStore implements QueueView {
     ItemTable.Marks marks = table.openTable();
     byte[] vouch = indexes.takeVouch();
     if (!marks.trusted()) {
-      table.rebuild(source);
+      return indexes.rebuildFed(indexAlong, index -> table.rebuild(source, index));
     }
-    return indexes.open(marks.trusted() ? marks.expected() : null, vouch);
+    return indexes.open(marks.expected(), vouch);
   }
 
   /** Items of a pre-state-log item table copied into the state log when this store opened (0: none). */

@@ -73,13 +73,13 @@ class StateLogMigrationTest {
 
     // Another instance: nothing local; the state log and the items' records rebuild the table.
     PriorityStore moved = new PriorityStore(state.kv, kv("items2").kv, kv("index2").kv, PriorityStore.DEFAULT_DECODED_BYTES);
-    assertFalse(moved.open((from, to, wanted, sink) -> {
+    assertTrue(moved.open((from, to, wanted, sink) -> {
       for (long o = from; o <= to; o++) {
         if (wanted.test(o)) {
           sink.accept(o, OrdoSerdes.ITEM.encode(Items.ready("ns", "t", 0, o).getItem()));
         }
       }
-    }));
+    }), "the index is rebuilt along with the item table");
     assertEquals(4, moved.lastItemTableRebuild().items());
     assertEquals(0, moved.lastItemTableRebuild().lost());
     assertNull(moved.get(2), "acked before the upgrade");

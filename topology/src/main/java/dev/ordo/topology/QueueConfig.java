@@ -62,9 +62,9 @@ public final class QueueConfig extends AbstractConfig {
       + " ready again. 0: at once.";
 
   public static final String REBUILD_STEP_CONFIG = "ordo.index.rebuild.step";
-  private static final String REBUILD_STEP_DOC = "When a partition's task must rebuild its index store from its item table"
-      + " (an index a crash left unvouched with nothing of the table to restore; a restore keeps the index up on"
-      + " the restoring thread instead, decisions D35), how many items each punctuation indexes; the partition dispatches"
+  private static final String REBUILD_STEP_DOC = "When a partition's task must rebuild its index store in steps (an"
+      + " index store left unvouched or in an older layout; after a takeover or a crash, what the item table's own rebuild"
+      + " had no time to index, decisions D67), how many items each punctuation indexes; the partition dispatches"
       + " nothing until it is done, and its stream thread goes on processing records between steps. About 2.5 µs an"
       + " item here (50 ms a step); larger steps rebuild sooner (each step also waits for a punctuation and a"
       + " commit), smaller ones hold the thread's other partitions up less per step.";

@@ -73,7 +73,10 @@ public final class QueueMetrics {
   public static final String REENTERED = "reentered";
   public static final String REENTRY_DROPPED = "reentry.dropped";
   public static final String DEMANDS = "demands";
-  /** Items indexed by index rebuilds (a crash or a moved task), and the rebuild steps that did it. */
+  /**
+   * Items indexed by index rebuilds in steps (a crash or a moved task: those not indexed in the item table's
+   * own rebuild, decisions D67), and the steps.
+   */
   public static final String INDEX_REBUILT_ITEMS = "index.rebuilt.items";
   public static final String INDEX_REBUILD_STEPS = "index.rebuild.steps";
   /** Tasks whose item table was rebuilt from the state log and the items topic (decisions D54). */

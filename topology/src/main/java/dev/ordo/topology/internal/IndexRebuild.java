@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A queue task's index rebuild (decisions D32), when the index store does not match the item table
- * after a crash or a moved task: a bounded step per punctuation ({@code ordo.rebuild.step}), held back
+ * A queue task's index rebuild in steps (decisions D32): what a rebuilt item table's open had no time to
+ * index (after a takeover or a crash, decisions D67), or all of it when the index store does not match
+ * a trusted item table: a bounded step per punctuation ({@code ordo.rebuild.step}), held back
  * until the task processed its first record ({@link Cadence#rebuildHeld}); when it ends every topic
  * with ready items is dispatched to the demands that waited and every topic's stats published anew.
  * It counts the steps and logs the rebuild's length and the first lease after it. Owned by the
@@ -49,8 +50,8 @@ final class IndexRebuild {
     startedNanos = System.nanoTime();
     stepOnce();
     if (store.rebuilding()) {
-      log.info("Partition {}: the index store does not match the item table (a crash or a moved task); rebuilding"
-          + " it in steps of {} items per punctuation, dispatching when done", partition, step);
+      log.info("Partition {}: rebuilding the index in steps of {} items per punctuation, dispatching when done",
+          partition, step);
     }
   }
 

@@ -41,14 +41,27 @@ final class StoreOpening {
     return store;
   }
 
+  /** The opens of each stream thread, for how long they may index the item tables they rebuild. */
+  private static final ThreadLocal<OpeningBudget> BUDGETS = ThreadLocal.withInitial(OpeningBudget::new);
+
   /**
-   * Opens the store of {@code partition} from {@code itemSources}; true when its index can be trusted
-   * (else it must be rebuilt). The item table's migration and rebuild are counted and logged.
+   * Opens the store of {@code partition} from {@code itemSources}; true when its index can be used at
+   * once (else it is rebuilt in steps). A rebuilt item table's index is rebuilt with it while this
+   * thread's opens in a row have the time ({@link OpeningBudget}), the rest in steps. The item table's
+   * migration and rebuild are counted and logged.
    */
   static boolean open(PriorityStore store, ItemSources itemSources, int partition, Map<String, Object> appConfigs,
       QueueMetrics metrics) {
     long opening = System.nanoTime();
-    boolean trusted = store.open(itemSources.open(partition, appConfigs), itemSources.legacy(partition, appConfigs));
+    OpeningBudget budget = BUDGETS.get();
+    long until = budget.indexAlongUntil(System.currentTimeMillis());
+    boolean trusted;
+    try {
+      trusted = store.open(itemSources.open(partition, appConfigs), itemSources.legacy(partition, appConfigs),
+          () -> System.currentTimeMillis() < until);
+    } finally {
+      budget.ended(System.currentTimeMillis());
+    }
     if (store.migratedItems() > 0) {
       log.info("Partition {}: {} items of the item table an older version kept move into the state log",
           partition, store.migratedItems());
@@ -59,8 +72,9 @@ final class StoreOpening {
       metrics.add(QueueMetrics.ITEM_TABLE_REBUILT_ITEMS, rebuilt.items());
       metrics.add(QueueMetrics.ITEMS_LOST, rebuilt.lost());
       log.info("Partition {}: the item table was rebuilt from the state log and the items topic in {} ms: {} live"
-          + " items{}", partition, (System.nanoTime() - opening) / 1_000_000, rebuilt.items(),
-          rebuilt.lost() == 0 ? "" : ", " + rebuilt.lost() + " LOST (their records are gone from the items topic)");
+          + " items{}; {}", partition, (System.nanoTime() - opening) / 1_000_000, rebuilt.items(),
+          rebuilt.lost() == 0 ? "" : ", " + rebuilt.lost() + " LOST (their records are gone from the items topic)",
+          trusted ? "its index with it" : "its index in part, the rest in steps");
     }
     return trusted;
   }
