@@ -3,6 +3,9 @@ package dev.ordo.topology.internal;
 import dev.ordo.schema.DeliveredItem;
 import dev.ordo.schema.DeliveredItems;
 import dev.ordo.schema.DeliverySemantics;
+import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.Outcomes;
 import dev.ordo.topology.QueueMetrics;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
@@ -25,6 +28,15 @@ import org.slf4j.LoggerFactory;
  * back as after any late ack), and items leased in the lost transaction are leased again. That is
  * why an answer that hands out an at-most-once item never goes early: it waits for the commit, as
  * every answer did before.
+ *
+ * <p>Nor does a refusal that the task's state decided ({@code STALE_LEASE}, {@code UNKNOWN_ITEM};
+ * decisions D68). An instance that lost its partitions without knowing it yet (paused past its session
+ * timeout, cut off) goes on deciding on state its transaction will never commit, while the new owner
+ * decides the same commands on the committed state. Its early answers race the owner's, and a
+ * requester takes the first: a zombie's early refusal of an ack the owner applied told the caller its
+ * ack failed while the item was gone (the nemesis run, 2026-11-30). A refusal through the transaction
+ * is never seen from a transaction that aborts. Early successes stay early: one the owner does not
+ * confirm means the item comes back, as at-least-once allows.
  *
  * <p>Only for answers someone waits for ({@code Command.urgent}: the {@code QueueClient}'s calls,
  * the HTTP API's); a lease consumer's pipelined demands and acks keep the transactional path, unless
@@ -58,12 +70,23 @@ public final class EarlyAnswers {
   }
 
   /**
-   * Whether an answer with {@code body} may go before the commit: someone waits for it and it hands
-   * out no at-most-once item.
+   * Whether an answer with {@code body} may go before the commit: someone waits for it, it hands out
+   * no at-most-once item and refuses nothing on the task's state.
    */
   public static boolean allows(boolean urgent, Object body) {
     if (!urgent) {
       return false;
+    }
+    if (body instanceof Outcome outcome) {
+      return !refusedOnState(outcome);
+    }
+    if (body instanceof Outcomes outcomes) {
+      for (Outcome outcome : outcomes.getOutcomes()) {
+        if (refusedOnState(outcome)) {
+          return false;
+        }
+      }
+      return true;
     }
     if (body instanceof DeliveredItem item) {
       return item.getSemantics() != DeliverySemantics.AT_MOST_ONCE;
@@ -76,6 +99,11 @@ public final class EarlyAnswers {
       }
     }
     return true;
+  }
+
+  /** A refusal that another owner of the partition, on other state, may not make. */
+  private static boolean refusedOnState(Outcome outcome) {
+    return outcome.getResult() == OutcomeResult.STALE_LEASE || outcome.getResult() == OutcomeResult.UNKNOWN_ITEM;
   }
 
   /**

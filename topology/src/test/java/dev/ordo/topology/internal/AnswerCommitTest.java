@@ -172,11 +172,31 @@ class AnswerCommitTest {
     assertInstanceOf(DeliveredItem.class, delivery.getBody());
     assertFalse(context.committed(), "an answer already visible needs no commit");
 
-    command(ALICE, new Ack("0-0", "not-the-lease"));
+    command(ALICE, new Ack("0-0", ((DeliveredItem) delivery.getBody()).getLeaseId()));
     assertEquals(2, producer.history().size(), "the ack's outcome too");
     assertInstanceOf(Outcome.class, OrdoSerdes.DELIVERY.decode(producer.history().get(1).value()).getBody());
     assertEquals(2, metrics.get(QueueMetrics.EARLY_ANSWERS));
     assertEquals(0, metrics.get(QueueMetrics.COMMITTED_ANSWERS));
+  }
+
+  @Test
+  void aRefusalOnTheTasksStateWaitsForTheCommit() {
+    // An owner that lost the partition unknowingly refuses on state it will never commit; its early
+    // refusal would race the new owner's answer (decisions D68).
+    MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    start(5, new EarlyAnswers(producer, metrics));
+    enqueue();
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L));
+    assertEquals(1, producer.history().size(), "the leased item went at once");
+    command(ALICE, new Ack("0-0", "not-the-lease"));
+    assertEquals(1, producer.history().size(), "the stale lease's refusal did not go early");
+    assertEquals(1, deliveriesForwarded(), "it rides the transaction");
+    Outcome refused = (Outcome) OrdoSerdes.DELIVERY.decode(context.forwarded().get(context.forwarded().size() - 1)
+        .record().value()).getBody();
+    assertEquals(dev.ordo.schema.OutcomeResult.STALE_LEASE, refused.getResult());
+    assertTrue(context.committed(), "and asks for the commit alice waits for");
+    command(ALICE, new Ack("0-7", "a1-x"));
+    assertEquals(2, deliveriesForwarded(), "an unknown item's refusal too");
   }
 
   @Test
@@ -208,7 +228,8 @@ class AnswerCommitTest {
     start(5, new EarlyAnswers(producer, metrics, true));
     enqueue();
     command(ALICE, new Demand("ns", Map.of("t", 2), 10_000L, true, false, false, -1L, 0L), false);
-    command(ALICE, new Ack("0-0", "not-the-lease"), false);
+    command(ALICE, new Ack("0-0", ((DeliveredItem) OrdoSerdes.DELIVERY.decode(producer.history().get(0).value())
+        .getBody()).getLeaseId()), false);
     assertEquals(0, deliveriesForwarded(), "ordo.reply.early.all: nothing for the lease consumer rides the transaction");
     assertEquals(2, producer.history().size(), "its leased item and its ack's outcome went at once");
     assertInstanceOf(DeliveredItem.class, OrdoSerdes.DELIVERY.decode(producer.history().get(0).value()).getBody());
@@ -248,7 +269,7 @@ class AnswerCommitTest {
     MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
     start(5, new EarlyAnswers(producer, metrics));
     enqueue();
-    command(ALICE, new Ack("0-0", "not-the-lease"));
+    command(ALICE, new Demand("ns", Map.of("t", 1), 10_000L, true, false, false, -1L, 0L));
     assertEquals(0, deliveriesForwarded());
     assertEquals(1, metrics.get(QueueMetrics.EARLY_ANSWERS));
     // The producer's network thread reports it.

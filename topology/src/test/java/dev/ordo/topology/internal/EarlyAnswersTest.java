@@ -9,6 +9,7 @@ import dev.ordo.schema.DeliveredItems;
 import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Outcome;
 import dev.ordo.schema.OutcomeResult;
+import dev.ordo.schema.Outcomes;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,8 +35,23 @@ class EarlyAnswersTest {
         "one at-most-once item holds the whole record back");
   }
 
+  @Test
+  void aRefusalOnTheTasksStateWaitsForTheCommit() {
+    // A zombie owner's early refusal would race the new owner's answer (decisions D68).
+    assertFalse(EarlyAnswers.allows(true, outcome(OutcomeResult.STALE_LEASE)));
+    assertFalse(EarlyAnswers.allows(true, outcome(OutcomeResult.UNKNOWN_ITEM)));
+    assertTrue(EarlyAnswers.allows(true, outcome(OutcomeResult.INVALID)), "a malformed command is refused on any state");
+    assertTrue(EarlyAnswers.allows(true, new Outcomes(List.of(outcome(), outcome()))));
+    assertFalse(EarlyAnswers.allows(true, new Outcomes(List.of(outcome(), outcome(OutcomeResult.STALE_LEASE)))),
+        "one refusal holds the whole record back");
+  }
+
   private static Outcome outcome() {
-    return Outcome.newBuilder().setItemId("0-1").setCommand(CommandKind.ACK).setResult(OutcomeResult.APPLIED).build();
+    return outcome(OutcomeResult.APPLIED);
+  }
+
+  private static Outcome outcome(OutcomeResult result) {
+    return Outcome.newBuilder().setItemId("0-1").setCommand(CommandKind.ACK).setResult(result).build();
   }
 
   private static DeliveredItem item(String id, DeliverySemantics semantics) {
