@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  */
 public final class ServerProcess implements AutoCloseable {
   private static final Pattern HTTP_LINE = Pattern.compile("^\\s+HTTP:\\s+(\\S+)");
-  private static final Pattern HEAP_USED = Pattern.compile("heap\\s+total \\d+K, used (\\d+)K");
+  /** A heap's or generation's line of {@code GC.heap_info}: one for G1, one a generation for Serial and Parallel. */
+  private static final Pattern HEAP_USED = Pattern.compile("total \\d+K, used (\\d+)K");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int KEPT_LINES = 200;
 
@@ -252,7 +253,8 @@ public final class ServerProcess implements AutoCloseable {
 
   /**
    * The heap in use right after a full collection: {@code jcmd <pid> GC.run}, then the used heap of
-   * {@code jcmd <pid> GC.heap_info}. -1 when jcmd fails.
+   * {@code jcmd <pid> GC.heap_info} (its generations' summed, with a generational collector). -1 when
+   * jcmd fails.
    */
   public long heapAfterGcBytes() {
     if (jcmd("GC.run") == null) {
@@ -263,7 +265,11 @@ public final class ServerProcess implements AutoCloseable {
       return -1;
     }
     Matcher m = HEAP_USED.matcher(info);
-    return m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
+    long usedKiB = -1;
+    while (m.find()) {
+      usedKiB = Math.max(usedKiB, 0) + Long.parseLong(m.group(1));
+    }
+    return usedKiB < 0 ? -1 : usedKiB * 1024;
   }
 
   private String jcmd(String command) {

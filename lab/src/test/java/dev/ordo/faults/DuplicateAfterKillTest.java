@@ -40,7 +40,7 @@ class DuplicateAfterKillTest {
     Map<String, String> settings = Map.of("ordo.cluster", cluster, "ordo.server.partitions", "4",
         "ordo.server.http.port", "0", "ordo.server.state.dir", dir.resolve("victim").toString());
     String firstId;
-    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), List.of("-Xmx384m"), settings,
+    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), TestJvm.SERVER, settings,
         dir, Duration.ofSeconds(120))) {
       HttpResponse<String> first = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
               victim.httpAddress().resolve(NS + "/topics/orders/items"))

@@ -47,7 +47,7 @@ class HungPartitionBreakerTest {
     Path dir = Files.createTempDirectory("ordo-hung-partition");
     Map<String, String> victimSettings = Map.of("ordo.cluster", cluster, "ordo.server.partitions", "2",
         "ordo.server.http.port", "0", "ordo.server.state.dir", dir.resolve("victim").toString());
-    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), List.of("-Xmx384m"),
+    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), TestJvm.SERVER,
         victimSettings, dir, Duration.ofSeconds(120));
          TestServer server = TestServer.startWithSettings(kafka, cluster, dir.resolve("server"), Map.of(
              QueueClientConfig.BREAKER_TIMEOUTS_CONFIG, "1", QueueClientConfig.BREAKER_OPEN_CONFIG, "1000"))) {

@@ -8,7 +8,6 @@ import dev.ordo.testing.KafkaCluster;
 import dev.ordo.testing.RealKafka;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,7 +22,7 @@ class InstanceKilledWithBacklogTest {
   @Test
   void theSurvivorRunsTheKilledServersPartitionsAndEveryItemOfTheBacklogIsHandled(RealKafka kafka) throws Exception {
     Path dir = Files.createTempDirectory("ordo-failover-test");
-    FailoverRun.Options options = new FailoverRun.Options(20_000, 4, 1, 64, true, List.of("-Xmx384m"), java.util.Map.of());
+    FailoverRun.Options options = new FailoverRun.Options(20_000, 4, 1, 64, true, TestJvm.SERVER, java.util.Map.of());
 
     FailoverRun.Result r = FailoverRun.run(kafka.bootstrapServers(), "killed-backlog", options, dir, System.out);
 

@@ -23,7 +23,7 @@ class NemesisTest {
   void aSeededRunOfEveryKindOfFaultLeavesAHistoryWithNoViolation() throws Exception {
     Path dir = Files.createTempDirectory("ordo-nemesis-test");
     NemesisRun.Result r = NemesisRun.run(new NemesisRun.Options(Duration.ofSeconds(40), 44, 4, 20,
-        Duration.ofSeconds(5), Duration.ofSeconds(2), List.of("-Xmx384m"), Duration.ofSeconds(30)), dir, System.out);
+        Duration.ofSeconds(5), Duration.ofSeconds(2), TestJvm.SERVER, Duration.ofSeconds(30)), dir, System.out);
     System.out.println("nemesis: " + r.line());
     r.faults().forEach(f -> System.out.println("  fault " + f.line()));
     for (var rule : dev.ordo.faults.history.Violation.Rule.values()) {

@@ -49,7 +49,7 @@ class OrderedGroupsFailoverTest {
         "ordo.server.http.port", "0", "ordo.server.state.dir", dir.resolve("victim").toString());
     Map<String, List<String>> enqueued = new LinkedHashMap<>();
     Set<String> ackedBefore = new HashSet<>();
-    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), List.of("-Xmx384m"), settings,
+    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), TestJvm.SERVER, settings,
         dir, Duration.ofSeconds(120))) {
       URI at = victim.httpAddress();
       assertEquals(200, send(at, "PUT", NS + "/policy", Map.of("ordered", true)).get("status").asInt());

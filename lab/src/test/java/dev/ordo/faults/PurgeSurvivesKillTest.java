@@ -49,7 +49,7 @@ class PurgeSurvivesKillTest {
         "ordo.server.http.port", "0", "ordo.server.state.dir", dir.resolve("victim").toString(),
         QueueConfig.PURGE_RATE_CONFIG, SLOW);
     String jobPath;
-    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), List.of("-Xmx384m"), settings,
+    try (ServerProcess victim = ServerProcess.start("victim", kafka.bootstrapServers(), TestJvm.SERVER, settings,
         dir, Duration.ofSeconds(120))) {
       for (int i = 0; i < 30; i++) {
         enqueue(victim, "old", "old-" + i);

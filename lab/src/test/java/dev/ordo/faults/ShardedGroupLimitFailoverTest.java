@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -80,7 +79,7 @@ class ShardedGroupLimitFailoverTest {
     // Both start at once (the topics' creation is race-safe), so the starts overlap and the group
     // rebalances once; the policy is set as soon as the survivor runs, so the victim starts with it.
     CompletableFuture<ServerProcess> victimStarts = CompletableFuture.supplyAsync(() -> ServerProcess.start("victim",
-        kafka.bootstrapServers(), List.of("-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), settings, tmp,
+        kafka.bootstrapServers(), TestJvm.SERVER, settings, tmp,
         Duration.ofSeconds(120)));
     try (AutoCloseable stopVictim = () -> victimStarts.thenAccept(ServerProcess::close).exceptionally(e -> null).join();
          TestServer survivor = TestServer.startWithPartitions(kafka, cluster, tmp.resolve("survivor"), PARTITIONS)) {

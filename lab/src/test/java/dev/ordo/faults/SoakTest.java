@@ -8,7 +8,6 @@ import dev.ordo.testing.RealKafka;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +24,7 @@ class SoakTest {
   void everyItemEndsAsItsSettingsSayThroughRestarts(RealKafka kafka) throws Exception {
     Path dir = Files.createTempDirectory("ordo-soak-test");
     SoakRun.Options options = new SoakRun.Options(Duration.ofSeconds(40), 50, Duration.ofSeconds(15),
-        Duration.ofSeconds(20), 4, List.of("-Xmx384m"), java.util.Map.of(), Duration.ofSeconds(25), 2);
+        Duration.ofSeconds(20), 4, TestJvm.SERVER, java.util.Map.of(), Duration.ofSeconds(25), 2);
 
     SoakRun.Result r = SoakRun.run(kafka.bootstrapServers(), "soak-test", options, dir, System.out);
 
