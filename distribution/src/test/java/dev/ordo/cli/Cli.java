@@ -57,6 +57,11 @@ final class Cli {
   /** {@link #start(Supplier, String...)} with {@code environment} as the process's environment variables. */
   static Running start(Supplier<List<ServerComponent>> components, Map<String, String> environment, String... args)
       throws Exception {
+    if (!List.of(args).contains("--sqs-port") && !environment.containsKey("ORDO_SQS_PORT")) {
+      // Not SQS's fixed 9324: test classes may run side by side (ordo.test.forks).
+      environment = new java.util.HashMap<>(environment);
+      environment.put("ORDO_SQS_PORT", "-1");
+    }
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CompletableFuture<OrdoServer> started = new CompletableFuture<>();
