@@ -14,6 +14,7 @@ import dev.ordo.schema.DeliverySemantics;
 import dev.ordo.schema.Demand;
 import dev.ordo.schema.Item;
 import dev.ordo.schema.Outcome;
+import dev.ordo.schema.OutcomeResult;
 import dev.ordo.schema.Release;
 import dev.ordo.schema.Requester;
 import dev.ordo.serde.OrdoSerdes;
@@ -193,7 +194,7 @@ class AnswerCommitTest {
     assertEquals(1, deliveriesForwarded(), "it rides the transaction");
     Outcome refused = (Outcome) OrdoSerdes.DELIVERY.decode(context.forwarded().get(context.forwarded().size() - 1)
         .record().value()).getBody();
-    assertEquals(dev.ordo.schema.OutcomeResult.STALE_LEASE, refused.getResult());
+    assertEquals(OutcomeResult.STALE_LEASE, refused.getResult());
     assertTrue(context.committed(), "and asks for the commit alice waits for");
     command(ALICE, new Ack("0-7", "a1-x"));
     assertEquals(2, deliveriesForwarded(), "an unknown item's refusal too");

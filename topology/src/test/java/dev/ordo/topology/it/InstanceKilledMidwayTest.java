@@ -273,9 +273,10 @@ class InstanceKilledMidwayTest {
 
   private Process startInstanceProcess(String bootstrap, Path stateDir, String cluster, int standbys) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        QueueInstanceMain.class.getName(), bootstrap, stateDir.toString(), String.valueOf(PARTITIONS), cluster,
-        String.valueOf(standbys))
+    // C1 and the serial collector: a short-lived instance beside the test's broker on 2 cores (decisions D69).
+    Process p = new ProcessBuilder(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", System.getProperty("java.class.path"), QueueInstanceMain.class.getName(), bootstrap, stateDir.toString(),
+        String.valueOf(PARTITIONS), cluster, String.valueOf(standbys))
         .redirectErrorStream(true)
         .start();
     CountDownLatch started = new CountDownLatch(1);
