@@ -28,10 +28,12 @@ class ThreadKindsTest {
     assertEquals("lease consumers", ThreadKinds.part(ThreadKinds.kind("lease-c1f2d3-replies")));
     assertEquals("lease consumers", ThreadKinds.part(ThreadKinds.kind("bench-workers/m-c1f2d3-worker-2")));
     assertEquals("enqueuer", ThreadKinds.part("main"));
-    assertEquals("GC, JIT, VM", ThreadKinds.part(ThreadKinds.NOT_JAVA));
+    assertEquals("VM", ThreadKinds.part(ThreadKinds.NOT_JAVA));
+    assertEquals("GC", ThreadKinds.part(ThreadKinds.GC));
+    assertEquals("JIT", ThreadKinds.part(ThreadKinds.JIT));
     assertEquals("broker other", ThreadKinds.part(ThreadKinds.kind("kafka-scheduler-4")));
     assertTrue(ThreadKinds.PARTS.containsAll(java.util.List.of("broker requests", "broker other", "stream threads",
-        "producer I/O", "lease consumers", "enqueuer", "GC, JIT, VM")));
+        "producer I/O", "lease consumers", "enqueuer", "GC", "JIT", "VM")));
   }
 
   @Test
