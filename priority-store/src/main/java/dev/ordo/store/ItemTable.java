@@ -279,17 +279,11 @@ final class ItemTable {
 
   /** See {@link PriorityStore#coolDown}. */
   int coolDown(long now, long coldAfterMs, long spanRecords, int max) {
-    int moved = 0;
-    long from = log.coldBelow();
-    while (moved < max) {
-      Object[] first = log.firstLive(from, 64);
-      if (first == null) {
-        break;
-      }
-      long offset = (Long) first[0];
-      long enqueuedAt = first[1] instanceof StoredItem s ? s.getEnqueuedAt() : ((ItemStateEntry) first[1]).getEnqueuedAt();
-      if (offset >= highWater - spanRecords && enqueuedAt >= now - coldAfterMs) {
-        break;
+    int[] moved = {0};
+    log.forEachLive(log.coldBelow(), 64, (offset, state) -> {
+      long enqueuedAt = state instanceof StoredItem s ? s.getEnqueuedAt() : ((ItemStateEntry) state).getEnqueuedAt();
+      if (moved[0] >= max || offset >= highWater - spanRecords && enqueuedAt >= now - coldAfterMs) {
+        return false;
       }
       StoredItem item = get(offset);
       if (item == null) {
@@ -297,14 +291,14 @@ final class ItemTable {
       }
       log.moveToCold(offset, item);
       log.raiseColdBelow(offset + 1);
-      from = offset + 1;
-      moved++;
-    }
-    if (moved > 0) {
+      moved[0]++;
+      return true;
+    });
+    if (moved[0] > 0) {
       changes++;
       changesUnmarked = true;
     }
-    return moved;
+    return moved[0];
   }
 
   long coldBelow() {

@@ -267,11 +267,22 @@ final class StateLog {
     return store.range(Bytes.wrap(from), Bytes.wrap(OrderedBytes.prefixEnd(from)));
   }
 
+  /** What {@link #forEachLive} hands each live item to: return false to stop. */
+  interface LiveVisitor {
+    /** @param state the item's {@link ItemStateEntry}, or the {@link StoredItem} changed since the last write */
+    boolean visit(long offset, Object state);
+  }
+
   /**
-   * The first live warm item at or after {@code from} (as changed so far, written or not): its offset
-   * and its entry or changed item, or null when there is none. Reads at most {@code maxBlocks} blocks.
+   * Hands each live warm item at or after {@code from} (as changed so far, written or not) to
+   * {@code visitor} in offset order, until it returns false, the log ends, or {@code maxBlocks} blocks
+   * in a row held none. The visitor may change the items it is handed (a move to the cold part).
+   *
+   * <p>One pass: the blocks on the heap are sorted once and merged with one range of the store's
+   * (the cool-down looked its items up one by one, sorting the heap's blocks and seeking the store for
+   * each: with a few hundred blocks on the heap that was most of a drain's stream thread).
    */
-  Object[] firstLive(long from, int maxBlocks) {
+  void forEachLive(long from, int maxBlocks, LiveVisitor visitor) {
     long n = StateBlockKeySchema.block(Math.max(from, coldBelow));
     java.util.TreeSet<Long> cached = new java.util.TreeSet<>();
     for (Long b : blocks.keySet()) {
@@ -281,10 +292,10 @@ final class StateLog {
     }
     byte[] start = StateBlockKeySchema.key(n);
     byte[] end = OrderedBytes.prefixEnd(new byte[] {KeyFamily.STATE_BLOCK});
-    int read = 0;
+    int emptyInARow = 0;
     try (KeyValueIterator<Bytes, byte[]> it = store.range(Bytes.wrap(start), Bytes.wrap(end))) {
       Long storedNext = it.hasNext() ? StateBlockKeySchema.blockOf(it.next().key.get()) : null;
-      while (read < maxBlocks && (storedNext != null || !cached.isEmpty())) {
+      while (emptyInARow < maxBlocks && (storedNext != null || !cached.isEmpty())) {
         long b;
         if (storedNext != null && (cached.isEmpty() || storedNext <= cached.first())) {
           b = storedNext;
@@ -295,21 +306,21 @@ final class StateLog {
         } else {
           b = cached.pollFirst();
         }
-        read++;
         Block block = block(b, false);
-        if (block == null) {
-          continue;
-        }
+        boolean any = false;
         long first = StateBlockKeySchema.first(b);
-        for (int i = 0; i < block.slots.length; i++) {
+        for (int i = 0; block != null && i < block.slots.length; i++) {
           Object slot = block.slots[i];
           if (slot != null && first + i >= from) {
-            return new Object[] {first + i, slot instanceof byte[] e ? OrdoSerdes.ITEM_STATE_ENTRY.decode(e) : slot};
+            any = true;
+            if (!visitor.visit(first + i, slot instanceof byte[] e ? OrdoSerdes.ITEM_STATE_ENTRY.decode(e) : slot)) {
+              return;
+            }
           }
         }
+        emptyInARow = any ? 0 : emptyInARow + 1;
       }
     }
-    return null;
   }
 
   /** Records of blocks written since this log was made. */
