@@ -21,7 +21,7 @@ COPY --from=build /src/distribution/target/lib/ /opt/ordo/lib/
 COPY --from=build /src/distribution/target/ordo-server-*.jar /opt/ordo/lib/
 VOLUME /var/lib/ordo
 EXPOSE 7070 9324
-ENTRYPOINT ["java", "-Dlog4j2.configurationFile=ordo-log4j2.properties", "-cp", "/opt/ordo/lib/*", "dev.ordo.cli.OrdoMain"]
+ENTRYPOINT ["java", "-XX:+UseParallelGC", "-Dlog4j2.configurationFile=ordo-log4j2.properties", "-cp", "/opt/ordo/lib/*", "dev.ordo.cli.OrdoMain"]
 # A container must listen on all interfaces, so the server asks for authentication (docs/security.md):
 # run it with ORDO_HTTP_AUTH=token and ORDO_HTTP_AUTH_BOOTSTRAP_TOKEN_FILE=/run/secrets/<file>, or add
 # --insecure-http when the port is published on loopback only (as docker-compose.yml does).

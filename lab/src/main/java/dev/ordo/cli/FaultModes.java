@@ -247,7 +247,8 @@ final class FaultModes {
   int run(String bootstrap, PrintStream out) throws IOException {
     // The whole heap touched at start: a server's RSS then holds its heap from the first sample, and
     // what it grows by afterwards is off the heap (RocksDB, metaspace, threads), which the soak watches.
-    List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap(), "-XX:+AlwaysPreTouch");
+    // The collector of the launcher's default (decisions 0070).
+    List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap(), "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC");
     int partitions = Math.toIntExact(number("--partitions", 4));
     String run = Long.toString(System.currentTimeMillis() % 100_000);
     java.time.Instant started = java.time.Instant.now();
@@ -278,7 +279,7 @@ final class FaultModes {
         case NEMESIS -> {
           NemesisRun.Result r = NemesisRun.run(new NemesisRun.Options(nemesisDuration(), seed(), partitions,
               Math.toIntExact(number("--nemesis-rate", 30)), Duration.ofSeconds(15), Duration.ofSeconds(2),
-              List.of("-Xmx" + heap())), dir, out);
+              List.of("-Xmx" + heap(), "-XX:+UseParallelGC")), dir, out);
           out.println();
           out.println("Nemesis (three servers, three brokers, seed " + seed() + "):");
           r.faults().forEach(f -> out.println("  fault " + f.line()));
