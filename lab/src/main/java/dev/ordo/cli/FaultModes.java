@@ -244,11 +244,13 @@ final class FaultModes {
     out.println("JSON written to " + file);
   }
 
+  /** The collector of the launcher's default (decisions 0070), so the servers run as {@code ordo server} does. */
+  private static final String SERVER_GC = "-XX:+UseParallelGC";
+
   int run(String bootstrap, PrintStream out) throws IOException {
     // The whole heap touched at start: a server's RSS then holds its heap from the first sample, and
     // what it grows by afterwards is off the heap (RocksDB, metaspace, threads), which the soak watches.
-    // The collector of the launcher's default (decisions 0070).
-    List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap(), "-XX:+AlwaysPreTouch", "-XX:+UseParallelGC");
+    List<String> jvm = List.of("-Xmx" + heap(), "-Xms" + heap(), "-XX:+AlwaysPreTouch", SERVER_GC);
     int partitions = Math.toIntExact(number("--partitions", 4));
     String run = Long.toString(System.currentTimeMillis() % 100_000);
     java.time.Instant started = java.time.Instant.now();
@@ -279,7 +281,7 @@ final class FaultModes {
         case NEMESIS -> {
           NemesisRun.Result r = NemesisRun.run(new NemesisRun.Options(nemesisDuration(), seed(), partitions,
               Math.toIntExact(number("--nemesis-rate", 30)), Duration.ofSeconds(15), Duration.ofSeconds(2),
-              List.of("-Xmx" + heap(), "-XX:+UseParallelGC")), dir, out);
+              List.of("-Xmx" + heap(), SERVER_GC)), dir, out);
           out.println();
           out.println("Nemesis (three servers, three brokers, seed " + seed() + "):");
           r.faults().forEach(f -> out.println("  fault " + f.line()));
